@@ -1,0 +1,65 @@
+"""evalschema: field-by-field scoring of LLM structured extraction against gold JSON.
+
+The names mirror struct_extract_eval's so its users can move over by changing
+an import.
+"""
+
+from . import align as _align  # noqa: F401
+from . import comparators as _comparators  # noqa: F401  (registers built-ins)
+from . import transforms as _transforms  # noqa: F401
+from .errors import EvalSchemaError, GoldValidationError, InputError, Problem, SchemaError
+from .evaluate import Evaluator, RunAccumulator, evaluate, iter_evaluate, make_evaluator
+from .lenient import LenientParseError, parse_lenient
+from .postprocess import propagate_batch_errors, reclassify_nulls
+from .registry import (
+    CompareTypeError,
+    Registry,
+    RegistryError,
+    default_registry,
+    register_comparator,
+    register_transform,
+)
+from .results import Counts, FieldAggregation, FieldResult, RecordResult, RunResult, Status
+from .schema.infer import annotate_xeval, infer_schema
+from .schema.resolve import resolve_schema_references
+from .schema.tree import SchemaCheck, SchemaNode, check_eval_schema, parse_eval_schema
+from .validate_gold import validate_gold
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CompareTypeError",
+    "Counts",
+    "EvalSchemaError",
+    "Evaluator",
+    "FieldAggregation",
+    "FieldResult",
+    "GoldValidationError",
+    "InputError",
+    "LenientParseError",
+    "Problem",
+    "RecordResult",
+    "Registry",
+    "RegistryError",
+    "RunAccumulator",
+    "RunResult",
+    "SchemaCheck",
+    "SchemaError",
+    "SchemaNode",
+    "Status",
+    "annotate_xeval",
+    "check_eval_schema",
+    "default_registry",
+    "evaluate",
+    "infer_schema",
+    "iter_evaluate",
+    "make_evaluator",
+    "parse_eval_schema",
+    "parse_lenient",
+    "propagate_batch_errors",
+    "reclassify_nulls",
+    "register_comparator",
+    "register_transform",
+    "resolve_schema_references",
+    "validate_gold",
+]

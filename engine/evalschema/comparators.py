@@ -1,0 +1,462 @@
+"""Built-in comparators, each declared once with its parameters and doc.
+
+A comparator factory binds parameters at schema-parse time and returns a fast
+``(gold, extracted) -> score`` function; the engine turns scores into statuses.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime
+from typing import Any
+
+import numpy as np
+from rapidfuzz.distance import Levenshtein
+from rapidfuzz.process import cdist
+
+from .registry import (
+    ComparatorDef,
+    Compare,
+    CompareTypeError,
+    MatrixCompare,
+    Registry,
+    default_registry,
+)
+
+_WS = re.compile(r"\s+")
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of a Python value (bool before int: bool is an int subclass)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list | tuple):
+        return "array"
+    return type(value).__name__
+
+
+def fold_text(text: str) -> str:
+    """Accent-stripped, case-folded, whitespace-collapsed text."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return _WS.sub(" ", bare.casefold()).strip()
+
+
+# -- exact -------------------------------------------------------------------
+
+
+def _exact(_: Mapping[str, Any]) -> Compare:
+    def exact(g: Any, e: Any) -> float:
+        return 1.0 if type(g) is type(e) and g == e else 0.0
+
+    return exact
+
+
+# -- numeric -----------------------------------------------------------------
+
+
+def _to_float(value: Any, side: str) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise CompareTypeError(f"{side} value {value!r} is not a number") from None
+
+
+def _numeric(params: Mapping[str, Any]) -> Compare:
+    tol = params.get("tolerance") or {}
+    rel: float | None = tol.get("rel")
+    abs_: float | None = tol.get("abs")
+    partial = bool(params.get("partial", False))
+
+    def numeric(g: Any, e: Any) -> float:
+        if g is None or e is None:
+            if g is None and e is None:
+                return 1.0
+            raise CompareTypeError("null against a number")
+        gf = _to_float(g, "gold")
+        ef = _to_float(e, "extracted")
+        if math.isnan(gf) or math.isnan(ef):
+            if math.isnan(gf) and math.isnan(ef):
+                return 1.0
+            raise CompareTypeError("NaN against a number")
+        diff = abs(gf - ef)
+        if rel is None and abs_ is None:
+            ok = gf == ef
+        else:
+            ok = (rel is None or diff / (abs(gf) or 1.0) <= rel) and (abs_ is None or diff <= abs_)
+        if ok:
+            return 1.0
+        if partial:
+            return max(0.0, 1.0 - diff / (abs(gf) or 1.0))
+        return 0.0
+
+    return numeric
+
+
+def _describe_numeric(params: Mapping[str, Any]) -> str:
+    tol = params.get("tolerance") or {}
+    parts = ["numeric"]
+    if tol.get("rel") is not None:
+        parts.append(f"rel {tol['rel'] * 100:g}%")
+    if tol.get("abs") is not None:
+        parts.append(f"abs {tol['abs']:g}")
+    if params.get("partial"):
+        parts.append("partial")
+    return ", ".join(parts)
+
+
+# -- oneof -------------------------------------------------------------------
+
+
+def _oneof(params: Mapping[str, Any]) -> Compare:
+    values = list(params["values"])
+
+    def oneof(_g: Any, e: Any) -> float:
+        return 1.0 if e in values else 0.0
+
+    return oneof
+
+
+# -- string similarity -------------------------------------------------------
+
+
+def _require_str(g: Any, e: Any) -> bool:
+    """True when both are strings; both null is handled by the caller as a match."""
+    if isinstance(g, str) and isinstance(e, str):
+        return True
+    if g is None and e is None:
+        return False
+    bad, side = (g, "gold") if not isinstance(g, str) else (e, "extracted")
+    raise CompareTypeError(f"{side} value {bad!r} is not a string")
+
+
+def _levenshtein(_: Mapping[str, Any]) -> Compare:
+    sim = Levenshtein.normalized_similarity
+
+    def levenshtein(g: Any, e: Any) -> float:
+        if type(g) is str and type(e) is str:
+            return float(sim(g, e))
+        return 1.0 if not _require_str(g, e) else float(sim(g, e))
+
+    return levenshtein
+
+
+def _normalized(_: Mapping[str, Any]) -> Compare:
+    def normalized(g: Any, e: Any) -> float:
+        if not _require_str(g, e):
+            return 1.0
+        return 1.0 if fold_text(g) == fold_text(e) else 0.0
+
+    return normalized
+
+
+def _contains(params: Mapping[str, Any]) -> Compare:
+    case_sensitive = bool(params.get("case_sensitive", False))
+
+    def contains(g: Any, e: Any) -> float:
+        if not _require_str(g, e):
+            return 1.0
+        if case_sensitive:
+            return 1.0 if g in e else 0.0
+        return 1.0 if fold_text(g) in fold_text(e) else 0.0
+
+    return contains
+
+
+def _regex(params: Mapping[str, Any]) -> Compare:
+    pattern = re.compile(params["pattern"])
+
+    def regex(_g: Any, e: Any) -> float:
+        if not isinstance(e, str):
+            raise CompareTypeError(f"extracted value {e!r} is not a string")
+        return 1.0 if pattern.fullmatch(e) else 0.0
+
+    return regex
+
+
+# -- type --------------------------------------------------------------------
+
+
+def _type(_: Mapping[str, Any]) -> Compare:
+    def same_type(g: Any, e: Any) -> float:
+        tg, te = json_type(g), json_type(e)
+        numeric = {"integer", "number"}
+        return 1.0 if tg == te or (tg in numeric and te in numeric) else 0.0
+
+    return same_type
+
+
+# -- date --------------------------------------------------------------------
+
+_DATE_FORMATS_DAYFIRST = ("%d/%m/%Y", "%d.%m.%Y", "%d-%m-%Y", "%d/%m/%y", "%d.%m.%y")
+_DATE_FORMATS_MONTHFIRST = ("%m/%d/%Y", "%m-%d-%Y", "%m/%d/%y")
+_DATE_FORMATS_NAMED = (
+    "%B %d, %Y", "%B %d %Y", "%b %d, %Y", "%b %d %Y", "%d %B %Y", "%d %b %Y",
+    "%d %B, %Y", "%d %b, %Y", "%Y/%m/%d", "%Y.%m.%d", "%Y%m%d", "%A, %B %d, %Y",
+)
+
+
+def parse_date(value: Any, *, dayfirst: bool = True) -> date:
+    """Parse the date formats extractors commonly emit; raise CompareTypeError otherwise."""
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    if not isinstance(value, str):
+        raise CompareTypeError(f"{value!r} is not a date string")
+    text = value.strip()
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).date()
+    except ValueError:
+        pass
+    cleaned = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", text)
+    numeric = _DATE_FORMATS_DAYFIRST + _DATE_FORMATS_MONTHFIRST
+    if not dayfirst:
+        numeric = _DATE_FORMATS_MONTHFIRST + _DATE_FORMATS_DAYFIRST
+    for fmt in (*numeric, *_DATE_FORMATS_NAMED):
+        try:
+            return datetime.strptime(cleaned, fmt).date()
+        except ValueError:
+            continue
+    raise CompareTypeError(f"{value!r} is not a recognised date")
+
+
+def _date(params: Mapping[str, Any]) -> Compare:
+    dayfirst = bool(params.get("dayfirst", True))
+    tolerance_days = int(params.get("tolerance_days", 0))
+
+    def date_cmp(g: Any, e: Any) -> float:
+        if g is None or e is None:
+            if g is None and e is None:
+                return 1.0
+            raise CompareTypeError("null against a date")
+        gd = parse_date(g, dayfirst=dayfirst)
+        try:
+            ed = parse_date(e, dayfirst=dayfirst)
+        except CompareTypeError as exc:
+            raise CompareTypeError(f"extracted {exc}") from None
+        return 1.0 if abs((gd - ed).days) <= tolerance_days else 0.0
+
+    return date_cmp
+
+
+# -- whole-matrix versions (alignment cost matrices) --------------------------
+# Each must give exactly what its per-pair comparator gives, CompareTypeError as 0.
+
+
+def _null_fix(out: Any, g: Sequence[Any], e: Sequence[Any]) -> Any:
+    """Both null is 1, one null is 0 (as the per-pair comparators say)."""
+    gn = np.fromiter((v is None for v in g), bool, len(g))
+    en = np.fromiter((v is None for v in e), bool, len(e))
+    if gn.any() or en.any():
+        out[gn[:, None] | en[None, :]] = 0.0
+        out[gn[:, None] & en[None, :]] = 1.0
+    return out
+
+
+def _codes(values: Sequence[Any], table: dict[Any, int]) -> Any:
+    return np.fromiter((table.setdefault(v, len(table)) for v in values), np.int64, len(values))
+
+
+def _exact_matrix(_: Mapping[str, Any]) -> MatrixCompare:
+    def matrix(g: Sequence[Any], e: Sequence[Any]) -> Any:
+        table: dict[Any, int] = {}
+        try:
+            gc = _codes([(type(v), v) for v in g], table)
+            ec = _codes([(type(v), v) for v in e], table)
+        except TypeError:  # unhashable values: per-pair path
+            return None
+        return (gc[:, None] == ec[None, :]).astype(float)
+
+    return matrix
+
+
+def _strings_or_null(values: Sequence[Any]) -> bool:
+    return all(v is None or type(v) is str for v in values)
+
+
+def _levenshtein_matrix(_: Mapping[str, Any]) -> MatrixCompare:
+    def matrix(g: Sequence[Any], e: Sequence[Any]) -> Any:
+        if not (_strings_or_null(g) and _strings_or_null(e)):
+            return None
+        out = cdist([v or "" for v in g], [v or "" for v in e],
+                    scorer=Levenshtein.normalized_similarity, dtype=np.float64, workers=1)
+        return _null_fix(np.asarray(out, dtype=float), g, e)
+
+    return matrix
+
+
+def _normalized_matrix(_: Mapping[str, Any]) -> MatrixCompare:
+    def matrix(g: Sequence[Any], e: Sequence[Any]) -> Any:
+        if not (_strings_or_null(g) and _strings_or_null(e)):
+            return None
+        table: dict[Any, int] = {}
+        gc = _codes([fold_text(v) if v is not None else None for v in g], table)
+        ec = _codes([fold_text(v) if v is not None else None for v in e], table)
+        return _null_fix((gc[:, None] == ec[None, :]).astype(float), g, e)
+
+    return matrix
+
+
+def _floats(values: Sequence[Any]) -> tuple[Any, Any] | None:
+    """Floats and a mask of unreadable values; None when a real NaN needs the per-pair rules."""
+    out = np.zeros(len(values))
+    bad = np.zeros(len(values), bool)
+    for i, v in enumerate(values):
+        if v is None:
+            continue
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            bad[i] = True
+            continue
+        if math.isnan(f):
+            return None
+        out[i] = f
+    return out, bad
+
+
+def _numeric_matrix(params: Mapping[str, Any]) -> MatrixCompare:
+    tol = params.get("tolerance") or {}
+    rel, abs_ = tol.get("rel"), tol.get("abs")
+    partial = bool(params.get("partial", False))
+
+    def matrix(g: Sequence[Any], e: Sequence[Any]) -> Any:
+        gp, ep = _floats(g), _floats(e)
+        if gp is None or ep is None:
+            return None
+        (gf, gbad), (ef, ebad) = gp, ep
+        diff = np.abs(gf[:, None] - ef[None, :])
+        denom = np.where(gf == 0.0, 1.0, np.abs(gf))[:, None]
+        if rel is None and abs_ is None:
+            ok = gf[:, None] == ef[None, :]
+        else:
+            ok = np.ones(diff.shape, bool)
+            if rel is not None:
+                ok &= diff / denom <= rel
+            if abs_ is not None:
+                ok &= diff <= abs_
+        out = np.where(ok, 1.0, np.maximum(0.0, 1.0 - diff / denom)) if partial \
+            else ok.astype(float)
+        out[gbad, :] = 0.0
+        out[:, ebad] = 0.0
+        return _null_fix(out, g, e)
+
+    return matrix
+
+
+# -- declarations ------------------------------------------------------------
+
+_STRING_TYPES = frozenset({"string", "null"})
+_NUMBER_TYPES = frozenset({"number", "integer", "string", "boolean", "null"})
+
+
+def _props(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": properties,
+                              "additionalProperties": False}
+    if required:
+        schema["required"] = required
+    return schema
+
+
+_UNIT = {"type": "number", "minimum": 0, "maximum": 1}
+
+BUILTIN_COMPARATORS: tuple[ComparatorDef, ...] = (
+    ComparatorDef(
+        "exact",
+        "Strict equality: same JSON type and same value (42 and 42.0 differ, true and 1 "
+        "differ; nested objects compare by value). The default for strings, booleans, "
+        "and whole objects or arrays compared as one value.",
+        factory=_exact, matrix_factory=_exact_matrix, builtin=True,
+    ),
+    ComparatorDef(
+        "numeric",
+        "Numbers equal within a tolerance: `rel` (relative to gold; gold 0 uses 1) and/or "
+        "`abs`; with both, both must hold. Numeric strings (\"42\", \"1e3\") and booleans are "
+        "read as numbers; null equals null; NaN equals NaN. With `partial: true` a value "
+        "outside the tolerance still earns 1 - |gold - extracted| / |gold| credit.\n\n"
+        "The default for number and integer fields.",
+        params=_props({
+            "tolerance": {"type": ["object", "null"], "properties": {
+                "rel": {"type": "number", "minimum": 0},
+                "abs": {"type": "number", "minimum": 0},
+            }, "additionalProperties": False},
+            "partial": {"type": "boolean"},
+        }),
+        types=_NUMBER_TYPES, factory=_numeric, describe=_describe_numeric,
+        matrix_factory=_numeric_matrix, builtin=True,
+    ),
+    ComparatorDef(
+        "oneof",
+        "The extracted value is one of `values` (gold is not consulted): for fields where "
+        "several answers are equally right.",
+        params=_props({"values": {"type": "array"}}, ["values"]),
+        factory=_oneof, builtin=True,
+    ),
+    ComparatorDef(
+        "levenshtein",
+        "Normalized Levenshtein similarity of two strings (rapidfuzz): 1 - edits / longer "
+        "length, a continuous partial score. With `threshold`, a similarity at or above it "
+        "counts as a match (the score stays the similarity).",
+        params=_props({"threshold": _UNIT}),
+        types=_STRING_TYPES, factory=_levenshtein, threshold_param="threshold",
+        matrix_factory=_levenshtein_matrix, builtin=True,
+    ),
+    ComparatorDef(
+        "normalized",
+        "Equality after Unicode NFKD accent stripping, case folding and whitespace "
+        "collapsing: \"José  MÜLLER\" equals \"jose muller\".",
+        types=_STRING_TYPES, factory=_normalized, matrix_factory=_normalized_matrix,
+        builtin=True,
+    ),
+    ComparatorDef(
+        "date",
+        "The same calendar date, whatever the format: ISO 8601 (with or without time), "
+        "14/03/2026 (day first unless `dayfirst: false`), 14.03.2026, \"March 14, 2026\", "
+        "\"14 Mar 2026\". `tolerance_days` accepts dates that far apart.",
+        params=_props({"dayfirst": {"type": "boolean"},
+                       "tolerance_days": {"type": "integer", "minimum": 0}}),
+        types=_STRING_TYPES, factory=_date, builtin=True,
+    ),
+    ComparatorDef(
+        "type",
+        "Only the JSON types must agree (integer and number agree): for schema-only checks "
+        "where the value itself is not judged.",
+        factory=_type, builtin=True,
+    ),
+    ComparatorDef(
+        "contains",
+        "The gold string occurs inside the extracted string (accent- and case-insensitive "
+        "unless `case_sensitive: true`): for free text where extra words are fine.",
+        params=_props({"case_sensitive": {"type": "boolean"}}),
+        types=_STRING_TYPES, factory=_contains, builtin=True,
+    ),
+    ComparatorDef(
+        "regex",
+        "The extracted string fully matches `pattern` (Python regular expression); gold is "
+        "not consulted. For format checks such as IDs and codes.",
+        params=_props({"pattern": {"type": "string", "format": "regex"}}, ["pattern"]),
+        types=_STRING_TYPES, factory=_regex, builtin=True,
+    ),
+)
+
+
+def register_builtins(registry: Registry) -> None:
+    for d in BUILTIN_COMPARATORS:
+        registry.add_comparator(d)
+
+
+register_builtins(default_registry)

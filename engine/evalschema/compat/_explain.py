@@ -1,0 +1,204 @@
+"""Helpers shared by the compat modules: result type, locations, parsing, edit distance.
+
+Each peer system keeps its own scoring rules in its module; what they share
+(how a location is written, how a FieldResult is built, how text is parsed or
+rejected) lives here so the four modules read alike and never drift apart.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from rapidfuzz.distance import Levenshtein
+
+from evalschema.compat.errors import CompatInputError
+from evalschema.lenient import LenientParseError, parse_lenient
+from evalschema.pointer import escape
+from evalschema.results import FieldResult, Status
+
+#: A location inside a JSON value: object keys and array indices from the root.
+Parts = tuple[str | int, ...]
+
+ROOT: Parts = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CompatScore:
+    """A peer system's score, its extra outputs, and (when explained) the per-field breakdown.
+
+    ``score`` is on the peer's own scale (``details["scale"]`` says which: 1.0 or
+    100.0). ``fields`` is empty unless the call asked for an explanation.
+    """
+
+    score: float
+    details: dict[str, Any] = field(default_factory=dict)
+    fields: tuple[FieldResult, ...] = ()
+
+
+class Metric(Protocol):
+    """The uniform call the CLI uses: ``metric(expected, actual, **options)``."""
+
+    def __call__(self, expected: Any, actual: Any, /, **options: Any) -> CompatScore: ...
+
+
+# -- locations ---------------------------------------------------------------
+
+
+def to_path(parts: Parts) -> str:
+    """Instance path: ``menu[0].price`` (keys joined by dots, indices in brackets)."""
+    out = ""
+    for p in parts:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        else:
+            out += f".{p}" if out else p
+    return out
+
+
+def to_field(parts: Parts) -> str:
+    """Field path shared by every array element: ``menu[].price``."""
+    out = ""
+    for p in parts:
+        if isinstance(p, int):
+            out += "[]"
+        else:
+            out += f".{p}" if out else p
+    return out
+
+
+def to_pointer(parts: Parts) -> str:
+    """RFC 6901 pointer (``""`` is the whole document)."""
+    return "".join("/" + escape(str(p)) for p in parts)
+
+
+def status_for(score: float, gold_present: bool, extracted_present: bool) -> Status:
+    """Status from presence and credit: full credit only is a match."""
+    if not extracted_present:
+        return Status.OMISSION
+    if not gold_present:
+        return Status.HALLUCINATION
+    return Status.MATCH if score == 1.0 else Status.MISMATCH
+
+
+def field_at(
+    parts: Parts,
+    score: float,
+    *,
+    comparator: str,
+    reason: str,
+    gold: Any = None,
+    extracted: Any = None,
+    gold_present: bool = True,
+    extracted_present: bool = True,
+    weight: float = 1.0,
+    status: Status | None = None,
+) -> FieldResult:
+    """A FieldResult located by ``parts`` in both documents (pointer None where absent)."""
+    pointer = to_pointer(parts)
+    return FieldResult(
+        path=to_path(parts),
+        field=to_field(parts),
+        status=status or status_for(score, gold_present, extracted_present),
+        score=score,
+        comparator=comparator,
+        reason=reason,
+        gold=gold,
+        extracted=extracted,
+        gold_pointer=pointer if gold_present else None,
+        extracted_pointer=pointer if extracted_present else None,
+        weight=weight,
+    )
+
+
+def ignored_at(parts: Parts, *, side: str, value: Any, system: str, reason: str) -> FieldResult:
+    """A value the peer never looks at: listed as SKIPPED with weight 0 so it cannot count."""
+    in_gold = side == "gold"
+    return field_at(
+        parts,
+        0.0,
+        comparator=f"{system}.ignored",
+        reason=reason,
+        gold=value if in_gold else None,
+        extracted=None if in_gold else value,
+        gold_present=in_gold,
+        extracted_present=not in_gold,
+        weight=0.0,
+        status=Status.SKIPPED,
+    )
+
+
+def weighted_mean(fields: tuple[FieldResult, ...], empty: float) -> float:
+    """``Σ weight·score / Σ weight`` over fields; ``empty`` when no weight at all."""
+    total = sum(f.weight for f in fields)
+    if total == 0:
+        return empty
+    return sum(f.weight * f.score for f in fields) / total
+
+
+# -- values ------------------------------------------------------------------
+
+
+def is_number(value: Any) -> bool:
+    """int or float but not bool: how UiPath tells numbers from flags."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def levenshtein_similarity(a: str, b: str) -> float:
+    """``1 - distance / max(len)`` over code points; two empty strings are identical."""
+    longest = max(len(a), len(b))
+    if longest == 0:
+        return 1.0
+    return 1.0 - Levenshtein.distance(a, b) / longest
+
+
+def short(value: Any, limit: int = 40) -> str:
+    """A value for a reason string, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- parsing -----------------------------------------------------------------
+
+
+def loads_strict(text: str, *, what: str, original: str) -> Any:
+    """``json.loads`` with no rescue, as every peer but Galtea parses."""
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise CompatInputError(f"{what} is not valid JSON ({exc})", original=original) from exc
+    except RecursionError as exc:
+        raise CompatInputError(f"{what} is nested too deeply", original="RecursionError") from exc
+
+
+def parse_object_leniently(text: str, *, what: str) -> dict[str, Any]:
+    """A JSON object dug out of LLM text (fences, prose), or CompatInputError."""
+    try:
+        value = parse_lenient(text, want_object=True).value
+    except (LenientParseError, RecursionError) as exc:
+        raise CompatInputError(f"{what} holds no readable JSON object: {exc}") from exc
+    if not isinstance(value, dict):
+        raise CompatInputError(f"{what} is not a JSON object (got {type(value).__name__})")
+    return value
+
+
+@contextmanager
+def no_recursion_error(system: str) -> Iterator[None]:
+    """Turn Python's recursion limit on absurdly deep input into CompatInputError."""
+    try:
+        yield
+    except RecursionError as exc:
+        raise CompatInputError(
+            f"input is nested too deeply for {system}'s recursive comparison",
+            original="RecursionError",
+        ) from exc
+
+
+def explained_or_score(
+    explain: bool, build: Callable[[], CompatScore], plain: Callable[[], float]
+) -> CompatScore | float:
+    """Run the lean path unless an explanation was asked for."""
+    return build() if explain else plain()

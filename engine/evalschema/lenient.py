@@ -1,0 +1,170 @@
+"""Lenient reading of LLM output that should have been JSON.
+
+Extractors answer with fenced blocks, prose around the object, trailing commas and
+single quotes. We dig the value out and say that we had to, so a report can show
+how often an extractor needed rescuing. An unreadable answer raises
+``LenientParseError``; callers turn that into a scored outcome.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+_FENCE = re.compile(r"```[ \t]*(?:json5?|JSON)?[ \t]*\r?\n?(.*?)```", re.DOTALL)
+
+
+class LenientParseError(ValueError):
+    """The text holds no JSON value we could recover."""
+
+
+@dataclass(frozen=True, slots=True)
+class LenientResult:
+    value: Any
+    #: False when the text was plain strict JSON.
+    repaired: bool
+    #: How it was recovered: "strict", "fence", "embedded", "repaired".
+    method: str
+
+
+def parse_lenient(text: str, *, want_object: bool = True) -> LenientResult:
+    """Recover a JSON value from ``text``.
+
+    Order: strict JSON; the first ```json fenced block; the first balanced ``{...}``
+    (or ``[...]`` when ``want_object`` is false) that parses; then the same
+    candidates after repairing trailing commas, single quotes and Python literals.
+    """
+    stripped = text.strip()
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        pass
+    else:
+        if not want_object or isinstance(value, dict):
+            return LenientResult(value, False, "strict")
+    for method, candidate in _candidates(stripped, want_object):
+        try:
+            return LenientResult(json.loads(candidate), True, method)
+        except ValueError:
+            pass
+        try:
+            return LenientResult(json.loads(_repair(candidate)), True, "repaired")
+        except ValueError:
+            continue
+    snippet = stripped[:60] + ("…" if len(stripped) > 60 else "")
+    raise LenientParseError(f"no JSON {'object' if want_object else 'value'} found in {snippet!r}")
+
+
+def _candidates(text: str, want_object: bool) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = [("fence", m.group(1).strip()) for m in _FENCE.finditer(text)]
+    openers = "{" if want_object else "{["
+    start = 0
+    while len(out) < 16:
+        positions = [p for p in (text.find(o, start) for o in openers) if p >= 0]
+        if not positions:
+            break
+        begin = min(positions)
+        end = _balanced_end(text, begin)
+        if end is None:
+            # Unbalanced: offer the rest of the text, repair may still close it.
+            out.append(("embedded", text[begin:]))
+            break
+        out.append(("embedded", text[begin : end + 1]))
+        start = begin + 1
+    return out
+
+
+def _balanced_end(text: str, begin: int) -> int | None:
+    """Index of the bracket closing the one at ``begin``, skipping strings."""
+    depth = 0
+    quote: str | None = None
+    escaped = False
+    for i in range(begin, len(text)):
+        ch = text[i]
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+_PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
+
+
+def _repair(text: str) -> str:
+    """Fix the common slips: single-quoted strings, trailing commas, Python literals."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            j = _string_end(text, i, '"')
+            out.append(text[i : j + 1])
+            i = j + 1
+        elif ch == "'":
+            j = _string_end(text, i, "'")
+            body = text[i + 1 : j].replace("\\'", "'")
+            out.append(json.dumps(body, ensure_ascii=False))
+            i = j + 1
+        elif ch.isalpha():
+            j = i
+            while j < n and (text[j].isalnum() or text[j] == "_"):
+                j += 1
+            word = text[i:j]
+            out.append(_PY_LITERALS.get(word, word))
+            i = j
+        else:
+            out.append(ch)
+            i += 1
+    fixed = _TRAILING_COMMA.sub(r"\1", "".join(out))
+    return _close_brackets(fixed)
+
+
+def _string_end(text: str, begin: int, quote: str) -> int:
+    i = begin + 1
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == quote:
+            return i
+        i += 1
+    return len(text) - 1
+
+
+def _close_brackets(text: str) -> str:
+    """Append the closers a truncated answer is missing (outside strings)."""
+    stack: list[str] = []
+    quote = False
+    escaped = False
+    for ch in text:
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                quote = False
+        elif ch == '"':
+            quote = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]" and stack:
+            stack.pop()
+    if quote:
+        return text
+    return text.rstrip().rstrip(",") + "".join(reversed(stack))

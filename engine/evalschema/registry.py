@@ -1,0 +1,252 @@
+"""The one registry of comparators, transforms and alignment strategies.
+
+Everything that lists names (schema validation, defaults, the CLI's ``list``, the
+language server's completions and hovers, the VS Code meta-schema, the docs) reads
+a ``Registry``. Each entry is declared once, next to its code, with its parameter
+JSON Schema, the JSON types it applies to and a doc paragraph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from jsonschema import Draft202012Validator
+
+#: A bound comparator: (gold, extracted) -> score in [0, 1].
+Compare = Callable[[Any, Any], float]
+#: A bound transform: value -> value.
+Transform = Callable[[Any], Any]
+#: A bound batch comparator: [(gold, extracted), ...] -> [score or None, ...].
+BatchCompare = Callable[[Sequence[tuple[Any, Any]]], Sequence[float | None]]
+
+#: A bound whole-matrix comparator (see ComparatorDef.matrix_factory).
+MatrixCompare = Callable[[Sequence[Any], Sequence[Any]], Any]
+
+JsonType = Literal["string", "number", "integer", "boolean", "null", "object", "array"]
+ALL_TYPES: frozenset[str] = frozenset(
+    {"string", "number", "integer", "boolean", "null", "object", "array"}
+)
+SCALAR_TYPES: frozenset[str] = frozenset({"string", "number", "integer", "boolean", "null"})
+
+
+class CompareTypeError(TypeError):
+    """A value has a type the comparator or transform cannot judge.
+
+    Raised by built-ins; the engine turns it into a scored outcome (mismatch when
+    the extracted value is at fault, error when the gold value is), never a crash.
+    """
+
+
+def _no_params_schema() -> dict[str, Any]:
+    return {"type": "object", "properties": {}, "additionalProperties": False}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What every registry entry declares."""
+
+    name: str
+    doc: str
+    params: dict[str, Any] = field(default_factory=_no_params_schema)
+    types: frozenset[str] = ALL_TYPES
+    builtin: bool = False
+    #: Parameters a snippet should fill in; derived from the params schema.
+    @property
+    def required_params(self) -> tuple[str, ...]:
+        return tuple(self.params.get("required", ()))
+
+    @property
+    def summary(self) -> str:
+        return self.doc.strip().split("\n\n", 1)[0].replace("\n", " ")
+
+    def param_validator(self) -> Draft202012Validator:
+        return _validator(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "doc": self.doc,
+            "params": self.params,
+            "types": sorted(self.types),
+            "builtin": self.builtin,
+        }
+
+
+_VALIDATORS: dict[int, Draft202012Validator] = {}
+
+
+def _validator(entry: Entry) -> Draft202012Validator:
+    key = id(entry)
+    v = _VALIDATORS.get(key)
+    if v is None:
+        v = _VALIDATORS[key] = Draft202012Validator(entry.params)
+    return v
+
+
+@dataclass(frozen=True)
+class ComparatorDef(Entry):
+    #: Binds parameters once at schema-parse time; the result runs per field.
+    factory: Callable[[Mapping[str, Any]], Compare] | None = None
+    #: For batch comparators (LLM judges): binds parameters to a batch function.
+    batch_factory: Callable[[Mapping[str, Any]], BatchCompare] | None = None
+    #: Short label of the bound configuration for messages ("numeric, rel 1%").
+    describe: Callable[[Mapping[str, Any]], str] | None = None
+    #: A parameter that sets the node's match threshold (score >= it is a match).
+    threshold_param: str | None = None
+    #: Optional whole-matrix version for alignment: (golds, extracteds) -> n x m scores,
+    #: or None when these values need the per-pair path. Must agree with ``factory``.
+    matrix_factory: Callable[[Mapping[str, Any]], MatrixCompare] | None = None
+
+    @property
+    def is_batch(self) -> bool:
+        return self.batch_factory is not None
+
+    def label(self, params: Mapping[str, Any]) -> str:
+        if self.describe is not None:
+            return self.describe(params)
+        if not params:
+            return self.name
+        inner = ", ".join(f"{k} {v}" for k, v in params.items())
+        return f"{self.name}, {inner}"
+
+
+@dataclass(frozen=True)
+class TransformDef(Entry):
+    factory: Callable[[Mapping[str, Any]], Transform] | None = None
+
+
+@dataclass(frozen=True)
+class StrategyDef(Entry):
+    """An array alignment strategy; the algorithm lives in ``evalschema.align``."""
+
+
+class RegistryError(ValueError):
+    """Registering a name that exists (without ``overwrite``) or a built-in."""
+
+
+@dataclass
+class Registry:
+    """Comparators, transforms and strategies; ``default_registry`` is the shared one."""
+
+    comparators: dict[str, ComparatorDef] = field(default_factory=dict)
+    transforms: dict[str, TransformDef] = field(default_factory=dict)
+    strategies: dict[str, StrategyDef] = field(default_factory=dict)
+
+    def add_comparator(self, d: ComparatorDef, *, overwrite: bool = False) -> ComparatorDef:
+        _check_free(self.comparators, d.name, "comparator", overwrite)
+        self.comparators[d.name] = d
+        return d
+
+    def add_transform(self, d: TransformDef, *, overwrite: bool = False) -> TransformDef:
+        _check_free(self.transforms, d.name, "transform", overwrite)
+        self.transforms[d.name] = d
+        return d
+
+    def add_strategy(self, d: StrategyDef, *, overwrite: bool = False) -> StrategyDef:
+        _check_free(self.strategies, d.name, "alignment strategy", overwrite)
+        self.strategies[d.name] = d
+        return d
+
+    def copy(self) -> Registry:
+        """An independent registry with the same entries (for tests and sandboxes)."""
+        return Registry(dict(self.comparators), dict(self.transforms), dict(self.strategies))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "comparators": [d.to_dict() for d in self.comparators.values()],
+            "transforms": [d.to_dict() for d in self.transforms.values()],
+            "strategies": [d.to_dict() for d in self.strategies.values()],
+        }
+
+
+def _check_free(table: Mapping[str, Entry], name: str, kind: str, overwrite: bool) -> None:
+    existing = table.get(name)
+    if existing is None:
+        return
+    if existing.builtin:
+        raise RegistryError(f"{kind} {name!r} is built in and cannot be replaced")
+    if not overwrite:
+        raise RegistryError(f"{kind} {name!r} is already registered; pass overwrite=True")
+
+
+default_registry = Registry()
+
+
+def _coerce_score(value: Any) -> float:
+    """Accept what user comparators return: a number, a bool, or an object with .score."""
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, int | float):
+        return float(value)
+    score = getattr(value, "score", None)
+    if isinstance(score, int | float):
+        return float(score)
+    if isinstance(value, tuple) and value and isinstance(value[0], int | float):
+        return float(value[0])
+    raise TypeError(f"comparator returned {type(value).__name__}, expected a score")
+
+
+def register_comparator(
+    name: str,
+    fn: Callable[..., Any],
+    *,
+    doc: str = "",
+    params: dict[str, Any] | None = None,
+    types: Sequence[str] | None = None,
+    batch: bool = False,
+    overwrite: bool = False,
+    registry: Registry | None = None,
+) -> ComparatorDef:
+    """Register a custom comparator.
+
+    ``fn(gold, extracted, params)`` returns a score in [0, 1] (or a bool, or an
+    object with ``.score``). With ``batch=True``, ``fn(pairs, params)`` receives
+    every pending ``(gold, extracted)`` pair of a record at once and returns a list
+    of scores (``None`` for a pair it could not judge).
+    """
+    reg = registry or default_registry
+    schema = params or {"type": "object"}
+    if batch:
+
+        def batch_factory(p: Mapping[str, Any]) -> BatchCompare:
+            def run(pairs: Sequence[tuple[Any, Any]]) -> Sequence[float | None]:
+                out = fn(list(pairs), dict(p))
+                return [None if s is None else _coerce_score(s) for s in out]
+
+            return run
+
+        d = ComparatorDef(name, doc or (fn.__doc__ or name), schema,
+                          frozenset(types or ALL_TYPES), batch_factory=batch_factory)
+    else:
+
+        def factory(p: Mapping[str, Any]) -> Compare:
+            frozen = dict(p)
+            return lambda g, e: _coerce_score(fn(g, e, frozen))
+
+        d = ComparatorDef(name, doc or (fn.__doc__ or name), schema,
+                          frozenset(types or ALL_TYPES), factory=factory)
+    return reg.add_comparator(d, overwrite=overwrite)
+
+
+def register_transform(
+    name: str,
+    fn: Callable[..., Any],
+    *,
+    doc: str = "",
+    params: dict[str, Any] | None = None,
+    types: Sequence[str] | None = None,
+    overwrite: bool = False,
+    registry: Registry | None = None,
+) -> TransformDef:
+    """Register a custom transform ``fn(value, params) -> value``."""
+    reg = registry or default_registry
+
+    def factory(p: Mapping[str, Any]) -> Transform:
+        frozen = dict(p)
+        return lambda v: fn(v, frozen)
+
+    d = TransformDef(name, doc or (fn.__doc__ or name), params or {"type": "object"},
+                     frozenset(types or ALL_TYPES), factory=factory)
+    return reg.add_transform(d, overwrite=overwrite)

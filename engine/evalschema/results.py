@@ -1,0 +1,354 @@
+"""Result types: what a scoring run produces.
+
+Every result is a frozen dataclass with ``to_dict()`` giving plain JSON, so the
+CLI, the language server and reports read one shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Status(StrEnum):
+    """The outcome of judging one field (a StrEnum, so it compares equal to its name)."""
+
+    MATCH = "match"
+    MISMATCH = "mismatch"
+    OMISSION = "omission"
+    HALLUCINATION = "hallucination"
+    SKIPPED = "skipped"
+    ERROR = "error"
+    PENDING = "pending"
+    BATCH_ERROR = "batch_error"
+
+
+#: Statuses that take part in precision and recall.
+SCORED_STATUSES = frozenset({Status.MATCH, Status.MISMATCH, Status.OMISSION, Status.HALLUCINATION})
+
+
+@dataclass(frozen=True, slots=True)
+class FieldResult:
+    """One judged field.
+
+    ``path`` is the instance path (``line_items[2].price``); ``field`` is the schema
+    path shared by every array element (``line_items[].price``), which is what
+    per-field aggregates are keyed by. Pointers are RFC 6901 and locate the value in
+    the gold record, in the extracted record and the schema node that judged it, so
+    an editor can map any result back to text without the engine knowing offsets.
+    """
+
+    path: str
+    field: str
+    status: Status
+    score: float
+    comparator: str | None = None
+    reason: str | None = None
+    gold: Any = None
+    extracted: Any = None
+    gold_pointer: str | None = None
+    extracted_pointer: str | None = None
+    schema_pointer: str = ""
+    weight: float = 1.0
+    record_index: int = 0
+    record_id: Any = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "field": self.field,
+            "status": str(self.status),
+            "score": self.score,
+            "comparator": self.comparator,
+            "reason": self.reason,
+            "gold": self.gold,
+            "extracted": self.extracted,
+            "gold_pointer": self.gold_pointer,
+            "extracted_pointer": self.extracted_pointer,
+            "schema_pointer": self.schema_pointer,
+            "weight": self.weight,
+            "record_index": self.record_index,
+            "record_id": self.record_id,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """Status counts and score sums: the mergeable core of every aggregate."""
+
+    matches: int = 0
+    mismatches: int = 0
+    omissions: int = 0
+    hallucinations: int = 0
+    skipped: int = 0
+    errors: int = 0
+    pending: int = 0
+    batch_errors: int = 0
+    score_sum: float = 0.0
+    weight_sum: float = 0.0
+    weighted_score_sum: float = 0.0
+
+    @property
+    def scored(self) -> int:
+        """Results that count in precision/recall (match, mismatch, omission, hallucination)."""
+        return self.matches + self.mismatches + self.omissions + self.hallucinations
+
+    @property
+    def precision(self) -> float:
+        denom = self.matches + self.mismatches + self.hallucinations
+        return self.score_sum / denom if denom else 1.0
+
+    @property
+    def recall(self) -> float:
+        denom = self.matches + self.mismatches + self.omissions
+        return self.score_sum / denom if denom else 1.0
+
+    @property
+    def f1(self) -> float:
+        return f1_score(self.precision, self.recall, self.scored)
+
+    @property
+    def weighted_score(self) -> float:
+        """Weighted mean of field scores; omissions and hallucinations count as 0."""
+        return self.weighted_score_sum / self.weight_sum if self.weight_sum else 1.0
+
+    def merge(self, other: Counts) -> Counts:
+        return Counts(
+            self.matches + other.matches,
+            self.mismatches + other.mismatches,
+            self.omissions + other.omissions,
+            self.hallucinations + other.hallucinations,
+            self.skipped + other.skipped,
+            self.errors + other.errors,
+            self.pending + other.pending,
+            self.batch_errors + other.batch_errors,
+            self.score_sum + other.score_sum,
+            self.weight_sum + other.weight_sum,
+            self.weighted_score_sum + other.weighted_score_sum,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "matches": self.matches,
+            "mismatches": self.mismatches,
+            "omissions": self.omissions,
+            "hallucinations": self.hallucinations,
+            "skipped": self.skipped,
+            "errors": self.errors,
+            "pending": self.pending,
+            "batch_errors": self.batch_errors,
+            "score_sum": self.score_sum,
+            "precision": self.precision,
+            "recall": self.recall,
+            "f1": self.f1,
+            "weighted_score": self.weighted_score,
+        }
+
+
+def f1_score(precision: float, recall: float, scored: int = 1) -> float:
+    """Harmonic mean; 1.0 when nothing was scored (both denominators empty)."""
+    if scored == 0:
+        return 1.0
+    total = precision + recall
+    return 2 * precision * recall / total if total else 0.0
+
+
+def count_results(results: tuple[FieldResult, ...] | list[FieldResult]) -> Counts:
+    """Fold field results into Counts (one pass, no intermediate lists)."""
+    m = mm = om = ha = sk = er = pe = be = 0
+    s = ws = w = 0.0
+    for r in results:
+        st = r.status
+        if st is Status.MATCH:
+            m += 1
+        elif st is Status.MISMATCH:
+            mm += 1
+        elif st is Status.OMISSION:
+            om += 1
+            w += r.weight
+            continue
+        elif st is Status.HALLUCINATION:
+            ha += 1
+            w += r.weight
+            continue
+        elif st is Status.SKIPPED:
+            sk += 1
+            continue
+        elif st is Status.ERROR:
+            er += 1
+            continue
+        elif st is Status.PENDING:
+            pe += 1
+            continue
+        else:
+            be += 1
+            continue
+        s += r.score
+        w += r.weight
+        ws += r.weight * r.score
+    return Counts(m, mm, om, ha, sk, er, pe, be, s, w, ws)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordResult:
+    """All field results of one (gold, extracted) record pair."""
+
+    index: int
+    record_id: Any
+    field_results: tuple[FieldResult, ...]
+    counts: Counts
+    gold_index: int | None = None
+    extracted_index: int | None = None
+    #: The extracted record was text that had to be repaired or dug out of prose/fences.
+    repaired: bool = False
+    #: Why the record could not be read or paired, when it could not.
+    problem: str | None = None
+
+    @property
+    def precision(self) -> float:
+        return self.counts.precision
+
+    @property
+    def recall(self) -> float:
+        return self.counts.recall
+
+    @property
+    def f1(self) -> float:
+        return self.counts.f1
+
+    @property
+    def weighted_score(self) -> float:
+        return self.counts.weighted_score
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "record_id": self.record_id,
+            "gold_index": self.gold_index,
+            "extracted_index": self.extracted_index,
+            "repaired": self.repaired,
+            "problem": self.problem,
+            "precision": self.precision,
+            "recall": self.recall,
+            "f1": self.f1,
+            "weighted_score": self.weighted_score,
+            "counts": self.counts.to_dict(),
+            "field_results": [r.to_dict() for r in self.field_results],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FieldAggregation:
+    """Aggregate of every result judged by one schema field across a run."""
+
+    field: str
+    counts: Counts = field(default_factory=Counts)
+
+    @property
+    def count(self) -> int:
+        c = self.counts
+        return c.scored + c.skipped + c.errors + c.pending + c.batch_errors
+
+    @property
+    def mean_score(self) -> float:
+        """Mean score over scored results, omissions and hallucinations counting as 0."""
+        scored = self.counts.scored
+        return self.counts.score_sum / scored if scored else 1.0
+
+    @property
+    def precision(self) -> float:
+        return self.counts.precision
+
+    @property
+    def recall(self) -> float:
+        return self.counts.recall
+
+    @property
+    def f1(self) -> float:
+        return self.counts.f1
+
+    def merge(self, other: FieldAggregation) -> FieldAggregation:
+        return FieldAggregation(self.field, self.counts.merge(other.counts))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"field": self.field, "count": self.count, "mean_score": self.mean_score,
+                **self.counts.to_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """A whole run: records, macro and micro metrics, and per-field aggregates."""
+
+    records: tuple[RecordResult, ...]
+    per_field: dict[str, FieldAggregation]
+    totals: Counts
+    mean_precision: float
+    mean_recall: float
+    mean_f1: float
+    mean_weighted_score: float
+    total_records: int
+
+    @property
+    def micro_precision(self) -> float:
+        return self.totals.precision
+
+    @property
+    def micro_recall(self) -> float:
+        return self.totals.recall
+
+    @property
+    def micro_f1(self) -> float:
+        return self.totals.f1
+
+    @property
+    def total_fields(self) -> int:
+        """Every result that was judged: scored statuses plus errors (not skipped/pending)."""
+        return self.totals.scored + self.totals.errors
+
+    @property
+    def total_matches(self) -> int:
+        return self.totals.matches
+
+    @property
+    def total_mismatches(self) -> int:
+        return self.totals.mismatches
+
+    @property
+    def total_omissions(self) -> int:
+        return self.totals.omissions
+
+    @property
+    def total_hallucinations(self) -> int:
+        return self.totals.hallucinations
+
+    @property
+    def total_errors(self) -> int:
+        return self.totals.errors
+
+    @property
+    def total_batch_errors(self) -> int:
+        return self.totals.batch_errors
+
+    def to_dict(self, *, include_records: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "total_records": self.total_records,
+            "total_fields": self.total_fields,
+            "total_matches": self.total_matches,
+            "total_mismatches": self.total_mismatches,
+            "total_omissions": self.total_omissions,
+            "total_hallucinations": self.total_hallucinations,
+            "total_errors": self.total_errors,
+            "total_batch_errors": self.total_batch_errors,
+            "mean_precision": self.mean_precision,
+            "mean_recall": self.mean_recall,
+            "mean_f1": self.mean_f1,
+            "mean_weighted_score": self.mean_weighted_score,
+            "micro_precision": self.micro_precision,
+            "micro_recall": self.micro_recall,
+            "micro_f1": self.micro_f1,
+            "per_field": {k: v.to_dict() for k, v in self.per_field.items()},
+        }
+        if include_records:
+            out["records"] = [r.to_dict() for r in self.records]
+        return out

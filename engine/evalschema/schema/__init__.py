@@ -1,0 +1,1 @@
+"""Eval schemas: resolving, validating, building the scoring tree, inferring."""

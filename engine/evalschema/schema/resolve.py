@@ -1,0 +1,263 @@
+"""Turn a real JSON Schema into a resolved tree the scorer can walk.
+
+``$ref`` (local, relative files, via ``referencing``) is inlined, ``allOf`` merged,
+``anyOf``/``oneOf`` of object shapes or nullable unions folded into one node, and
+cycles reported. Each resolved node remembers where in the source it came from,
+so problems point at text the user wrote.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urldefrag
+
+import referencing
+import referencing.exceptions
+import referencing.jsonschema
+from referencing import Resource
+
+from ..errors import Problem, SchemaError
+from ..pointer import join as ptr_join
+
+_COMBINERS = ("allOf", "anyOf", "oneOf")
+_DEFAULT_SPEC = referencing.jsonschema.DRAFT202012
+
+
+@dataclass
+class Resolution:
+    """A resolved schema plus, for every resolved dict, the pointer it came from."""
+
+    schema: Any
+    origins: dict[int, str] = field(default_factory=dict)
+    #: Per node: x-eval-* key -> pointer of the object it was written in (after merges).
+    key_origins: dict[int, dict[str, str]] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    def origin(self, node: Any) -> str:
+        return self.origins.get(id(node), "")
+
+    def key_origin(self, node: Any, key: str) -> str:
+        base = self.key_origins.get(id(node), {}).get(key)
+        return ptr_join(base if base is not None else self.origin(node), key)
+
+
+def _file_retriever(base_dir: Path | None) -> Callable[[str], Resource[Any]]:
+    def retrieve(uri: str) -> Resource[Any]:
+        if uri.startswith("file://"):
+            path = Path(unquote(uri[len("file://"):]))
+        elif base_dir is not None and "://" not in uri:
+            path = base_dir / uri
+        else:
+            raise referencing.exceptions.NoSuchResource(ref=uri)
+        try:
+            contents = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise referencing.exceptions.NoSuchResource(ref=uri) from exc
+        return Resource.from_contents(contents, default_specification=_DEFAULT_SPEC)
+
+    return retrieve
+
+
+class _Resolver:
+    def __init__(self, root: Any, base_uri: str | None) -> None:
+        base_dir: Path | None = None
+        uri = ""
+        if base_uri:
+            p = Path(base_uri)
+            base_dir = p.parent if p.suffix else p
+            uri = p.resolve().as_uri() if p.suffix else ""
+        resource = Resource.from_contents(root, default_specification=_DEFAULT_SPEC) \
+            if isinstance(root, dict) else Resource.opaque(root)
+        registry: referencing.Registry[Any] = referencing.Registry(
+            retrieve=_file_retriever(base_dir)  # type: ignore[call-arg]
+        ).with_resource(uri, resource)
+        self.resolver = registry.resolver(base_uri=uri)
+        self.out = Resolution(None)
+        self.root_uri = uri
+
+    def problem(self, code: str, message: str, pointer: str, suggestion: str | None = None,
+                target: str = "value") -> None:
+        self.out.problems.append(Problem(code, message, pointer, suggestion, target=target))
+
+    def walk(self, node: Any, pointer: str, resolver: referencing._core.Resolver[Any],
+             stack: tuple[str, ...], doc_local: bool) -> Any:
+        if isinstance(node, list):
+            return [self.walk(v, ptr_join(pointer, str(i)), resolver, stack, doc_local)
+                    for i, v in enumerate(node)]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node and isinstance(node["$ref"], str):
+            return self._ref(node, pointer, resolver, stack, doc_local)
+        out: dict[str, Any] = {}
+        keys: dict[str, str] = {}
+        for key, value in node.items():
+            if key in ("$defs", "definitions"):
+                continue
+            child_ptr = ptr_join(pointer, key)
+            if key in ("properties", "patternProperties", "$defs") and isinstance(value, dict):
+                out[key] = {k: self.walk(v, ptr_join(child_ptr, k), resolver, stack, doc_local)
+                            for k, v in value.items()}
+            elif key in ("items", "additionalProperties", "not", "contains", "if", "then",
+                         "else", *_COMBINERS, "prefixItems"):
+                out[key] = self.walk(value, child_ptr, resolver, stack, doc_local)
+            else:
+                out[key] = value
+            if key.startswith("x-eval-"):
+                keys[key] = pointer
+        self.out.origins[id(out)] = pointer
+        if keys:
+            self.out.key_origins[id(out)] = keys
+        return self._combine(out, pointer)
+
+    def _ref(self, node: dict[str, Any], pointer: str, resolver: Any,
+             stack: tuple[str, ...], doc_local: bool) -> Any:
+        ref = node["$ref"]
+        try:
+            resolved = resolver.lookup(ref)
+        except referencing.exceptions.Unresolvable as exc:
+            self.problem("ref-unresolvable", f"cannot resolve $ref {ref!r}: {type(exc).__name__}",
+                         ptr_join(pointer, "$ref"),
+                         "check the pointer after '#' and that the file exists")
+            return {k: v for k, v in node.items() if k != "$ref"}
+        target_uri = str(getattr(resolved.resolver, "_base_uri", ""))
+        absolute = urldefrag(ref)[0] or self.root_uri
+        key = f"{absolute or target_uri}#{urldefrag(ref)[1]}"
+        if key in stack:
+            self.problem("ref-cycle", f"$ref {ref!r} refers back to itself through "
+                         f"{' -> '.join(s.split('#', 1)[1] or '#' for s in stack[-3:])}",
+                         ptr_join(pointer, "$ref"),
+                         "a recursive schema cannot be scored; cut the cycle or add x-eval-skip")
+            return {k: v for k, v in node.items() if k != "$ref"}
+        local = doc_local and not urldefrag(ref)[0]
+        frag = unquote(urldefrag(ref)[1])
+        target_ptr = frag if local and frag.startswith("/") else pointer
+        target = self.walk(resolved.contents, target_ptr, resolved.resolver, (*stack, key), local)
+        siblings = {k: v for k, v in node.items() if k != "$ref"}
+        if not siblings:
+            if isinstance(target, dict):
+                # The field is where it is used; its x-eval keys stay where they are written.
+                self.out.origins[id(target)] = pointer
+            return target
+        site = self.walk(siblings, pointer, resolver, stack, doc_local)
+        return self._merge(target, site, pointer) if isinstance(target, dict) else site
+
+    def _merge(self, base: dict[str, Any], over: dict[str, Any], pointer: str) -> dict[str, Any]:
+        """Merge two schema objects (allOf, $ref siblings): properties union, later keys win."""
+        out = dict(base)
+        keys = dict(self.out.key_origins.get(id(base), {}))
+        for k, v in over.items():
+            if k == "properties" and isinstance(v, dict) and isinstance(out.get(k), dict):
+                props = dict(out[k])
+                for name, sub in v.items():
+                    if isinstance(props.get(name), dict) and isinstance(sub, dict):
+                        props[name] = self._merge(props[name], sub, self.out.origin(sub))
+                    else:
+                        props[name] = sub
+                out[k] = props
+            elif k == "required" and isinstance(v, list) and isinstance(out.get(k), list):
+                out[k] = list(dict.fromkeys([*out[k], *v]))
+            elif k == "type" and "type" in out and out["type"] != v:
+                out[k] = _intersect_types(out["type"], v)
+            else:
+                out[k] = v
+        keys.update(self.out.key_origins.get(id(over), {}))
+        self.out.origins[id(out)] = pointer
+        if keys:
+            self.out.key_origins[id(out)] = keys
+        return out
+
+    def _combine(self, node: dict[str, Any], pointer: str) -> dict[str, Any]:
+        if not any(k in node for k in _COMBINERS):
+            return node
+        out = {k: v for k, v in node.items() if k not in _COMBINERS}
+        self.out.origins[id(out)] = pointer
+        if id(node) in self.out.key_origins:
+            self.out.key_origins[id(out)] = self.out.key_origins[id(node)]
+        for sub in node.get("allOf", []) if isinstance(node.get("allOf"), list) else []:
+            if isinstance(sub, dict):
+                out = self._merge(sub, out, pointer)
+        for combiner in ("anyOf", "oneOf"):
+            alts = node.get(combiner)
+            if isinstance(alts, list):
+                out = self._union(out, [a for a in alts if isinstance(a, dict)], pointer)
+        return out
+
+    def _union(self, node: dict[str, Any], alts: list[dict[str, Any]],
+               pointer: str) -> dict[str, Any]:
+        """Fold alternatives into one node: nullable unions, object shapes, or a multi-type leaf."""
+        nullable = any(_types_of(a) == ["null"] for a in alts)
+        rest = [a for a in alts if _types_of(a) != ["null"]]
+        if not rest:
+            merged: dict[str, Any] = {"type": "null"}
+        elif len(rest) == 1:
+            merged = dict(rest[0])
+        elif all(_types_of(a) == ["object"] for a in rest):
+            merged = {"type": "object"}
+            for alt in rest:
+                merged = self._merge(merged, alt, pointer)
+        elif all(_types_of(a) == ["array"] for a in rest):
+            items = [a["items"] for a in rest if isinstance(a.get("items"), dict)]
+            merged = {"type": "array"}
+            if items:
+                merged["items"] = self._union({}, items, pointer)
+        else:
+            types = list(dict.fromkeys(t for a in rest for t in (_types_of(a) or ["any"])))
+            merged = {"type": [t for t in types if t != "any"]} if "any" not in types else {}
+        out = self._merge(merged, node, pointer)
+        if nullable:
+            t = out.get("type")
+            if isinstance(t, str) and t != "null":
+                out["type"] = [t, "null"]
+            elif isinstance(t, list) and "null" not in t:
+                out["type"] = [*t, "null"]
+        return out
+
+
+def _types_of(schema: dict[str, Any]) -> list[str]:
+    t = schema.get("type")
+    if isinstance(t, str):
+        return [t]
+    if isinstance(t, list):
+        return [x for x in t if isinstance(x, str)]
+    if "properties" in schema:
+        return ["object"]
+    if "items" in schema:
+        return ["array"]
+    if "const" in schema:
+        return [_json_type_name(schema["const"])]
+    if isinstance(schema.get("enum"), list):
+        return list(dict.fromkeys(_json_type_name(v) for v in schema["enum"]))
+    return []
+
+
+def _json_type_name(v: Any) -> str:
+    from ..comparators import json_type
+
+    t = json_type(v)
+    return t if t != "number" else "number"
+
+
+def _intersect_types(a: Any, b: Any) -> Any:
+    la = [a] if isinstance(a, str) else list(a) if isinstance(a, list) else []
+    lb = [b] if isinstance(b, str) else list(b) if isinstance(b, list) else []
+    both = [t for t in la if t in lb] or lb
+    return both[0] if len(both) == 1 else both
+
+
+def resolve(schema: Any, *, base_uri: str | None = None) -> Resolution:
+    """Resolve ``schema`` and collect problems instead of raising (for editors)."""
+    r = _Resolver(schema, base_uri)
+    r.out.schema = r.walk(schema, "", r.resolver, (), True)
+    return r.out
+
+
+def resolve_schema_references(schema: Any, *, base_uri: str | None = None) -> Any:
+    """Inline ``$ref``, merge ``allOf``, fold ``anyOf``/``oneOf``; raise SchemaError on problems."""
+    res = resolve(schema, base_uri=base_uri)
+    if res.problems:
+        raise SchemaError(res.problems, "the schema's references cannot be resolved")
+    return res.schema

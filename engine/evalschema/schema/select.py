@@ -1,0 +1,78 @@
+"""Restricting a run to some fields (``fields=``) or to a sub-tree (``target=``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..errors import InputError, Problem
+from ..pointer import escape, field_path
+from .tree import SchemaNode
+
+
+def _unknown(path: list[str], root: SchemaNode) -> InputError:
+    from ..errors import did_you_mean
+
+    known = [n.path for n in root.walk() if n.path]
+    shown = field_path(path)
+    guess = did_you_mean(shown, known)
+    return InputError([Problem("unknown-field", f"no field {shown!r} in the schema",
+                               suggestion=f"did you mean {guess!r}?" if guess else None)])
+
+
+def select_target(root: SchemaNode, segments: list[str]) -> tuple[SchemaNode, str, str]:
+    """The node at ``segments`` plus the pointer and path prefix that locate it in records."""
+    node = root
+    for seg in segments:
+        child = node.child_map.get(seg) if node.kind == "object" else None
+        if child is None:
+            raise _unknown(segments, root) if seg != "[]" else InputError([Problem(
+                "bad-target", "a target must be an object path, not inside an array",
+                suggestion="use --field to select array fields")])
+        node = child
+    pointer = "".join("/" + escape(s) for s in segments)
+    return node, pointer, field_path(segments)
+
+
+def select_fields(root: SchemaNode, selections: list[list[str]]) -> SchemaNode:
+    """A copy of the tree holding only the selected fields (and what lies below them)."""
+    for sel in selections:
+        if _find(root, sel) is None:
+            raise _unknown(sel, root)
+    return _prune(root, [s for s in selections if s], depth=0) or root
+
+
+def _find(node: SchemaNode, segs: list[str]) -> SchemaNode | None:
+    for seg in segs:
+        if seg == "[]":
+            if node.items is None:
+                return None
+            node = node.items
+        else:
+            child = node.child_map.get(seg)
+            if child is None:
+                return None
+            node = child
+    return node
+
+
+def _prune(node: SchemaNode, selections: list[list[str]], depth: int) -> SchemaNode | None:
+    if any(len(s) == depth for s in selections):
+        return node  # selected whole
+    here = [s for s in selections if len(s) > depth]
+    if not here:
+        return None
+    if node.kind == "object":
+        children = []
+        for c in node.children:
+            keep = [s for s in here if s[depth] == c.name]
+            pruned = _prune(c, keep, depth + 1) if keep else None
+            if pruned is not None:
+                children.append(pruned)
+        return replace(node, children=tuple(children),
+                       child_map={c.name: c for c in children if c.name is not None},
+                       closed=False)
+    if node.kind == "array" and node.items is not None:
+        keep = [s for s in here if s[depth] == "[]"]
+        items = _prune(node.items, keep, depth + 1) if keep else None
+        return replace(node, items=items) if items is not None else None
+    return node

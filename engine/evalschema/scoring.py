@@ -1,0 +1,252 @@
+"""Score one gold record against one extracted record under a schema tree.
+
+The walk emits one ``FieldResult`` per judged field, each carrying its instance
+path, field path, and pointers into gold, extracted and the schema. Bad extracted
+data (wrong types, failing transforms) becomes a status with a reason; nothing
+the extractor produced can make the walk raise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .pointer import escape
+from .registry import CompareTypeError
+from .results import FieldResult, Status
+from .schema.tree import SchemaNode
+
+_MATCH = Status.MATCH
+_MISMATCH = Status.MISMATCH
+_OMISSION = Status.OMISSION
+_HALLUCINATION = Status.HALLUCINATION
+_SKIPPED = Status.SKIPPED
+_ERROR = Status.ERROR
+_PENDING = Status.PENDING
+
+_ABSENT = object()
+
+
+@dataclass
+class PendingBatch:
+    """Leaves judged by a batch comparator, waiting for one call per node and record."""
+
+    node: SchemaNode
+    indices: list[int] = field(default_factory=list)
+    pairs: list[tuple[Any, Any]] = field(default_factory=list)
+
+
+@dataclass
+class RecordScorer:
+    """Scores records under one schema tree; holds per-record state only while scoring."""
+
+    root: SchemaNode
+    #: struct_extract_eval labels extra extracted array elements [-1], [-2], ...
+    negative_extra_indices: bool = False
+    record_index: int = 0
+    record_id: Any = None
+    out: list[FieldResult] = field(default_factory=list)
+    pending: dict[int, PendingBatch] = field(default_factory=dict)
+
+    def score(self, gold: Any, extracted: Any, *, index: int = 0,
+              record_id: Any = None) -> list[FieldResult]:
+        """All field results for one record pair; batch leaves are left pending."""
+        self.record_index = index
+        self.record_id = record_id
+        self.out = []
+        self.pending = {}
+        self.node(self.root, gold, extracted, "", "", "")
+        return self.out
+
+    # -- emitting -----------------------------------------------------------
+
+    def emit(self, node: SchemaNode, path: str, status: Status, score: float, g: Any, e: Any,
+             gp: str | None, ep: str | None, reason: str | None = None,
+             field_path: str | None = None) -> None:
+        self.out.append(FieldResult(
+            path, node.path if field_path is None else field_path, status, score,
+            node.comparator, reason, g, e, gp, ep, node.pointer, node.weight,
+            self.record_index, self.record_id,
+        ))
+
+    # -- the walk -----------------------------------------------------------
+
+    def node(self, node: SchemaNode, g: Any, e: Any, path: str, gp: str, ep: str) -> None:
+        kind = node.kind
+        if kind == "leaf":
+            self.leaf(node, g, e, path, gp, ep)
+        elif node.skip:
+            self.emit(node, path, _SKIPPED, 0.0, g, e, gp, ep)
+        elif kind == "object":
+            if type(g) is dict and type(e) is dict:
+                self.object(node, g, e, path, gp, ep)
+            else:
+                self.type_error(node, g, e, path, gp, ep, dict)
+        elif type(g) is list and type(e) is list:
+            self.array(node, g, e, path, gp, ep)
+        else:
+            self.type_error(node, g, e, path, gp, ep, list)
+
+    def object(self, node: SchemaNode, g: dict[str, Any], e: dict[str, Any], path: str,
+               gp: str, ep: str) -> None:
+        if not g and not e:
+            self.emit(node, path, _MATCH, 1.0, g, e, gp, ep)
+            return
+        prefix = path + "." if path else ""
+        for child in node.children:
+            name = child.name
+            assert name is not None
+            cpath = prefix + name
+            seg = "/" + escape(name)
+            if child.skip:
+                self.emit(child, cpath, _SKIPPED, 0.0, g.get(name), e.get(name),
+                          gp + seg if name in g else None, ep + seg if name in e else None)
+                continue
+            gv = g.get(name, _ABSENT)
+            ev = e.get(name, _ABSENT)
+            if child.null_policy == "absent":
+                if gv is None and ev is None:
+                    self.emit(child, cpath, _SKIPPED, 0.0, None, None, gp + seg, ep + seg,
+                              "null on both sides (null counts as absent)")
+                    continue
+                if gv is None:
+                    gv = _ABSENT
+                if ev is None:
+                    ev = _ABSENT
+            if gv is not _ABSENT:
+                if ev is not _ABSENT:
+                    self.node(child, gv, ev, cpath, gp + seg, ep + seg)
+                else:
+                    self.expand(child, gv, cpath, gp + seg, _OMISSION)
+            elif ev is not _ABSENT:
+                self.expand(child, ev, cpath, ep + seg, _HALLUCINATION)
+        if node.closed:
+            extra = [k for k in e if k not in node.child_map]
+            if extra:
+                self.extra_keys(node, e, sorted(extra), prefix, ep)
+
+    def extra_keys(self, node: SchemaNode, e: dict[str, Any], keys: list[str], prefix: str,
+                   ep: str) -> None:
+        for k in keys:
+            self.out.append(FieldResult(
+                prefix + k, (node.path + "." if node.path else "") + k, _HALLUCINATION, 0.0,
+                None, "not in the schema", None, e[k], None, ep + "/" + escape(k),
+                node.pointer, node.weight, self.record_index, self.record_id,
+            ))
+
+    def array(self, node: SchemaNode, g: list[Any], e: list[Any], path: str, gp: str,
+              ep: str) -> None:
+        if not g and not e:
+            self.emit(node, path, _MATCH, 1.0, g, e, gp, ep)
+            return
+        from .align import align
+
+        items = node.items
+        assert items is not None
+        pairs, gold_only, extra = align(self, node, g, e)
+        for gi, ei in pairs:
+            self.node(items, g[gi], e[ei], f"{path}[{gi}]", f"{gp}/{gi}", f"{ep}/{ei}")
+        for gi in gold_only:
+            self.expand(items, g[gi], f"{path}[{gi}]", f"{gp}/{gi}", _OMISSION)
+        for k, ei in enumerate(extra, start=1):
+            label = f"{path}[-{k}]" if self.negative_extra_indices else f"{path}[{ei}]"
+            self.expand(items, e[ei], label, f"{ep}/{ei}", _HALLUCINATION)
+
+    def type_error(self, node: SchemaNode, g: Any, e: Any, path: str, gp: str, ep: str,
+                   expected: type) -> None:
+        """A container field whose value is not that container (or is null)."""
+        if g is None and e is None:
+            return
+        if g is None:
+            self.expand(node, e, path, ep, _HALLUCINATION)
+        elif e is None:
+            self.expand(node, g, path, gp, _OMISSION)
+        elif g == e and type(g) is type(e):
+            self.emit(node, path, _MATCH, 1.0, g, e, gp, ep, "type mismatch")
+        else:
+            want = "an object" if expected is dict else "an array"
+            got = e if not isinstance(e, expected) else g
+            side = "extracted" if got is e else "gold"
+            self.emit(node, path, _MISMATCH, 0.0, g, e, gp, ep,
+                      f"type mismatch: {side} value is {type(got).__name__}, expected {want}")
+
+    def expand(self, node: SchemaNode, value: Any, path: str, ptr: str, status: Status) -> None:
+        """One omission/hallucination per leaf under a value present on one side only."""
+        gold_side = status is _OMISSION
+        if node.skip:
+            self.emit(node, path, _SKIPPED, 0.0, value if gold_side else None,
+                      None if gold_side else value, ptr if gold_side else None,
+                      None if gold_side else ptr)
+            return
+        kind = node.kind
+        if kind == "object" and type(value) is dict and value:
+            prefix = path + "." if path else ""
+            for child in node.children:
+                name = child.name
+                assert name is not None
+                if name in value:
+                    v = value[name]
+                    if v is None and child.null_policy == "absent":
+                        continue
+                    self.expand(child, v, prefix + name, ptr + "/" + escape(name), status)
+            if not gold_side and node.closed:
+                extra = [k for k in value if k not in node.child_map]
+                if extra:
+                    self.extra_keys(node, value, sorted(extra), prefix, ptr)
+            return
+        if kind == "array" and type(value) is list and value:
+            items = node.items
+            assert items is not None
+            for i, v in enumerate(value):
+                self.expand(items, v, f"{path}[{i}]", f"{ptr}/{i}", status)
+            return
+        reason = "missing from extracted" if gold_side else "not in gold"
+        if gold_side:
+            self.emit(node, path, status, 0.0, value, None, ptr, None, reason)
+        else:
+            self.emit(node, path, status, 0.0, None, value, None, ptr, reason)
+
+    def leaf(self, node: SchemaNode, g: Any, e: Any, path: str, gp: str, ep: str) -> None:
+        if node.skip:
+            self.emit(node, path, _SKIPPED, 0.0, g, e, gp, ep)
+            return
+        if node.transform_fns:
+            try:
+                for fn in node.transform_fns:
+                    g = fn(g)
+            except Exception as exc:
+                self.emit(node, path, _ERROR, 0.0, g, e, gp, ep,
+                          f"transform failed on the gold value: {exc}")
+                return
+            try:
+                for fn in node.transform_fns:
+                    e = fn(e)
+            except Exception as exc:
+                self.emit(node, path, _MISMATCH, 0.0, g, e, gp, ep,
+                          f"transform failed on the extracted value: {exc}")
+                return
+        compare = node.compare
+        if compare is None:
+            if node.batch is not None:
+                batch = self.pending.get(id(node))
+                if batch is None:
+                    batch = self.pending[id(node)] = PendingBatch(node)
+                batch.indices.append(len(self.out))
+                batch.pairs.append((g, e))
+                self.emit(node, path, _PENDING, 0.0, g, e, gp, ep)
+            else:
+                self.emit(node, path, _ERROR, 0.0, g, e, gp, ep, "no comparator")
+            return
+        try:
+            score = compare(g, e)
+        except CompareTypeError as exc:
+            self.emit(node, path, _MISMATCH, 0.0, g, e, gp, ep, f"type_error: {exc}")
+            return
+        except Exception as exc:
+            self.emit(node, path, _ERROR, 0.0, g, e, gp, ep,
+                      f"comparator {node.comparator} failed: {type(exc).__name__}: {exc}")
+            return
+        if score >= node.threshold:
+            self.emit(node, path, _MATCH, score, g, e, gp, ep)
+        else:
+            self.emit(node, path, _MISMATCH, score, g, e, gp, ep)

@@ -1,0 +1,87 @@
+"""Checking gold records against the eval schema before trusting scores built on them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .comparators import json_type
+from .errors import GoldValidationError, Problem, Severity
+from .pointer import escape
+from .schema.tree import SchemaNode, parse_eval_schema
+
+
+def validate_gold(gold: Iterable[Any], schema: Any, id_field: str | None = None, *,
+                  warn_missing: bool = True, strict_types: bool = False,
+                  allow_extra_fields: bool = False) -> list[Problem]:
+    """Located problems in gold records; raises GoldValidationError if any is an error.
+
+    Errors: a record that is not an object, a missing or duplicate id, and (with
+    ``strict_types``) a value whose JSON type the schema does not allow. Warnings:
+    schema fields missing from a record (``warn_missing``) and gold keys the schema
+    does not know, which scoring ignores (unless ``allow_extra_fields``).
+    """
+    root = schema if isinstance(schema, SchemaNode) else parse_eval_schema(schema)
+    rid_field = id_field or root.id_field
+    problems: list[Problem] = []
+    seen: dict[Any, int] = {}
+    for i, rec in enumerate(gold):
+        base = f"/{i}"
+        if not isinstance(rec, dict):
+            problems.append(Problem("gold-not-object", f"record {i} is {json_type(rec)}",
+                                    base))
+            continue
+        if rid_field is not None:
+            rid = rec.get(rid_field)
+            if rid is None:
+                problems.append(Problem("gold-missing-id", f"record {i} has no {rid_field!r}",
+                                        base))
+            elif isinstance(rid, dict | list) or rid in seen:
+                problems.append(Problem("duplicate-id", f"id {rid!r} of record {i} is already "
+                                        f"used by record {seen.get(rid, '?')}",
+                                        f"{base}/{escape(rid_field)}"))
+            else:
+                seen[rid] = i
+        _walk(root, rec, base, problems, warn_missing, strict_types, allow_extra_fields)
+    errors = [p for p in problems if p.severity is Severity.ERROR]
+    if errors:
+        raise GoldValidationError(problems, "the gold records do not fit the schema")
+    return problems
+
+
+def _type_ok(node: SchemaNode, value: Any) -> bool:
+    if not node.types:
+        return True
+    t = json_type(value)
+    return t in node.types or (t == "integer" and "number" in node.types)
+
+
+def _walk(node: SchemaNode, value: Any, ptr: str, problems: list[Problem], warn_missing: bool,
+          strict: bool, allow_extra: bool) -> None:
+    if node.skip:
+        return
+    if strict and not _type_ok(node, value):
+        problems.append(Problem("gold-type", f"{json_type(value)} where the schema says "
+                                f"{'/'.join(sorted(node.types))}", ptr))
+        return
+    if node.kind == "object" and isinstance(value, dict):
+        for child in node.children:
+            assert child.name is not None
+            cptr = f"{ptr}/{escape(child.name)}"
+            if child.name in value:
+                _walk(child, value[child.name], cptr, problems, warn_missing, strict,
+                      allow_extra)
+            elif warn_missing:
+                problems.append(Problem("gold-missing-field", f"{child.path!r} is missing",
+                                        cptr, severity=Severity.WARNING))
+        if not allow_extra:
+            for key in value:
+                if key not in node.child_map:
+                    problems.append(Problem(
+                        "gold-extra-field", f"{key!r} is not in the schema, so it is never "
+                        "scored (and an extracted copy counts as a hallucination)",
+                        f"{ptr}/{escape(key)}", severity=Severity.WARNING,
+                        suggestion="add it to the schema, or remove it from gold"))
+    elif node.kind == "array" and isinstance(value, list) and node.items is not None:
+        for i, item in enumerate(value):
+            _walk(node.items, item, f"{ptr}/{i}", problems, warn_missing, strict, allow_extra)

@@ -1,0 +1,1 @@
+"""The evalschema language server (a thin adapter over the engine)."""
