@@ -4,9 +4,7 @@ The names mirror struct_extract_eval's so its users can move over by changing
 an import.
 """
 
-from . import align as _align  # noqa: F401
-from . import comparators as _comparators  # noqa: F401  (registers built-ins)
-from . import transforms as _transforms  # noqa: F401
+from .builtins import builtin_registry, register_builtins
 from .errors import EvalSchemaError, GoldValidationError, InputError, Problem, SchemaError
 from .evaluate import Evaluator, RunAccumulator, evaluate, iter_evaluate, make_evaluator
 from .lenient import LenientParseError, parse_lenient
@@ -24,6 +22,8 @@ from .schema.infer import annotate_xeval, infer_schema
 from .schema.resolve import resolve_schema_references
 from .schema.tree import SchemaCheck, SchemaNode, check_eval_schema, parse_eval_schema
 from .validate_gold import validate_gold
+
+register_builtins(default_registry)
 
 __version__ = "0.1.0"
 
@@ -48,6 +48,7 @@ __all__ = [
     "SchemaNode",
     "Status",
     "annotate_xeval",
+    "builtin_registry",
     "check_eval_schema",
     "default_registry",
     "evaluate",

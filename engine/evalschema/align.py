@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from .registry import Registry, StrategyDef, default_registry
+from .registry import StrategyDef
 from .results import count_results
 
 if TYPE_CHECKING:
@@ -153,10 +153,3 @@ BUILTIN_STRATEGIES: tuple[StrategyDef, ...] = (
                 types=frozenset({"array"}), builtin=True),
 )
 
-
-def register_builtins(registry: Registry) -> None:
-    for d in BUILTIN_STRATEGIES:
-        registry.add_strategy(d)
-
-
-register_builtins(default_registry)

@@ -22,8 +22,6 @@ from .registry import (
     Compare,
     CompareTypeError,
     MatrixCompare,
-    Registry,
-    default_registry,
 )
 
 _WS = re.compile(r"\s+")
@@ -75,10 +73,19 @@ def _to_float(value: Any, side: str) -> float:
         raise CompareTypeError(f"{side} value {value!r} is not a number") from None
 
 
-def _numeric(params: Mapping[str, Any]) -> Compare:
+#: Tolerances are widened by this factor so decimal slips stay inside them despite
+#: binary floats (498.54 - 498.53 is 0.010000000000047748, which is "one cent").
+_SLACK = 1.0 + 1e-9
+
+
+def _tolerances(params: Mapping[str, Any]) -> tuple[float | None, float | None]:
     tol = params.get("tolerance") or {}
-    rel: float | None = tol.get("rel")
-    abs_: float | None = tol.get("abs")
+    rel, abs_ = tol.get("rel"), tol.get("abs")
+    return (None if rel is None else rel * _SLACK), (None if abs_ is None else abs_ * _SLACK)
+
+
+def _numeric(params: Mapping[str, Any]) -> Compare:
+    rel, abs_ = _tolerances(params)
     partial = bool(params.get("partial", False))
 
     def numeric(g: Any, e: Any) -> float:
@@ -330,8 +337,7 @@ def _floats(values: Sequence[Any]) -> tuple[Any, Any] | None:
 
 
 def _numeric_matrix(params: Mapping[str, Any]) -> MatrixCompare:
-    tol = params.get("tolerance") or {}
-    rel, abs_ = tol.get("rel"), tol.get("abs")
+    rel, abs_ = _tolerances(params)
     partial = bool(params.get("partial", False))
 
     def matrix(g: Sequence[Any], e: Sequence[Any]) -> Any:
@@ -453,10 +459,3 @@ BUILTIN_COMPARATORS: tuple[ComparatorDef, ...] = (
     ),
 )
 
-
-def register_builtins(registry: Registry) -> None:
-    for d in BUILTIN_COMPARATORS:
-        registry.add_comparator(d)
-
-
-register_builtins(default_registry)

@@ -73,14 +73,16 @@ class RunAccumulator:
                     rec[10] += w * s
         return _counts(rec)
 
-    def add(self, record: RecordResult) -> None:
+    def add(self, record: RecordResult, *, counted: bool = True) -> None:
+        if self.keep_records:
+            self.records.append(record)
+        if not counted:
+            return
         self.n += 1
         self.sum_p += record.precision
         self.sum_r += record.recall
         self.sum_f1 += record.f1
         self.sum_w += record.weighted_score
-        if self.keep_records:
-            self.records.append(record)
 
     def merge(self, other: RunAccumulator) -> RunAccumulator:
         out = RunAccumulator(keep_records=self.keep_records and other.keep_records)
@@ -144,6 +146,13 @@ class Evaluator:
         scorer.out = []
         scorer.pending = {}
         path = self.target_path
+        if gold is _NO_RECORD and extracted is _NO_RECORD:
+            # Unreadable and unpaired: listed with its problem, scored nowhere (its gold
+            # record, if any, already counts as omitted).
+            rec = RecordResult(index, record_id, (), Counts(), gold_index, extracted_index,
+                               repaired, problem)
+            acc.add(rec, counted=False)
+            return rec
         if gold is _NO_RECORD:
             scorer.expand(self.root, extracted, path, tp, Status.HALLUCINATION)
         elif extracted is _NO_RECORD:
@@ -268,8 +277,6 @@ def iter_evaluate(gold: RecordsLike, extracted: RecordsLike, evaluator: Evaluato
                                            acc=acc, problem="no extracted record")
         for j in range(len(gold_raw), len(read)):
             value, repaired, problem = read[j]
-            if value is _NO_RECORD:
-                value = {}
             yield evaluator.score_pair(_NO_RECORD, value, index=j, extracted_index=j, acc=acc,
                                        repaired=repaired,
                                        problem=problem or "no gold record at this position")
@@ -291,8 +298,8 @@ def iter_evaluate(gold: RecordsLike, extracted: RecordsLike, evaluator: Evaluato
     index = 0
     for i, graw in enumerate(gold_raw):
         rid = graw.value[id_field]
-        j = by_id.pop(rid, None)
-        if j is None:
+        found = by_id.pop(rid, None)
+        if found is None:
             unread = [p for jj, p in leftovers if read[jj][0] is _NO_RECORD]
             problem = "no extracted record with this id"
             if unread:
@@ -300,17 +307,16 @@ def iter_evaluate(gold: RecordsLike, extracted: RecordsLike, evaluator: Evaluato
             yield evaluator.score_pair(graw.value, _NO_RECORD, index=index, record_id=rid,
                                        gold_index=i, acc=acc, problem=problem)
         else:
-            value, repaired, _ = read[j]
+            value, repaired, _ = read[found]
             yield evaluator.score_pair(graw.value, value, index=index, record_id=rid,
-                                       gold_index=i, extracted_index=j, acc=acc,
+                                       gold_index=i, extracted_index=found, acc=acc,
                                        repaired=repaired)
         index += 1
     extra = sorted([*((j, "no gold record with this id") for j in by_id.values()), *leftovers])
     for j, problem in extra:
         value, repaired, _ = read[j]
         rid = value.get(id_field) if isinstance(value, dict) else None
-        yield evaluator.score_pair(_NO_RECORD, value if value is not _NO_RECORD else {},
-                                   index=index, record_id=rid, extracted_index=j, acc=acc,
+        yield evaluator.score_pair(_NO_RECORD, value, index=index, record_id=rid, extracted_index=j, acc=acc,
                                    repaired=repaired, problem=problem)
         index += 1
 

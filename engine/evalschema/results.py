@@ -6,7 +6,7 @@ CLI, the language server and reports read one shape.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -243,7 +243,7 @@ class FieldAggregation:
     """Aggregate of every result judged by one schema field across a run."""
 
     field: str
-    counts: Counts = field(default_factory=Counts)
+    counts: Counts = Counts()
 
     @property
     def count(self) -> int:

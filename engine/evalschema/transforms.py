@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .registry import CompareTypeError, Registry, Transform, TransformDef, default_registry
+from .registry import CompareTypeError, Transform, TransformDef
 
 _WS = re.compile(r"\s+")
 
@@ -159,10 +159,3 @@ BUILTIN_TRANSFORMS: tuple[TransformDef, ...] = (
                  factory=_type_convert, builtin=True),
 )
 
-
-def register_builtins(registry: Registry) -> None:
-    for d in BUILTIN_TRANSFORMS:
-        registry.add_transform(d)
-
-
-register_builtins(default_registry)

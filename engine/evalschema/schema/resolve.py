@@ -52,11 +52,11 @@ def _file_retriever(base_dir: Path | None) -> Callable[[str], Resource[Any]]:
         elif base_dir is not None and "://" not in uri:
             path = base_dir / uri
         else:
-            raise referencing.exceptions.NoSuchResource(ref=uri)
+            raise referencing.exceptions.NoSuchResource(uri)
         try:
             contents = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise referencing.exceptions.NoSuchResource(ref=uri) from exc
+            raise referencing.exceptions.NoSuchResource(uri) from exc
         return Resource.from_contents(contents, default_specification=_DEFAULT_SPEC)
 
     return retrieve

@@ -507,8 +507,6 @@ def check_eval_schema(schema: Any, *, registry: Registry | None = None,
                       base_uri: str | None = None, defaults: bool = True,
                       null_policy: str | None = None) -> SchemaCheck:
     """Resolve, validate and build in one pass; never raises on a bad schema."""
-    from .. import align as _align  # noqa: F401  (registers the strategies)
-
     reg = registry or default_registry
     res = resolve(schema, base_uri=base_uri)
     builder = _Builder(res, reg, defaults)

@@ -1,0 +1,24 @@
+"""The built-in entries, registered in one place and one order (the order editors list them)."""
+
+from __future__ import annotations
+
+from .align import BUILTIN_STRATEGIES
+from .comparators import BUILTIN_COMPARATORS
+from .registry import Registry
+from .semantic import SEMANTIC
+from .transforms import BUILTIN_TRANSFORMS
+
+
+def register_builtins(registry: Registry) -> Registry:
+    for c in (*BUILTIN_COMPARATORS, SEMANTIC):
+        registry.add_comparator(c)
+    for t in BUILTIN_TRANSFORMS:
+        registry.add_transform(t)
+    for s in BUILTIN_STRATEGIES:
+        registry.add_strategy(s)
+    return registry
+
+
+def builtin_registry() -> Registry:
+    """A fresh registry holding only the built-ins (custom registrations stay out)."""
+    return register_builtins(Registry())

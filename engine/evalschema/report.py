@@ -1,0 +1,58 @@
+"""Plain-text reports of a run: the summary and the per-field table."""
+
+from __future__ import annotations
+
+from .results import FieldAggregation, RunResult
+
+_BAR = 12
+
+
+def _bar(value: float) -> str:
+    filled = round(max(0.0, min(1.0, value)) * _BAR)
+    return "█" * filled + "·" * (_BAR - filled)
+
+
+def summary_lines(run: RunResult, label: str = "") -> list[str]:
+    t = run.totals
+    head = f"{label}: " if label else ""
+    lines = [
+        f"{head}{run.total_records} records, {run.total_fields} fields judged",
+        f"  F1 {run.mean_f1:.4f} (macro)  {run.micro_f1:.4f} (micro)   "
+        f"precision {run.mean_precision:.4f}  recall {run.mean_recall:.4f}   "
+        f"weighted score {run.mean_weighted_score:.4f}",
+        f"  {t.matches} match  {t.mismatches} mismatch  {t.omissions} omission  "
+        f"{t.hallucinations} hallucination  {t.skipped} skipped  {t.errors} error"
+        + (f"  {t.batch_errors} batch_error" if t.batch_errors else ""),
+    ]
+    repaired = sum(1 for r in run.records if r.repaired)
+    unread = [r for r in run.records if r.problem]
+    if repaired:
+        lines.append(f"  {repaired} extracted record(s) needed lenient parsing")
+    for r in unread[:5]:
+        lines.append(f"  record {r.record_id if r.record_id is not None else r.index}: "
+                     f"{r.problem}")
+    if len(unread) > 5:
+        lines.append(f"  … and {len(unread) - 5} more record problem(s)")
+    return lines
+
+
+def field_table(per_field: dict[str, FieldAggregation], *, sort: str = "schema") -> list[str]:
+    rows = list(per_field.values())
+    if sort == "f1":
+        rows.sort(key=lambda a: (a.f1, a.field))
+    width = max([len("(record)"), *(len(a.field) for a in rows)])
+    header = (f"{'field':<{width}}  {'F1':>6}  {'':<{_BAR}}  {'prec':>6}  {'recall':>6}  "
+              f"{'match':>6}  {'mism':>5}  {'omit':>5}  {'hall':>5}  {'skip':>5}  {'err':>4}")
+    lines = [header, "─" * len(header)]
+    for a in rows:
+        c = a.counts
+        lines.append(
+            f"{a.field or '(record)':<{width}}  {a.f1:6.3f}  {_bar(a.f1)}  {a.precision:6.3f}  "
+            f"{a.recall:6.3f}  {c.matches:6d}  {c.mismatches:5d}  {c.omissions:5d}  "
+            f"{c.hallucinations:5d}  {c.skipped:5d}  {c.errors:4d}"
+        )
+    return lines
+
+
+def text_report(run: RunResult, label: str = "", *, sort: str = "schema") -> str:
+    return "\n".join([*summary_lines(run, label), "", *field_table(run.per_field, sort=sort)])
