@@ -69,8 +69,9 @@ def _set(scorer: RecordScorer, node: SchemaNode, g: list[Any], e: list[Any]) -> 
                 v = fn(v)
         except Exception:
             return ("untransformable", repr(v))
-        return (type(v).__name__, v) if isinstance(v, _PRIMITIVE | bool | None) else \
-            ("repr", repr(v))
+        if v is None or isinstance(v, _PRIMITIVE):
+            return (type(v).__name__, v)
+        return ("repr", repr(v))
 
     free: dict[Any, list[int]] = {}
     for j, v in enumerate(e):

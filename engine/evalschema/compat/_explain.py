@@ -8,7 +8,7 @@ rejected) lives here so the four modules read alike and never drift apart.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -84,6 +84,36 @@ def status_for(score: float, gold_present: bool, extracted_present: bool) -> Sta
     return Status.MATCH if score == 1.0 else Status.MISMATCH
 
 
+def make_field(
+    path: str,
+    field: str,
+    score: float,
+    *,
+    status: Status,
+    comparator: str,
+    reason: str,
+    gold: Any = None,
+    extracted: Any = None,
+    gold_pointer: str | None = None,
+    extracted_pointer: str | None = None,
+    weight: float = 1.0,
+) -> FieldResult:
+    """A FieldResult whose location the caller already knows (keyword-only, so nothing is swapped)."""
+    return FieldResult(
+        path=path,
+        field=field,
+        status=status,
+        score=score,
+        comparator=comparator,
+        reason=reason,
+        gold=gold,
+        extracted=extracted,
+        gold_pointer=gold_pointer,
+        extracted_pointer=extracted_pointer,
+        weight=weight,
+    )
+
+
 def field_at(
     parts: Parts,
     score: float,
@@ -96,20 +126,22 @@ def field_at(
     extracted_present: bool = True,
     weight: float = 1.0,
     status: Status | None = None,
+    extracted_parts: Parts | None = None,
 ) -> FieldResult:
-    """A FieldResult located by ``parts`` in both documents (pointer None where absent)."""
+    """A FieldResult located by ``parts`` (and ``extracted_parts`` when the output differs)."""
     pointer = to_pointer(parts)
-    return FieldResult(
-        path=to_path(parts),
-        field=to_field(parts),
+    out_pointer = pointer if extracted_parts is None else to_pointer(extracted_parts)
+    return make_field(
+        to_path(parts),
+        to_field(parts),
+        score,
         status=status or status_for(score, gold_present, extracted_present),
-        score=score,
         comparator=comparator,
         reason=reason,
         gold=gold,
         extracted=extracted,
         gold_pointer=pointer if gold_present else None,
-        extracted_pointer=pointer if extracted_present else None,
+        extracted_pointer=out_pointer if extracted_present else None,
         weight=weight,
     )
 
@@ -195,10 +227,3 @@ def no_recursion_error(system: str) -> Iterator[None]:
             f"input is nested too deeply for {system}'s recursive comparison",
             original="RecursionError",
         ) from exc
-
-
-def explained_or_score(
-    explain: bool, build: Callable[[], CompatScore], plain: Callable[[], float]
-) -> CompatScore | float:
-    """Run the lean path unless an explanation was asked for."""
-    return build() if explain else plain()

@@ -40,9 +40,7 @@ class _Ctx:
     extracted_present: bool
     sink: list[FieldResult]
 
-    def child(
-        self, part: str | int, weight: float, note: str, gold: bool, extracted: bool
-    ) -> _Ctx:
+    def child(self, part: str | int, weight: float, note: str, gold: bool, extracted: bool) -> _Ctx:
         return _Ctx((*self.parts, part), weight, note, gold, extracted, self.sink)
 
 
@@ -145,9 +143,7 @@ def _diff(o1: Any, o2: Any, weights: Any, ctx: _Ctx | None) -> float:
     return score
 
 
-def _diff_objects(
-    o1: dict[str, Any], o2: dict[str, Any], weights: Any, ctx: _Ctx | None
-) -> float:
+def _diff_objects(o1: dict[str, Any], o2: dict[str, Any], weights: Any, ctx: _Ctx | None) -> float:
     if not o1 and not o2:
         if ctx is not None:
             _emit(ctx, 1.0, f"{SYSTEM}.empty", "both objects empty", o1, o2)

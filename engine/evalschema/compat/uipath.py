@@ -62,7 +62,11 @@ class _EvaluationFailed(Exception):
 
 @overload
 def json_similarity(
-    expected: Any, actual: Any, target_output_key: TargetKey = "*", *, explain: Literal[False] = False
+    expected: Any,
+    actual: Any,
+    target_output_key: TargetKey = "*",
+    *,
+    explain: Literal[False] = False,
 ) -> float: ...
 @overload
 def json_similarity(
@@ -148,7 +152,9 @@ def legacy_json_similarity_details(
         return _error_details(exc, target_output_key, sink)
     if total == 0:
         return SimilarityDetails(100.0, matched, total, None, _frozen(sink))
-    return SimilarityDetails(_clamp(matched / total * 100.0, 100.0), matched, total, None, _frozen(sink))
+    return SimilarityDetails(
+        _clamp(matched / total * 100.0, 100.0), matched, total, None, _frozen(sink)
+    )
 
 
 # -- input checks and target keys ---------------------------------------------------
@@ -327,9 +333,7 @@ def _compare(e: Any, a: Any, ctx: _Ctx | None) -> tuple[float, float]:
     return _leaf(ctx, 1.0 if str(e) == str(a) else 0.0, "str_equality", e, a)
 
 
-def _compare_objects(
-    e: dict[str, Any], a: dict[str, Any], ctx: _Ctx | None
-) -> tuple[float, float]:
+def _compare_objects(e: dict[str, Any], a: dict[str, Any], ctx: _Ctx | None) -> tuple[float, float]:
     matched = total = 0.0
     for key, value in e.items():
         if key in a:
@@ -346,9 +350,7 @@ def _compare_objects(
     return matched, total
 
 
-def _compare_arrays(
-    e: list[Any], a: list[Any], ctx: _Ctx | None
-) -> tuple[float, float]:
+def _compare_arrays(e: list[Any], a: list[Any], ctx: _Ctx | None) -> tuple[float, float]:
     matched = total = 0.0
     common = min(len(e), len(a))
     for i in range(common):

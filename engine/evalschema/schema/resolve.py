@@ -177,9 +177,13 @@ class _Resolver:
         self.out.origins[id(out)] = pointer
         if id(node) in self.out.key_origins:
             self.out.key_origins[id(out)] = self.out.key_origins[id(node)]
-        for sub in node.get("allOf", []) if isinstance(node.get("allOf"), list) else []:
-            if isinstance(sub, dict):
-                out = self._merge(sub, out, pointer)
+        subs = node.get("allOf") if isinstance(node.get("allOf"), list) else []
+        if subs:
+            merged: dict[str, Any] = {}
+            for sub in subs:
+                if isinstance(sub, dict):
+                    merged = self._merge(merged, sub, pointer)
+            out = self._merge(merged, out, pointer)
         for combiner in ("anyOf", "oneOf"):
             alts = node.get(combiner)
             if isinstance(alts, list):

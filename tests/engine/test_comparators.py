@@ -1,0 +1,160 @@
+"""Built-in comparators and transforms, through the registry as the engine binds them."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from evalschema import CompareTypeError, default_registry
+
+
+def cmp(name: str, params: dict[str, Any] | None = None) -> Any:
+    d = default_registry.comparators[name]
+    assert d.factory is not None
+    return d.factory(params or {})
+
+
+def tf(name: str, params: dict[str, Any] | None = None) -> Any:
+    d = default_registry.transforms[name]
+    assert d.factory is not None
+    return d.factory(params or {})
+
+
+@pytest.mark.parametrize(("g", "e", "score"), [
+    ("a", "a", 1.0), (42, 42.0, 0.0), (True, 1, 0.0), (None, None, 1.0),
+    ({"k": 1}, {"k": 1.0}, 1.0), ([1, 2], [2, 1], 0.0),
+])
+def test_exact(g: Any, e: Any, score: float) -> None:
+    assert cmp("exact")(g, e) == score
+
+
+@pytest.mark.parametrize(("params", "g", "e", "score"), [
+    ({}, 42, "42", 1.0), ({}, 5, " 5 ", 1.0), ({}, 1000, "1e3", 1.0), ({}, 1, True, 1.0),
+    ({}, None, None, 1.0), ({}, float("nan"), "nan", 1.0), ({}, 1.0, 1.01, 0.0),
+    ({"tolerance": {"rel": 0.01}}, 100, 101, 1.0), ({"tolerance": {"rel": 0.01}}, 100, 101.5, 0.0),
+    ({"tolerance": {"rel": 0.01}}, 0, 0.005, 1.0),
+    ({"tolerance": {"abs": 0.01}}, 498.53, 498.54, 1.0),
+    ({"tolerance": {"abs": 0.01, "rel": 0.5}}, 1, 1.02, 0.0),
+    ({"tolerance": None}, 1, 1, 1.0),
+    ({"tolerance": {"rel": 0.01}, "partial": True}, 100, 90, 0.9),
+])
+def test_numeric(params: dict[str, Any], g: Any, e: Any, score: float) -> None:
+    assert cmp("numeric", params)(g, e) == pytest.approx(score)
+
+
+@pytest.mark.parametrize(("g", "e"), [(1, None), (1, "abc"), (1, [1]), (float("nan"), 1)])
+def test_numeric_type_errors(g: Any, e: Any) -> None:
+    with pytest.raises(CompareTypeError):
+        cmp("numeric")(g, e)
+
+
+def test_oneof_ignores_gold() -> None:
+    f = cmp("oneof", {"values": ["EUR", "USD"]})
+    assert f("GBP", "USD") == 1.0
+    assert f("EUR", "CHF") == 0.0
+
+
+def test_levenshtein_is_continuous() -> None:
+    f = cmp("levenshtein")
+    assert f("kitten", "sitting") == pytest.approx(1 - 3 / 7)
+    assert f("", "") == 1.0
+    assert f(None, None) == 1.0
+    with pytest.raises(CompareTypeError):
+        f("a", 1)
+
+
+def test_normalized() -> None:
+    f = cmp("normalized")
+    assert f("José  MÜLLER ", "jose muller") == 1.0
+    assert f("Straße", "STRASSE") == 1.0
+    assert f("a", "b") == 0.0
+
+
+@pytest.mark.parametrize("text", ["2026-03-14", "14/03/2026", "14.03.2026", "March 14, 2026",
+                                  "14 Mar 2026", "2026-03-14T10:00:00Z", "Mar 14th 2026",
+                                  "2026/03/14"])
+def test_date_formats(text: str) -> None:
+    assert cmp("date")("2026-03-14", text) == 1.0
+
+
+def test_date_mismatch_and_tolerance() -> None:
+    assert cmp("date")("2026-03-14", "2026-03-15") == 0.0
+    assert cmp("date", {"tolerance_days": 1})("2026-03-14", "2026-03-15") == 1.0
+    assert cmp("date", {"dayfirst": False})("2026-03-04", "03/04/2026") == 1.0
+    with pytest.raises(CompareTypeError):
+        cmp("date")("2026-03-14", "soon")
+
+
+def test_type_contains_regex() -> None:
+    assert cmp("type")(1, 2.5) == 1.0
+    assert cmp("type")(1, "1") == 0.0
+    assert cmp("contains")("Acme", "ACME Corporation") == 1.0
+    assert cmp("contains", {"case_sensitive": True})("Acme", "ACME Corp") == 0.0
+    assert cmp("regex", {"pattern": r"DE\d{9}"})("x", "DE123456789") == 1.0
+    assert cmp("regex", {"pattern": r"DE\d{9}"})("x", "DE12") == 0.0
+
+
+@pytest.mark.parametrize(("name", "params", "value", "out"), [
+    ("lowercase", {}, "ÀB", "àb"), ("casefold", {}, "Straße", "strasse"),
+    ("strip", {}, "  a ", "a"), ("normalize_whitespace", {}, " a \n\t b ", "a b"),
+    ("sort_tokens", {}, "Smith  John", "John Smith"), ("strip_accents", {}, "Müller", "Muller"),
+    ("normalize_unicode", {}, "e\u0301", "é"), ("round_digits", {"digits": 2}, 2.675, 2.67),
+    ("round_digits", {"digits": 0}, 2.5, 2.0), ("type_convert", {"to": "int"}, " 42 ", 42),
+    ("type_convert", {"to": "int"}, 3.9, 3), ("type_convert", {"to": "float"}, "1.5", 1.5),
+    ("type_convert", {"to": "str"}, True, "true"), ("type_convert", {"to": "bool"}, "Yes", True),
+    ("type_convert", {"to": "bool"}, 0, False),
+])
+def test_transforms(name: str, params: dict[str, Any], value: Any, out: Any) -> None:
+    assert tf(name, params)(value) == out
+
+
+@pytest.mark.parametrize("name", ["lowercase", "strip", "round_digits", "type_convert"])
+def test_transforms_pass_null(name: str) -> None:
+    params = {"digits": 1} if name == "round_digits" else {"to": "int"} if name == \
+        "type_convert" else {}
+    assert tf(name, params)(None) is None
+
+
+@pytest.mark.parametrize(("name", "params", "value"), [
+    ("lowercase", {}, 5), ("round_digits", {"digits": 1}, "x"), ("round_digits", {"digits": 1}, True),
+    ("type_convert", {"to": "int"}, "3.5"), ("type_convert", {"to": "bool"}, "maybe"),
+    ("type_convert", {"to": "float"}, [1]),
+])
+def test_transform_type_errors(name: str, params: dict[str, Any], value: Any) -> None:
+    with pytest.raises(CompareTypeError):
+        tf(name, params)(value)
+
+
+def test_matrix_forms_agree_with_per_pair() -> None:
+    """The alignment cost matrices must give exactly what the per-pair comparator gives."""
+    import random
+
+    rng = random.Random(7)
+    words = ["alpha", "alpah", "beta", "Béta", "gamma", None, "", "ALPHA"]
+    numbers: list[Any] = [0, 1, 1.005, 100, 99.5, -3, None, "12", "x", True, 1e-9, 2.5]
+    cases = [
+        ("exact", {}, words + [1, 1.0, True]),
+        ("levenshtein", {}, words),
+        ("normalized", {}, words),
+        ("numeric", {}, numbers),
+        ("numeric", {"tolerance": {"rel": 0.01}}, numbers),
+        ("numeric", {"tolerance": {"abs": 0.5, "rel": 0.2}, "partial": True}, numbers),
+    ]
+    for name, params, pool in cases:
+        d = default_registry.comparators[name]
+        assert d.factory is not None and d.matrix_factory is not None
+        per_pair = d.factory(params)
+        g = [rng.choice(pool) for _ in range(12)]
+        e = [rng.choice(pool) for _ in range(9)]
+        m = d.matrix_factory(params)(g, e)
+        if m is None:
+            continue
+        for i, gv in enumerate(g):
+            for j, ev in enumerate(e):
+                try:
+                    want = per_pair(gv, ev)
+                except CompareTypeError:
+                    want = 0.0
+                assert math.isclose(m[i, j], want, abs_tol=0), (name, params, gv, ev)

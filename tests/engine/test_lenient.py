@@ -1,0 +1,33 @@
+"""Lenient reading of LLM answers."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalschema import LenientParseError, parse_lenient
+
+
+@pytest.mark.parametrize(("text", "value", "method"), [
+    ('{"a": 1}', {"a": 1}, "strict"),
+    ('```json\n{"a": 1}\n```', {"a": 1}, "fence"),
+    ('Sure! Here it is:\n```\n{"a": [1, 2]}\n```\nAnything else?', {"a": [1, 2]}, "fence"),
+    ('The data is {"a": {"b": "}"}} as requested.', {"a": {"b": "}"}}, "embedded"),
+    ('{"a": 1, "b": [1, 2,],}', {"a": 1, "b": [1, 2]}, "repaired"),
+    ("{'a': 'it\\'s', 'b': True, 'c': None}", {"a": "it's", "b": True, "c": None}, "repaired"),
+    ('{"a": {"b": [1, 2', {"a": {"b": [1, 2]}}, "repaired"),
+])
+def test_recovers(text: str, value: object, method: str) -> None:
+    got = parse_lenient(text)
+    assert got.value == value
+    assert got.method == method
+    assert got.repaired is (method != "strict")
+
+
+@pytest.mark.parametrize("text", ["I could not read the document.", "", "[1, 2]", "{{{"])
+def test_unreadable(text: str) -> None:
+    with pytest.raises(LenientParseError):
+        parse_lenient(text)
+
+
+def test_arrays_when_asked() -> None:
+    assert parse_lenient("[1, 2]", want_object=False).value == [1, 2]
