@@ -77,7 +77,7 @@ def _scores_from(answer: Any, n: int) -> list[float | None]:
     scores = parsed.get("scores") if isinstance(parsed, dict) else None
     if not isinstance(scores, list) or len(scores) != n:
         raise JudgeError(f"judge gave {len(scores) if isinstance(scores, list) else 'no'} "
-                         f"scores for {n} pairs")
+                         f"score(s) for {n} field(s)")
     out: list[float | None] = []
     for s in scores:
         out.append(max(0.0, min(1.0, float(s))) if isinstance(s, int | float)

@@ -206,15 +206,15 @@ def loads_strict(text: str, *, what: str, original: str) -> Any:
         raise CompatInputError(f"{what} is nested too deeply", original="RecursionError") from exc
 
 
-def parse_object_leniently(text: str, *, what: str) -> dict[str, Any]:
-    """A JSON object dug out of LLM text (fences, prose), or CompatInputError."""
+def parse_object_leniently(text: str, *, what: str) -> tuple[dict[str, Any], str]:
+    """A JSON object dug out of LLM text (fences, prose) and how it was found, or CompatInputError."""
     try:
-        value = parse_lenient(text, want_object=True).value
+        found = parse_lenient(text, want_object=True)
     except (LenientParseError, RecursionError) as exc:
         raise CompatInputError(f"{what} holds no readable JSON object: {exc}") from exc
-    if not isinstance(value, dict):
-        raise CompatInputError(f"{what} is not a JSON object (got {type(value).__name__})")
-    return value
+    if not isinstance(found.value, dict):
+        raise CompatInputError(f"{what} is not a JSON object (got {type(found.value).__name__})")
+    return found.value, found.method
 
 
 @contextmanager
@@ -227,3 +227,13 @@ def no_recursion_error(system: str) -> Iterator[None]:
             f"input is nested too deeply for {system}'s recursive comparison",
             original="RecursionError",
         ) from exc
+
+
+def metric_options(name: str, options: dict[str, Any], allowed: frozenset[str]) -> bool:
+    """Check a METRICS call's options; return (and remove) ``explain``, default True."""
+    unknown = options.keys() - allowed - {"explain"}
+    if unknown:
+        raise CompatInputError(
+            f"{name} takes no option(s) {sorted(unknown)}; it takes {sorted(allowed | {'explain'})}"
+        )
+    return bool(options.pop("explain", True))

@@ -25,11 +25,13 @@ from typing import Any, Literal, overload
 
 from evalschema.compat._explain import (
     CompatScore,
+    Metric,
     Parts,
     field_at,
     ignored_at,
     loads_strict,
     make_field,
+    metric_options,
     short,
     to_pointer,
 )
@@ -876,3 +878,46 @@ def _select_index(index: int, value: Any, parts: Parts) -> list[tuple[Any, Parts
         i = index + len(value) if index < 0 else index
         return [(value[i], (*parts, i))] if 0 <= i < len(value) else []
     return []
+
+
+# -- METRICS adapters ---------------------------------------------------------------------
+
+
+def _exact_match_metric(expected: Any, actual: Any, /, **options: Any) -> CompatScore:
+    if metric_options("agenta.exact_match", options, frozenset()):
+        return exact_match(expected, actual, explain=True)
+    success = exact_match(expected, actual)
+    return CompatScore(float(success), {"scale": 1.0, "success": success})
+
+
+def _multi_field_metric(expected: Any, actual: Any, /, **options: Any) -> CompatScore:
+    explain = metric_options("agenta.json_multi_field_match", options, frozenset({"fields"}))
+    if "fields" not in options:
+        raise CompatInputError(
+            "agenta.json_multi_field_match needs the option fields=[...]",
+            original="MissingConfigurationParameterV0Error",
+        )
+    if explain:
+        return json_multi_field_match(expected, actual, options["fields"], explain=True)
+    result = json_multi_field_match(expected, actual, options["fields"])
+    return CompatScore(result["aggregate_score"], {"scale": 1.0, "result": result})
+
+
+_DIFF_OPTIONS = frozenset(
+    {"compare_schema_only", "predict_keys", "case_insensitive_keys", "threshold"}
+)
+
+
+def _json_diff_metric(expected: Any, actual: Any, /, **options: Any) -> CompatScore:
+    if metric_options("agenta.json_diff", options, _DIFF_OPTIONS):
+        return json_diff(expected, actual, **options, explain=True)
+    result = json_diff(expected, actual, **options)
+    return CompatScore(result["score"], {"scale": 1.0, "success": result["success"]})
+
+
+#: Dotted metric names for ``evalschema eval --metric``.
+METRICS: dict[str, Metric] = {
+    "agenta.json_diff": _json_diff_metric,
+    "agenta.exact_match": _exact_match_metric,
+    "agenta.json_multi_field_match": _multi_field_metric,
+}

@@ -16,10 +16,12 @@ from typing import Any, Literal, overload
 from evalschema.compat._explain import (
     ROOT,
     CompatScore,
+    Metric,
     Parts,
     field_at,
     ignored_at,
     levenshtein_similarity,
+    metric_options,
     no_recursion_error,
     short,
 )
@@ -278,3 +280,20 @@ def _emit_unpaired(ctx: _Ctx, o1: list[Any], o2: list[Any], pairs: int) -> None:
                 reason=f"not scored: zip() stops at the shorter array ({pairs} pairs)",
             )
         )
+
+
+def _metric(expected: Any, actual: Any, /, **options: Any) -> CompatScore:
+    explain = metric_options("lynxius.json_diff", options, _OPTIONS)
+    weights = options.get("weights")
+    validate = bool(options.get("validate_inputs", True))
+    if explain:
+        return json_diff(expected, actual, weights, validate_inputs=validate, explain=True)
+    return CompatScore(
+        json_diff(expected, actual, weights, validate_inputs=validate), {"scale": 1.0}
+    )
+
+
+_OPTIONS = frozenset({"weights", "validate_inputs"})
+
+#: Dotted metric names for ``evalschema eval --metric``.
+METRICS: dict[str, Metric] = {"lynxius.json_diff": _metric}

@@ -23,11 +23,13 @@ from typing import Any, Literal, overload
 from evalschema.compat._explain import (
     ROOT,
     CompatScore,
+    Metric,
     Parts,
     field_at,
     ignored_at,
     is_number,
     levenshtein_similarity,
+    metric_options,
     short,
 )
 from evalschema.compat.errors import CompatInputError
@@ -469,3 +471,21 @@ def _as_result(details: SimilarityDetails, scale: float) -> CompatScore:
     if details.error is not None:
         info["error"] = details.error
     return CompatScore(details.score, info, details.fields)
+
+
+def _metric_for(name: str, scale: float) -> Metric:
+    details_fn = json_similarity_details if scale == 1.0 else legacy_json_similarity_details
+
+    def metric(expected: Any, actual: Any, /, **options: Any) -> CompatScore:
+        explain = metric_options(name, options, frozenset({"target_output_key"}))
+        key = options.get("target_output_key", "*")
+        return _as_result(details_fn(expected, actual, key, explain=explain), scale)
+
+    return metric
+
+
+#: Dotted metric names for ``evalschema eval --metric``.
+METRICS: dict[str, Metric] = {
+    "uipath.json_similarity": _metric_for("uipath.json_similarity", 1.0),
+    "uipath.legacy_json_similarity": _metric_for("uipath.legacy_json_similarity", 100.0),
+}

@@ -1,0 +1,137 @@
+"""The semantic (LLM judge) batch comparator against a local OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evalschema import evaluate
+
+
+class Judge:
+    """A fake chat-completions endpoint: scores 1 when the words overlap, else 0."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.mode = "ok"
+
+    def answer(self, body: dict[str, Any]) -> tuple[int, Any]:
+        self.requests.append(body)
+        if self.mode == "http500":
+            return 500, {"error": "boom"}
+        lines = body["messages"][1]["content"].splitlines()
+        scores = []
+        for line in lines:
+            gold, ext = line.split(" | extracted: ")
+            g = set(json.loads(gold.split("gold: ", 1)[1]).lower().split())
+            e = set(json.loads(ext).lower().split())
+            scores.append(1.0 if g & e else 0.0)
+        if self.mode == "short":
+            scores = scores[:-1]
+        content = "Sure:\n```json\n" + json.dumps({"scores": scores}) + "\n```"
+        return 200, {"choices": [{"message": {"role": "assistant", "content": content}}]}
+
+
+@pytest.fixture
+def judge(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[tuple[Judge, str]]:
+    state = Judge()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            length = int(self.headers["Content-Length"])
+            body = json.loads(self.rfile.read(length))
+            assert self.path == "/v1/chat/completions"
+            assert self.headers["Authorization"] == "Bearer test-key"
+            code, payload = state.answer(body)
+            data = json.dumps(payload).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("EVALSCHEMA_JUDGE_API_KEY", "test-key")
+    try:
+        yield state, f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def schema(base_url: str, **extra: Any) -> dict[str, Any]:
+    sem = {"semantic": {"base_url": base_url, "model": "judge-1", **extra}}
+    return {"type": "object", "properties": {
+        "purpose": {"type": "string", "x-eval-compare": sem},
+        "summary": {"type": "string", "x-eval-compare": sem},
+        "id": {"type": "string"}}}
+
+
+GOLD = [{"id": "1", "purpose": "working capital", "summary": "a loan"},
+        {"id": "2", "purpose": "acquisitions", "summary": "a bond"}]
+EXT = [{"id": "1", "purpose": "general working capital needs", "summary": "equity"},
+       {"id": "2", "purpose": "Acquisitions", "summary": "A bond issue"}]
+
+
+def test_scores_in_one_request_per_record_and_field(judge: tuple[Judge, str]) -> None:
+    state, url = judge
+    run = evaluate(GOLD, EXT, schema(url))
+    got = [(r.path, str(r.status)) for rec in run.records for r in rec.field_results]
+    assert got == [("purpose", "match"), ("summary", "mismatch"), ("id", "match"),
+                   ("purpose", "match"), ("summary", "match"), ("id", "match")]
+    assert len(state.requests) == 4
+    assert state.requests[0]["model"] == "judge-1"
+    assert state.requests[0]["temperature"] == 0
+
+
+def test_answers_are_cached(judge: tuple[Judge, str]) -> None:
+    state, url = judge
+    first = evaluate(GOLD, EXT, schema(url))
+    n = len(state.requests)
+    second = evaluate(GOLD, EXT, schema(url))
+    assert len(state.requests) == n
+    assert second.mean_f1 == first.mean_f1
+    evaluate(GOLD, EXT, schema(url, cache=False))
+    assert len(state.requests) == 2 * n
+
+
+@pytest.mark.parametrize("mode", ["http500", "short"])
+def test_judge_failures_are_batch_errors(judge: tuple[Judge, str], mode: str) -> None:
+    state, url = judge
+    state.mode = mode
+    run = evaluate(GOLD, EXT, schema(url, cache=False))
+    statuses = {str(r.status) for rec in run.records for r in rec.field_results
+                if r.comparator == "semantic"}
+    assert statuses == {"batch_error"}
+    assert run.total_batch_errors == 4
+    assert run.mean_f1 == 1.0  # only the id fields count
+    reason = run.records[0].field_results[0].reason or ""
+    assert ("HTTP 500" in reason) if mode == "http500" else ("gave 0 score(s) for 1 field(s)" in reason)
+
+
+def test_unreachable_judge_is_batch_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    run = evaluate(GOLD[:1], EXT[:1], schema("http://127.0.0.1:9/v1", timeout=2, cache=False))
+    r = run.records[0].field_results[0]
+    assert str(r.status) == "batch_error"
+    assert "unreachable" in (r.reason or "")
+
+
+def test_threshold_param(judge: tuple[Judge, str]) -> None:
+    _, url = judge
+    s = schema(url, threshold=0.5)
+    assert s["properties"]["purpose"]["x-eval-compare"]["semantic"]["threshold"] == 0.5
+    run = evaluate(GOLD, EXT, s)
+    assert run.total_matches == 5
