@@ -1,1 +1,1 @@
-"""The evalschema language server (a thin adapter over the engine)."""
+"""The evalschema language server (a thin adapter over the engine). Not built yet."""
