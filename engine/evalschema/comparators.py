@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from functools import lru_cache
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
@@ -46,6 +47,7 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
+@lru_cache(maxsize=65536)
 def fold_text(text: str) -> str:
     """Accent-stripped, case-folded, whitespace-collapsed text."""
     decomposed = unicodedata.normalize("NFKD", text)
@@ -89,6 +91,20 @@ def _numeric(params: Mapping[str, Any]) -> Compare:
     partial = bool(params.get("partial", False))
 
     def numeric(g: Any, e: Any) -> float:
+        tg, te = type(g), type(e)
+        if (tg is float or tg is int) and (te is float or te is int) and g == g and e == e:
+            # Fast path: two real numbers (not bool, not NaN).
+            if g == e:
+                return 1.0
+            diff = abs(g - e)
+            if rel is None and abs_ is None:
+                ok = False
+            else:
+                ok = (rel is None or diff / (abs(g) or 1.0) <= rel) and (
+                    abs_ is None or diff <= abs_)
+            if ok:
+                return 1.0
+            return max(0.0, 1.0 - diff / (abs(g) or 1.0)) if partial else 0.0
         if g is None or e is None:
             if g is None and e is None:
                 return 1.0
@@ -224,6 +240,11 @@ def parse_date(value: Any, *, dayfirst: bool = True) -> date:
         return value
     if not isinstance(value, str):
         raise CompareTypeError(f"{value!r} is not a date string")
+    return _parse_date_text(value, dayfirst)
+
+
+@lru_cache(maxsize=65536)
+def _parse_date_text(value: str, dayfirst: bool) -> date:
     text = value.strip()
     try:
         return datetime.fromisoformat(text.replace("Z", "+00:00")).date()

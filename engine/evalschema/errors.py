@@ -69,13 +69,20 @@ class Problem:
         }
 
 
+#: Problems spelled out in an exception's message (all stay in ``.problems``).
+_SHOWN = 20
+
+
 class EvalSchemaError(Exception):
     """Base class: an input that cannot be scored, with every problem found."""
 
     def __init__(self, problems: Iterable[Problem], summary: str | None = None) -> None:
         self.problems: tuple[Problem, ...] = tuple(problems)
         head = summary or f"{len(self.problems)} problem(s)"
-        super().__init__("\n".join([head, *("  " + p.format() for p in self.problems)]))
+        shown = ["  " + p.format() for p in self.problems[:_SHOWN]]
+        if len(self.problems) > _SHOWN:
+            shown.append(f"  … and {len(self.problems) - _SHOWN} more")
+        super().__init__("\n".join([head, *shown]))
 
 
 class SchemaError(EvalSchemaError):

@@ -7,7 +7,7 @@ mergeable, so a run can be split across processes or re-scored one record at a t
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,9 @@ _SLOT = {
     Status.MATCH: 0, Status.MISMATCH: 1, Status.OMISSION: 2, Status.HALLUCINATION: 3,
     Status.SKIPPED: 4, Status.ERROR: 5, Status.PENDING: 6, Status.BATCH_ERROR: 7,
 }
+
+
+_M, _MM, _OM, _HA = Status.MATCH, Status.MISMATCH, Status.OMISSION, Status.HALLUCINATION
 
 
 def _counts(t: list[float]) -> Counts:
@@ -55,7 +58,10 @@ class RunAccumulator:
         rec = [0.0] * 11
         per_field = self.per_field
         for r in results:
-            slot = _SLOT[r.status]
+            st = r.status
+            # Identity tests, not a dict keyed by Status: Enum.__hash__ is Python code.
+            slot = (0 if st is _M else 1 if st is _MM else 2 if st is _OM else
+                    3 if st is _HA else _SLOT[st])
             t = per_field.get(r.field)
             if t is None:
                 t = per_field[r.field] = [0.0] * 11
@@ -189,11 +195,11 @@ def run_batches(results: list[FieldResult], batches: Iterable[PendingBatch]) -> 
             score = scores[k] if error is None else None
             r = out[i]
             if score is None:
-                out[i] = replace(r, status=Status.BATCH_ERROR,
+                out[i] = r._replace(status=Status.BATCH_ERROR,
                                  reason=error or "the judge gave no score for this field")
             else:
                 s = max(0.0, min(1.0, float(score)))
-                out[i] = replace(r, status=Status.MATCH if s >= batch.node.threshold
+                out[i] = r._replace(status=Status.MATCH if s >= batch.node.threshold
                                  else Status.MISMATCH, score=s)
     return out
 

@@ -7,7 +7,6 @@ comparators, before metrics, so they can re-read what was judged without re-scor
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
 from .results import FieldResult, Status
@@ -40,14 +39,14 @@ def reclassify_nulls(absent_values: Sequence[Any] = (None,), both_absent_skip: b
                 continue
             ga, ea = _is_absent(r.gold, absent), _is_absent(r.extracted, absent)
             if ga and ea:
-                out.append(replace(r, status=Status.SKIPPED if both_absent_skip else Status.MATCH,
+                out.append(r._replace(status=Status.SKIPPED if both_absent_skip else Status.MATCH,
                                    score=0.0 if both_absent_skip else 1.0,
                                    reason="absent on both sides"))
             elif ga:
-                out.append(replace(r, status=Status.HALLUCINATION, score=0.0,
+                out.append(r._replace(status=Status.HALLUCINATION, score=0.0,
                                    reason="gold is absent"))
             elif ea:
-                out.append(replace(r, status=Status.OMISSION, score=0.0,
+                out.append(r._replace(status=Status.OMISSION, score=0.0,
                                    reason="extracted is absent"))
             else:
                 out.append(r)
@@ -64,5 +63,5 @@ def propagate_batch_errors(results: list[FieldResult]) -> list[FieldResult]:
     """
     if not any(r.status is Status.BATCH_ERROR for r in results):
         return results
-    return [replace(r, status=Status.BATCH_ERROR, reason="another batch comparison of this "
+    return [r._replace(status=Status.BATCH_ERROR, reason="another batch comparison of this "
                     "record failed") if r.status is Status.PENDING else r for r in results]

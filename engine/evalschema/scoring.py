@@ -95,15 +95,14 @@ class RecordScorer:
         prefix = path + "." if path else ""
         for child in node.children:
             name = child.name
-            assert name is not None
-            cpath = prefix + name
-            seg = "/" + escape(name)
+            cpath = prefix + name  # type: ignore[operator]
+            seg = child.seg
             if child.skip:
-                self.emit(child, cpath, _SKIPPED, 0.0, g.get(name), e.get(name),
+                self.emit(child, cpath, _SKIPPED, 0.0, g.get(name), e.get(name),  # type: ignore[arg-type]
                           gp + seg if name in g else None, ep + seg if name in e else None)
                 continue
-            gv = g.get(name, _ABSENT)
-            ev = e.get(name, _ABSENT)
+            gv = g.get(name, _ABSENT)  # type: ignore[arg-type]
+            ev = e.get(name, _ABSENT)  # type: ignore[arg-type]
             if child.null_policy == "absent":
                 if gv is None and ev is None:
                     self.emit(child, cpath, _SKIPPED, 0.0, None, None, gp + seg, ep + seg,
@@ -115,13 +114,17 @@ class RecordScorer:
                     ev = _ABSENT
             if gv is not _ABSENT:
                 if ev is not _ABSENT:
-                    self.node(child, gv, ev, cpath, gp + seg, ep + seg)
+                    if child.kind == "leaf":
+                        self.leaf(child, gv, ev, cpath, gp + seg, ep + seg)
+                    else:
+                        self.node(child, gv, ev, cpath, gp + seg, ep + seg)
                 else:
                     self.expand(child, gv, cpath, gp + seg, _OMISSION)
             elif ev is not _ABSENT:
                 self.expand(child, ev, cpath, ep + seg, _HALLUCINATION)
         if node.closed:
-            extra = [k for k in e if k not in node.child_map]
+            child_map = node.child_map
+            extra = [k for k in e if k not in child_map]
             if extra:
                 self.extra_keys(node, e, sorted(extra), prefix, ep)
 
@@ -246,7 +249,8 @@ class RecordScorer:
             self.emit(node, path, _ERROR, 0.0, g, e, gp, ep,
                       f"comparator {node.comparator} failed: {type(exc).__name__}: {exc}")
             return
-        if score >= node.threshold:
-            self.emit(node, path, _MATCH, score, g, e, gp, ep)
-        else:
-            self.emit(node, path, _MISMATCH, score, g, e, gp, ep)
+        # The hot path: built inline, one FieldResult per judged leaf.
+        self.out.append(FieldResult(
+            path, node.path, _MATCH if score >= node.threshold else _MISMATCH, score,
+            node.comparator, None, g, e, gp, ep, node.pointer, node.weight,
+            self.record_index, self.record_id))

@@ -76,12 +76,15 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _print_problems(problems: Sequence[Problem], default_source: str | None = None) -> None:
-    for prob in problems:
+def _print_problems(problems: Sequence[Problem], default_source: str | None = None,
+                    limit: int | None = 50) -> None:
+    for prob in problems[:limit]:
         if default_source and not prob.source:
             prob = Problem(prob.code, prob.message, prob.pointer, prob.suggestion, prob.severity,
                            prob.target, default_source, prob.line, prob.column, prob.data)
         print(prob.format(), file=sys.stderr)
+    if limit is not None and len(problems) > limit:
+        print(f"… and {len(problems) - limit} more problem(s)", file=sys.stderr)
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:

@@ -269,7 +269,10 @@ def _unreadable_output(
         return results
     out = []
     for path in paths:
-        ev = resolve_path(expected, path)
+        try:
+            ev = resolve_path(expected, path)
+        except CompatInputError:  # Agenta returns before resolving anything
+            ev = None
         out.append(
             make_field(
                 path,
@@ -864,8 +867,8 @@ def _select(selector: Selector, value: Any, parts: Parts) -> list[tuple[Any, Par
         return [(value[name], (*parts, name))] if isinstance(value, dict) and name in value else []
     if kind == "index":
         return _select_index(selector[1], value, parts)
-    if not isinstance(value, list) or selector[3] == 0:
-        return []
+    if not isinstance(value, list | str) or selector[3] == 0:
+        return []  # python-jsonpath slices any sequence, strings included
     indices = range(*slice(selector[1], selector[2], selector[3]).indices(len(value)))
     return [(value[i], (*parts, i)) for i in indices]
 

@@ -18,5 +18,5 @@ class CompatInputError(ValueError):
     """
 
     def __init__(self, message: str, *, original: str | None = None) -> None:
-        super().__init__(message)
+        super().__init__(f"{message} [the original raises {original}]" if original else message)
         self.original = original

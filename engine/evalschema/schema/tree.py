@@ -15,6 +15,7 @@ from jsonschema import Draft202012Validator
 
 from ..errors import Problem, SchemaError, Severity, did_you_mean
 from ..keywords import KEYWORDS, SIMPLE_KEYWORDS
+from ..pointer import escape
 from ..pointer import join as ptr_join
 from ..registry import (
     BatchCompare,
@@ -77,6 +78,8 @@ class SchemaNode:
     #: Report extracted keys that the schema does not know as hallucinations.
     closed: bool = True
     child_map: dict[str, SchemaNode] = field(default_factory=dict)
+    #: "/" + the escaped name: this node's pointer segment in a record (hot-path cache).
+    seg: str = ""
 
     @property
     def json_type(self) -> str:
@@ -173,7 +176,8 @@ class _Builder:
         inherit.update(weight=weight, null=null_policy)
         skip = self._simple(schema, "x-eval-skip", False) is True
         node = SchemaNode(name, path, pointer, kind, types or frozenset(), skip=skip,
-                          weight=float(weight), null_policy=null_policy)
+                          weight=float(weight), null_policy=null_policy,
+                          seg="/" + escape(name) if name is not None else "")
         if root:
             node.id_field = self._id_field(schema)
         if kind == "object":
@@ -211,6 +215,7 @@ class _Builder:
     def _leaf_any(self, name: str | None, path: str, pointer: str,
                   inherited: dict[str, Any]) -> SchemaNode:
         node = SchemaNode(name, path, pointer, "leaf", frozenset(),
+                          seg="/" + escape(name) if name is not None else "",
                           weight=float(inherited.get("weight", 1.0)),
                           null_policy=inherited.get("null", "value"))
         self._bind_comparator(node, "exact", {}, None, pointer)

@@ -1,0 +1,378 @@
+"""Parity with the real peer packages, where they are installed (optional "parity" extra).
+
+Each test generates a few hundred seeded random and adversarial inputs, scores
+them with the peer's own code and with ``evalschema.compat``, and requires the
+same score (1e-9) or, where the peer raises, a CompatInputError. Only the
+packages' scoring entry points are called.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import os
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from evalschema.compat import CompatInputError, agenta, lynxius, uipath
+
+CASES = 300
+TOL = 1e-9
+
+
+def same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=0, abs_tol=TOL)
+
+
+def pairs(make: Any, seed: int, n: int = CASES) -> Iterator[tuple[Any, Any]]:
+    """Near-copies most of the time, unrelated values sometimes."""
+    gen = make(seed)
+    for i in range(n):
+        expected = gen.value()
+        yield expected, gen.value() if i % 7 == 0 else gen.mutate(expected)
+
+
+def objects(make: Any, seed: int, n: int = CASES) -> Iterator[tuple[dict[str, Any], Any]]:
+    gen = make(seed)
+    count = 0
+    while count < n:
+        expected = gen.value()
+        if isinstance(expected, dict):
+            count += 1
+            yield expected, gen.mutate(expected)
+
+
+def leaf_paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix]
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += leaf_paths(v, (*prefix, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out += leaf_paths(v, (*prefix, i))
+    return out
+
+
+class Tally:
+    """Counts what was compared, for the report printed with -s."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.scored, self.raised = name, 0, 0
+
+    def __del__(self) -> None:
+        print(f"\n[parity] {self.name}: {self.scored} scores equal, {self.raised} errors matched")
+
+
+# -- Lynxius ----------------------------------------------------------------------------------
+
+
+def random_weights(gen: Any, value: Any) -> Any:
+    """Weights shaped like ``value``: numbers, nested objects, loopback entries, zeros."""
+    r = gen.rng
+    if isinstance(value, list):
+        return random_weights(gen, value[0]) if value and r.random() < 0.7 else {}
+    if not isinstance(value, dict):
+        return r.choice([0.0, 0.25, 0.5, 1.0])
+    out: dict[str, Any] = {}
+    for key, child in value.items():
+        if r.random() < 0.6:
+            out[key] = random_weights(gen, child)
+            if isinstance(out[key], dict) and r.random() < 0.5:
+                out[key]["__" + key] = r.choice([0.0, 0.3, 0.8, 1.0])
+    return out
+
+
+def test_lynxius_parity(random_json: Any) -> None:
+    evaluators = pytest.importorskip(
+        "lynxius_evals.evaluators.json_diff_evaluator", reason="lynxius (parity extra) not installed"
+    )
+    client = pytest.importorskip("lynxius.evals.json_diff", reason="lynxius not installed")
+    engine = evaluators.JsonDiffEval()
+    tally = Tally("lynxius.json_diff")
+    gen = random_json(7)
+    for reference, output in pairs(random_json, 1):
+        weights = random_weights(gen, reference) if gen.rng.random() < 0.6 else {}
+        try:
+            want = float(engine.json_diff(reference, output, weights))
+        except ZeroDivisionError:
+            with pytest.raises(CompatInputError) as info:
+                lynxius.json_diff(reference, output, weights, validate_inputs=False)
+            assert info.value.original == "ZeroDivisionError"
+            tally.raised += 1
+            continue
+        got = lynxius.json_diff(reference, output, weights, validate_inputs=False)
+        explained = lynxius.json_diff(reference, output, weights, validate_inputs=False, explain=True)
+        assert same(got, want), (reference, output, weights, got, want)
+        assert same(explained.score, want)
+        tally.scored += 1
+        # The client-side checks: the same inputs rejected for the same reason.
+        try:
+            client.JsonDiff(label="parity").add_trace(reference, output, weights)
+            client_ok = True
+        except ValueError:
+            client_ok = False
+        try:
+            lynxius.json_diff(reference, output, weights)
+            ours_ok = True
+        except CompatInputError as exc:
+            assert exc.original == "ValueError"
+            ours_ok = False
+        assert client_ok == ours_ok, (reference, output, weights)
+
+
+# -- UiPath -------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def uipath_eval() -> Iterator[Callable[..., Any]]:
+    evaluators = pytest.importorskip("uipath.eval.evaluators", reason="uipath not installed")
+    models = pytest.importorskip("uipath.eval.models", reason="uipath not installed")
+    legacy_models = pytest.importorskip("uipath.eval.models.models")
+    loop = asyncio.new_event_loop()
+
+    def run(expected: Any, actual: Any, key: Any, legacy: bool) -> Any:
+        workload = models.WorkloadExecution(agent_input=None, workload_output=actual, workload_trace=[])
+        if legacy:
+            ev = evaluators.LegacyJsonSimilarityEvaluator(
+                id="p",
+                config={},
+                category=legacy_models.LegacyEvaluatorCategory.Deterministic,
+                type=legacy_models.LegacyEvaluatorType.JsonSimilarity,
+                targetOutputKey=key,
+                createdAt="",
+                updatedAt="",
+            )
+            criteria: Any = {"expected_output": expected, "expected_agent_behavior": ""}
+        else:
+            ev = evaluators.JsonSimilarityEvaluator(id="p", evaluatorConfig={"target_output_key": key})
+            criteria = {"expected_output": expected}
+        return loop.run_until_complete(ev.validate_and_evaluate_criteria(workload, criteria))
+
+    yield run
+    loop.close()
+
+
+def uipath_keys(gen: Any, expected: Any) -> list[Any]:
+    """"*", real paths in UiPath syntax, a missing key and a list of keys."""
+    from evalschema.compat._explain import to_path
+
+    paths = [to_path(p) for p in leaf_paths(expected) if p and all(k and "." not in str(k) for k in p)]
+    keys: list[Any] = ["*", "missing.key"]
+    if paths:
+        keys.append(gen.rng.choice(paths))
+        keys.append(gen.rng.sample(paths, min(2, len(paths))))
+    return keys
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["json_similarity", "legacy"])
+def test_uipath_parity(uipath_eval: Callable[..., Any], legacy: bool, random_json: Any) -> None:
+    tally = Tally(f"uipath {'legacy' if legacy else 'json_similarity'}")
+    gen = random_json(11)
+    for expected, actual in objects(random_json, 2, 150):
+        for key in uipath_keys(gen, expected):
+            if legacy and not isinstance(key, str):
+                continue
+            for e, a in ((expected, actual), (str(expected), actual), (expected, {"wrap": actual})):
+                check_uipath(uipath_eval, e, a, key, legacy, tally)
+    for e, a in ADVERSARIAL_UIPATH:
+        check_uipath(uipath_eval, e, a, "*", legacy, tally)
+
+
+ADVERSARIAL_UIPATH: list[tuple[Any, Any]] = [
+    ({"temperature": 20.3, "humidity": 65}, {"temperature": 20.5, "humidity": 65}),
+    ({"f": ["apple", "banana", "grape"]}, {"f": ["apple", "banana", "orange"]}),
+    ('{"a":1}', '{"a": 1}'),
+    ('{"a": 1}', {"a": 1}),
+    ({}, {"x": 1}),
+    ({"a": {}}, {}),
+    ({"a": 10}, {"a": 25}),
+    ({"a": -5}, {"a": 5}),
+    ({"a": 0}, {"a": 1e-13}),
+    ({"a": True}, {"a": 1}),
+    ({"a": None}, {"a": None}),
+    ({"a": ""}, {"a": "x"}),
+    ({"a": 10**400}, {"a": 1}),
+    ({"a": [1, 2, 3]}, {"a": [1]}),
+]
+
+
+def check_uipath(run: Callable[..., Any], e: Any, a: Any, key: Any, legacy: bool, tally: Tally) -> None:
+    fn = uipath.legacy_json_similarity_details if legacy else uipath.json_similarity_details
+    try:
+        result = run(e, a, key, legacy)
+    except Exception:
+        with pytest.raises(CompatInputError):
+            fn(e, a, key)
+        tally.raised += 1
+        return
+    ours = fn(e, a, key)
+    assert same(ours.score, float(result.score)), (e, a, key, ours, result)
+    justification = getattr(result, "details", None)
+    if not legacy and hasattr(justification, "matched_leaves"):
+        assert same(ours.matched_leaves, justification.matched_leaves)
+        assert same(ours.total_leaves, justification.total_leaves)
+    assert (ours.error is not None) == (int(result.score_type) == 2), (e, a, key, ours, result)
+    tally.scored += 1
+
+
+# -- Agenta -------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def handlers() -> Any:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    logging.disable(logging.WARNING)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module = pytest.importorskip(
+            "agenta.sdk.engines.running.handlers", reason="agenta not installed"
+        )
+    return module
+
+
+def call(handler: Any, **kwargs: Any) -> Any:
+    """The handler without its tracing decorator (which needs ``ag.init()``)."""
+    return getattr(handler, "__wrapped__", handler)(**kwargs)
+
+
+def test_agenta_json_diff_parity(handlers: Any, random_json: Any) -> None:
+    tally = Tally("agenta.json_diff")
+    gen = random_json(3)
+    for i, (gt, out) in enumerate(pairs(random_json, 4)):
+        options = {
+            "compare_schema_only": i % 5 == 1,
+            "predict_keys": i % 3 == 1,
+            "case_insensitive_keys": i % 4 == 1,
+            "threshold": gen.rng.choice([None, 0.0, 0.5, 0.9, 1.0, 1, "0.5", 1.5]),
+        }
+        for g, o in ((gt, out), (str_or(gt), str_or(out))):
+            try:
+                want = call(
+                    handlers.auto_json_diff_v0,
+                    parameters=options,
+                    inputs={"correct_answer": g},
+                    outputs=o,
+                )
+            except Exception:
+                with pytest.raises(CompatInputError):
+                    agenta.json_diff(g, o, **options)
+                tally.raised += 1
+                continue
+            got = agenta.json_diff(g, o, **options)
+            assert same(got["score"], want["score"]) and got["success"] == want["success"], (
+                g,
+                o,
+                options,
+                got,
+                want,
+            )
+            assert same(agenta.json_diff(g, o, **options, explain=True).score, want["score"])
+            tally.scored += 1
+
+
+def str_or(value: Any) -> Any:
+    import json
+
+    return json.dumps(value)
+
+
+def test_agenta_exact_contains_field_parity(handlers: Any, random_json: Any) -> None:
+    tally = Tally("agenta exact/contains/field")
+    texts = ['x [{"a":1}] y', "[1,2]", '{"a": NaN}', "{'a': 1}", '{"a":1} and {"b":2}', "", "}{"]
+    for gt, out in pairs(random_json, 5):
+        for o in (out, str_or(out), *texts):
+            want = call(handlers.auto_exact_match_v0, inputs={"correct_answer": gt}, outputs=o)
+            assert agenta.exact_match(gt, o) == want["success"], (gt, o)
+            if isinstance(o, str | dict):
+                want = call(handlers.auto_contains_json_v0, outputs=o)
+                assert agenta.contains_json(o) == want["success"], o
+            for field in ("a", "name", "a.b", "missing"):
+                want = call(
+                    handlers.field_match_test_v0,
+                    parameters={"json_field": field},
+                    inputs={"correct_answer": gt},
+                    outputs=o,
+                )
+                assert agenta.field_match(gt, o, field) == want["success"], (gt, o, field)
+            tally.scored += 1
+
+
+QUIRKY_PATHS = [
+    "$user.name",
+    "items[0].name",
+    "",
+    ".",
+    "a..b",
+    "a.b",
+    "/a.b",
+    "/a~1b",
+    "/0",
+    "/items/-",
+    "/items/01",
+    "/#a",
+    "$",
+    "$[0]",
+    "$['a.b']",
+    "$..a",
+    "$..*",
+    "$.items[*].name",
+    "$.items[-1]",
+    "$.items[0:2]",
+    "$.items[::-1]",
+    "$['a','b']",
+    "$.é",
+    "$.a-b",
+    "$.0",
+    "$.a.b[01]",
+    "0",
+    "items.0",
+    "items.5",
+]
+
+
+def agenta_paths(gen: Any, expected: Any) -> list[str]:
+    from evalschema.compat._explain import to_pointer
+
+    out = []
+    for parts in leaf_paths(expected)[1:]:
+        if gen.rng.random() < 0.5:
+            continue
+        out.append(".".join(str(p) for p in parts))
+        out.append(to_pointer(parts))
+        out.append("$" + "".join(f"[{p}]" if isinstance(p, int) else f"['{p}']" for p in parts))
+    return out + gen.rng.sample(QUIRKY_PATHS, 6)
+
+
+def test_agenta_multi_field_parity(handlers: Any, random_json: Any) -> None:
+    tally = Tally("agenta.json_multi_field_match")
+    gen = random_json(9)
+    for expected, actual in objects(random_json, 6):
+        expected.setdefault("items", [{"name": "a"}, {"name": "b"}])
+        fields = agenta_paths(gen, expected)
+        for path in fields:
+            for e, a in ((expected, actual), (str_or(expected), str_or(actual))):
+                compare_multi_field(handlers, e, a, [path], tally)
+        compare_multi_field(handlers, expected, actual, [f for f in fields if f != "$.0"], tally)
+
+
+def compare_multi_field(handlers: Any, e: Any, a: Any, fields: list[str], tally: Tally) -> None:
+    try:
+        want = call(
+            handlers.json_multi_field_match_v0,
+            parameters={"fields": fields},
+            inputs={"correct_answer": e},
+            outputs=a,
+        )
+    except Exception:
+        with pytest.raises(CompatInputError):
+            agenta.json_multi_field_match(e, a, fields)
+        tally.raised += 1
+        return
+    got = agenta.json_multi_field_match(e, a, fields)
+    assert got == want, (e, a, fields, got, want)
+    assert same(agenta.json_multi_field_match(e, a, fields, explain=True).score, want["aggregate_score"])
+    tally.scored += 1
