@@ -109,6 +109,8 @@ def _numeric(params: Mapping[str, Any]) -> Compare:
             if g is None and e is None:
                 return 1.0
             raise CompareTypeError("null against a number")
+        if tg is te and g == e:
+            return 1.0  # identical values match even when they are not numbers
         gf = _to_float(g, "gold")
         ef = _to_float(e, "extracted")
         if math.isnan(gf) or math.isnan(ef):
@@ -380,6 +382,10 @@ def _numeric_matrix(params: Mapping[str, Any]) -> MatrixCompare:
             else ok.astype(float)
         out[gbad, :] = 0.0
         out[:, ebad] = 0.0
+        for i in np.flatnonzero(gbad):
+            for j in np.flatnonzero(ebad):
+                if type(g[i]) is type(e[j]) and g[i] == e[j]:
+                    out[i, j] = 1.0
         return _null_fix(out, g, e)
 
     return matrix

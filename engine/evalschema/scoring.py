@@ -243,7 +243,11 @@ class RecordScorer:
         try:
             score = compare(g, e)
         except CompareTypeError as exc:
-            self.emit(node, path, _MISMATCH, 0.0, g, e, gp, ep, f"type_error: {exc}")
+            if type(g) is type(e) and g == e:
+                self.emit(node, path, _MATCH, 1.0, g, e, gp, ep,
+                          f"identical values ({node.comparator} cannot judge them: {exc})")
+            else:
+                self.emit(node, path, _MISMATCH, 0.0, g, e, gp, ep, f"type_error: {exc}")
             return
         except Exception as exc:
             self.emit(node, path, _ERROR, 0.0, g, e, gp, ep,

@@ -44,7 +44,8 @@ def test_numeric(params: dict[str, Any], g: Any, e: Any, score: float) -> None:
     assert cmp("numeric", params)(g, e) == pytest.approx(score)
 
 
-@pytest.mark.parametrize(("g", "e"), [(1, None), (1, "abc"), (1, [1]), (float("nan"), 1)])
+@pytest.mark.parametrize(("g", "e"), [(1, None), (1, "abc"), ("abc", "abd"), (1, [1]),
+                                      (float("nan"), 1)])
 def test_numeric_type_errors(g: Any, e: Any) -> None:
     with pytest.raises(CompareTypeError):
         cmp("numeric")(g, e)
@@ -155,6 +156,6 @@ def test_matrix_forms_agree_with_per_pair() -> None:
             for j, ev in enumerate(e):
                 try:
                     want = per_pair(gv, ev)
-                except CompareTypeError:
-                    want = 0.0
+                except CompareTypeError:  # the scorer's rule: identical values still match
+                    want = 1.0 if type(gv) is type(ev) and gv == ev else 0.0
                 assert math.isclose(m[i, j], want, abs_tol=0), (name, params, gv, ev)

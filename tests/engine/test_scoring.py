@@ -327,3 +327,13 @@ class TestSkipWeightThreshold:
                            "properties": {"a": S}})
         rec = one({"meta": {"a": "1", "b": 2}}, {"meta": {"b": 2, "a": "1"}}, schema)
         assert statuses(rec) == {"meta": "match"}
+
+
+class TestIdenticalValues:
+    def test_identical_values_match_even_if_the_comparator_cannot_judge_them(self) -> None:
+        schema = obj(n={**N, "x-eval-compare": "numeric"},
+                     s={**S, "x-eval-compare": "levenshtein"})
+        rec = one({"n": "n/a", "s": 5}, {"n": "n/a", "s": 5}, schema)
+        assert statuses(rec) == {"n": "match", "s": "match"}
+        rec = one({"n": "n/a", "s": 5}, {"n": "N/A", "s": 6}, schema)
+        assert statuses(rec) == {"n": "mismatch", "s": "mismatch"}

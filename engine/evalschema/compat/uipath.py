@@ -445,9 +445,10 @@ def _error_details(
     fields: tuple[FieldResult, ...] = ()
     if sink is not None:
         path = key if isinstance(key, str) else ", ".join(key)
+        path = "" if path == "*" else path
         error = FieldResult(
-            path="" if path == "*" else path,
-            field="" if path == "*" else path,
+            path=path,
+            field=re.sub(r"\[\d+\]", "[]", path),
             status=Status.ERROR,
             score=0.0,
             comparator=f"{SYSTEM}.error",
