@@ -39,22 +39,24 @@ def _key_value(elem: Any, key: str) -> Any:
 
 
 def _key_field(scorer: RecordScorer, node: SchemaNode, g: list[Any], e: list[Any]) -> Alignment:
+    """Pair by key value; repeated keys pair in order of appearance (k-th with k-th)."""
     key = str(node.align.params["key"]) if node.align else ""
-    first_e: dict[Any, int] = {}
+    by_key: dict[Any, list[int]] = {}
     for j, elem in enumerate(e):
         kv = _key_value(elem, key)
-        if kv is not None and kv not in first_e:
-            first_e[kv] = j
+        if kv is not None:
+            by_key.setdefault(kv, []).append(j)
     pairs: list[tuple[int, int]] = []
     gold_only: list[int] = []
-    used_keys: set[Any] = set()
     for i, elem in enumerate(g):
         kv = _key_value(elem, key)
-        if kv is None or kv in used_keys or kv not in first_e:
+        slot = by_key.get(kv) if kv is not None else None
+        if slot:
+            pairs.append((i, slot.pop(0)))
+            if not scorer.policy.key_field_repeats_in_order:
+                slot.clear()  # first wins: later duplicates stay unpaired
+        else:
             gold_only.append(i)
-            continue
-        used_keys.add(kv)
-        pairs.append((i, first_e[kv]))
     used_e = {j for _, j in pairs}
     return pairs, gold_only, [j for j in range(len(e)) if j not in used_e]
 
@@ -97,7 +99,7 @@ def pair_f1_matrix(scorer: RecordScorer, items: SchemaNode, g: Sequence[Any],
         return fast
     from .scoring import RecordScorer as _Scorer
 
-    sub = _Scorer(items)
+    sub = _Scorer(items, scorer.policy)
     out = np.empty((len(g), len(e)))
     for i, gv in enumerate(g):
         for j, ev in enumerate(e):
@@ -108,6 +110,9 @@ def pair_f1_matrix(scorer: RecordScorer, items: SchemaNode, g: Sequence[Any],
 def _hungarian(scorer: RecordScorer, node: SchemaNode, g: list[Any], e: list[Any]) -> Alignment:
     items = node.items
     assert items is not None
+    limit = scorer.policy.hungarian_max_pairs
+    if limit is not None and len(g) * len(e) > limit:
+        return _ordered(scorer, node, g, e)
     f1 = pair_f1_matrix(scorer, items, g, e)
     rows, cols = linear_sum_assignment(f1, maximize=True)
     pairs = sorted((int(i), int(j)) for i, j in zip(rows, cols, strict=True) if f1[i, j] > 0.0)

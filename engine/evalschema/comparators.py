@@ -382,10 +382,10 @@ def _numeric_matrix(params: Mapping[str, Any]) -> MatrixCompare:
             else ok.astype(float)
         out[gbad, :] = 0.0
         out[:, ebad] = 0.0
-        for i in np.flatnonzero(gbad):
-            for j in np.flatnonzero(ebad):
+        for i in np.flatnonzero(gbad).tolist():
+            for j in np.flatnonzero(ebad).tolist():
                 if type(g[i]) is type(e[j]) and g[i] == e[j]:
-                    out[i, j] = 1.0
+                    out[i, j] = 1.0  # identical values match (ScoringPolicy)
         return _null_fix(out, g, e)
 
     return matrix

@@ -14,6 +14,7 @@ from typing import Any
 from .errors import GoldValidationError, Problem
 from .lenient import LenientParseError, parse_lenient
 from .pointer import field_segments
+from .policy import NATIVE, ScoringPolicy
 from .postprocess import PostProcessor
 from .records import RawRecord, load_json, load_records
 from .registry import Registry
@@ -129,11 +130,11 @@ class Evaluator:
     #: Pointer of the sub-tree of each record that is scored (``target=``).
     target_pointer: str = ""
     target_path: str = ""
-    negative_extra_indices: bool = False
+    policy: ScoringPolicy = NATIVE
     scorer: RecordScorer = field(init=False)
 
     def __post_init__(self) -> None:
-        self.scorer = RecordScorer(self.root, self.negative_extra_indices)
+        self.scorer = RecordScorer(self.root, self.policy)
 
     def score_pair(self, gold: Any, extracted: Any, *, index: int, record_id: Any = None,
                    gold_index: int | None = None, extracted_index: int | None = None,

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .pointer import escape
+from .policy import NATIVE, ScoringPolicy
 from .registry import CompareTypeError
 from .results import FieldResult, Status
 from .schema.tree import SchemaNode
@@ -41,8 +42,7 @@ class RecordScorer:
     """Scores records under one schema tree; holds per-record state only while scoring."""
 
     root: SchemaNode
-    #: struct_extract_eval labels extra extracted array elements [-1], [-2], ...
-    negative_extra_indices: bool = False
+    policy: ScoringPolicy = NATIVE
     record_index: int = 0
     record_id: Any = None
     out: list[FieldResult] = field(default_factory=list)
@@ -126,15 +126,28 @@ class RecordScorer:
             child_map = node.child_map
             extra = [k for k in e if k not in child_map]
             if extra:
-                self.extra_keys(node, e, sorted(extra), prefix, ep)
+                self.extra_keys(node, e, sorted(extra), prefix, ep, g, gp)
 
     def extra_keys(self, node: SchemaNode, e: dict[str, Any], keys: list[str], prefix: str,
-                   ep: str) -> None:
+                   ep: str, g: dict[str, Any] | None = None, gp: str = "") -> None:
+        """Extracted keys the schema does not know: hallucinations, unless gold has them too.
+
+        A key in both gold and extracted is data the schema does not cover; the
+        extractor was right to return it, so it is skipped, not held against it.
+        """
+        field_prefix = node.path + "." if node.path else ""
         for k in keys:
+            seg = "/" + escape(k)
+            if g is not None and k in g and self.policy.shared_unknown_keys_skipped:
+                self.out.append(FieldResult(
+                    prefix + k, field_prefix + k, _SKIPPED, 0.0, None,
+                    "in gold and extracted but not in the schema", g[k], e[k], gp + seg, ep + seg,
+                    node.pointer, node.weight, self.record_index, self.record_id))
+                continue
             self.out.append(FieldResult(
-                prefix + k, (node.path + "." if node.path else "") + k, _HALLUCINATION, 0.0,
-                None, "not in the schema", None, e[k], None, ep + "/" + escape(k),
-                node.pointer, node.weight, self.record_index, self.record_id,
+                prefix + k, field_prefix + k, _HALLUCINATION, 0.0, None, "not in the schema",
+                None, e[k], None, ep + seg, node.pointer, node.weight, self.record_index,
+                self.record_id,
             ))
 
     def array(self, node: SchemaNode, g: list[Any], e: list[Any], path: str, gp: str,
@@ -152,7 +165,7 @@ class RecordScorer:
         for gi in gold_only:
             self.expand(items, g[gi], f"{path}[{gi}]", f"{gp}/{gi}", _OMISSION)
         for k, ei in enumerate(extra, start=1):
-            label = f"{path}[-{k}]" if self.negative_extra_indices else f"{path}[{ei}]"
+            label = f"{path}[-{k}]" if self.policy.negative_extra_indices else f"{path}[{ei}]"
             self.expand(items, e[ei], label, f"{ep}/{ei}", _HALLUCINATION)
 
     def type_error(self, node: SchemaNode, g: Any, e: Any, path: str, gp: str, ep: str,
@@ -218,6 +231,8 @@ class RecordScorer:
                 for fn in node.transform_fns:
                     g = fn(g)
             except Exception as exc:
+                if not self.policy.transform_errors_scored:
+                    raise
                 self.emit(node, path, _ERROR, 0.0, g, e, gp, ep,
                           f"transform failed on the gold value: {exc}")
                 return
@@ -225,6 +240,8 @@ class RecordScorer:
                 for fn in node.transform_fns:
                     e = fn(e)
             except Exception as exc:
+                if not self.policy.transform_errors_scored:
+                    raise
                 self.emit(node, path, _MISMATCH, 0.0, g, e, gp, ep,
                           f"transform failed on the extracted value: {exc}")
                 return
@@ -243,7 +260,7 @@ class RecordScorer:
         try:
             score = compare(g, e)
         except CompareTypeError as exc:
-            if type(g) is type(e) and g == e:
+            if self.policy.identical_values_match and type(g) is type(e) and g == e:
                 self.emit(node, path, _MATCH, 1.0, g, e, gp, ep,
                           f"identical values ({node.comparator} cannot judge them: {exc})")
             else:

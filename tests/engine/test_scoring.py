@@ -57,6 +57,11 @@ class TestFlat:
         assert statuses(rec) == {"name": "match", "age": "hallucination"}
         assert (rec.precision, rec.recall) == (0.5, 1.0)
 
+    def test_key_not_in_schema_but_in_gold_is_skipped(self) -> None:
+        rec = one({"name": "a", "po": "X"}, {"name": "a", "po": "X"}, self.schema)
+        assert statuses(rec) == {"name": "match", "po": "skipped"}
+        assert rec.f1 == 1.0
+
     def test_key_not_in_schema_is_hallucination(self) -> None:
         rec = one({"name": "a"}, {"name": "a", "zz": 1, "aa": 2}, self.schema)
         halls = [r for r in rec.field_results if r.status is Status.HALLUCINATION]
@@ -210,6 +215,13 @@ class TestKeyFieldArrays:
                   self.schema)
         halls = [r.path for r in rec.field_results if r.status is Status.HALLUCINATION]
         assert halls == ["items[1].sku", "items[1].qty", "items[2].qty"]
+
+    def test_repeated_keys_pair_in_order(self) -> None:
+        items = [{"sku": "a", "qty": 1}, {"sku": "a", "qty": 2}]
+        rec = one({"items": items}, {"items": list(reversed(items))}, self.schema)
+        assert statuses(rec) == {"items[0].sku": "match", "items[0].qty": "mismatch",
+                                 "items[1].sku": "match", "items[1].qty": "mismatch"}
+        assert one({"items": items}, {"items": items}, self.schema).f1 == 1.0
 
     def test_key_values_pair_by_hash_equality(self) -> None:
         schema = obj(items={"type": "array", "x-eval-align": {"match_by": "key_field",

@@ -1,0 +1,106 @@
+"""struct_extract_eval's ``evaluate``, reproduced with its quirks.
+
+The native engine is struct_extract_eval's scoring model with a handful of
+deliberate changes (``evalschema.policy``); this module switches them back and
+adds what policy cannot express: equal-length record lists, per-field results
+keyed by instance path, numeric comparison without float slack, comparators
+required on every leaf, and unknown ``x-eval-*`` keys only tolerated.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from ..builtins import builtin_registry
+from ..errors import SchemaError
+from ..evaluate import Evaluator, RunAccumulator, iter_evaluate
+from ..policy import STRUCT_EXTRACT_EVAL
+from ..postprocess import PostProcessor
+from ..registry import ComparatorDef, Compare, CompareTypeError, Registry
+from ..results import FieldResult, RunResult
+from ..schema.tree import check_eval_schema
+from .errors import CompatInputError
+
+
+def _seed_numeric(params: Mapping[str, Any]) -> Compare:
+    """Their numeric: float() both sides, tolerances compared without slack."""
+    tol = params.get("tolerance") or {}
+    rel, abs_ = tol.get("rel"), tol.get("abs")
+
+    def numeric(g: Any, e: Any) -> float:
+        if g is None or e is None:
+            if g is None and e is None:
+                return 1.0
+            raise CompareTypeError("type_error")
+        try:
+            gf, ef = float(g), float(e)
+        except (TypeError, ValueError):
+            raise CompareTypeError("type_error") from None
+        if math.isnan(gf) or math.isnan(ef):
+            if math.isnan(gf) and math.isnan(ef):
+                return 1.0
+            raise CompareTypeError("type_error")
+        if rel is None and abs_ is None:
+            return 1.0 if gf == ef else 0.0
+        diff = abs(gf - ef)
+        if rel is not None and diff / (abs(gf) if gf != 0.0 else 1.0) > rel:
+            return 0.0
+        if abs_ is not None and diff > abs_:
+            return 0.0
+        return 1.0
+
+    return numeric
+
+
+def compat_registry() -> Registry:
+    """Built-ins, with numeric as struct_extract_eval computes it."""
+    reg = builtin_registry()
+    native = reg.comparators["numeric"]
+    reg.comparators["numeric"] = ComparatorDef(
+        native.name, native.doc, native.params, native.types, builtin=True,
+        factory=_seed_numeric)
+    return reg
+
+
+def _key_by_instance_path(results: list[FieldResult]) -> list[FieldResult]:
+    return [r._replace(field=r.path) for r in results]
+
+
+def evaluate(gold: Sequence[Any], extracted: Sequence[Any], schema: Any, *,
+             id_field: str | None = None,
+             post_process: PostProcessor | Iterable[PostProcessor] | None = None,
+             registry: Registry | None = None) -> RunResult:
+    """Score as struct_extract_eval 0.1.0 (@6a51aa28) does; ``per_field`` keyed by instance path.
+
+    Raises CompatInputError where the original raises: lists of different length
+    (its ValueError) and a transform meeting a value of the wrong type (its TypeError).
+    """
+    if len(gold) != len(extracted):
+        raise CompatInputError(f"struct_extract_eval raises ValueError: {len(gold)} gold and "
+                               f"{len(extracted)} extracted records (lengths must match)")
+    reg = registry or compat_registry()
+    check = check_eval_schema(schema, registry=reg, defaults=False)
+    # It only logs unknown x-eval keys.
+    errors = [p for p in check.errors if p.code != "unknown-key"]
+    if errors:
+        raise SchemaError(errors, "the eval schema is invalid")
+    pps: list[PostProcessor] = []
+    if post_process is not None:
+        pps.extend([post_process] if callable(post_process) else post_process)
+    pps.append(_key_by_instance_path)
+    evaluator = Evaluator(check.root, id_field or check.root.id_field, pps,
+                          policy=STRUCT_EXTRACT_EVAL)
+    acc = RunAccumulator()
+    try:
+        for _ in iter_evaluate(gold, extracted, evaluator, acc):
+            pass
+    except TypeError as exc:
+        raise CompatInputError(f"struct_extract_eval raises TypeError: {exc}") from exc
+    return acc.result()
+
+
+#: The metric as ``evalschema eval --metric struct_extract_eval.evaluate`` runs it.
+RunMetric = Callable[..., RunResult]
+METRICS: dict[str, RunMetric] = {"struct_extract_eval.evaluate": evaluate}
