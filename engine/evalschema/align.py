@@ -39,7 +39,8 @@ def _key_value(elem: Any, key: str) -> Any:
 
 
 def _key_field(scorer: RecordScorer, node: SchemaNode, g: list[Any], e: list[Any]) -> Alignment:
-    """Pair by key value; repeated keys pair in order of appearance (k-th with k-th)."""
+    """Pair by key value; repeated keys pair in order of appearance (k-th with k-th),
+    and elements without a usable key pair with each other in order."""
     key = str(node.align.params["key"]) if node.align else ""
     by_key: dict[Any, list[int]] = {}
     for j, elem in enumerate(e):
@@ -58,7 +59,18 @@ def _key_field(scorer: RecordScorer, node: SchemaNode, g: list[Any], e: list[Any
         else:
             gold_only.append(i)
     used_e = {j for _, j in pairs}
-    return pairs, gold_only, [j for j in range(len(e)) if j not in used_e]
+    extra = [j for j in range(len(e)) if j not in used_e]
+    if scorer.policy.key_field_keyless_in_order:
+        keyless_g = [i for i in gold_only if _key_value(g[i], key) is None]
+        keyless_e = [j for j in extra if _key_value(e[j], key) is None]
+        matched = list(zip(keyless_g, keyless_e, strict=False))
+        if matched:
+            pairs = sorted([*pairs, *matched])
+            done_g = {i for i, _ in matched}
+            done_e = {j for _, j in matched}
+            gold_only = [i for i in gold_only if i not in done_g]
+            extra = [j for j in extra if j not in done_e]
+    return pairs, gold_only, extra
 
 
 def _set(scorer: RecordScorer, node: SchemaNode, g: list[Any], e: list[Any]) -> Alignment:
@@ -94,7 +106,8 @@ def pair_f1_matrix(scorer: RecordScorer, items: SchemaNode, g: Sequence[Any],
     """F1 of every (gold, extracted) element pair, as the reported scores would give it."""
     from .vectorized import vectorized_f1
 
-    fast = vectorized_f1(items, g, e)
+    fast = vectorized_f1(items, g, e,
+                         shared_unknown_keys_skipped=scorer.policy.shared_unknown_keys_skipped)
     if fast is not None:
         return fast
     from .scoring import RecordScorer as _Scorer

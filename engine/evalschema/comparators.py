@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from functools import lru_cache
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
+from functools import lru_cache
 from typing import Any
 
 import numpy as np

@@ -38,6 +38,13 @@ def parse_lenient(text: str, *, want_object: bool = True) -> LenientResult:
     """
     stripped = text.strip()
     try:
+        return _parse(stripped, want_object)
+    except RecursionError:
+        raise LenientParseError("the text is nested too deeply to read") from None
+
+
+def _parse(stripped: str, want_object: bool) -> LenientResult:
+    try:
         value = json.loads(stripped)
     except ValueError:
         pass
@@ -101,7 +108,6 @@ def _balanced_end(text: str, begin: int) -> int | None:
     return None
 
 
-_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
 
 
@@ -127,11 +133,19 @@ def _repair(text: str) -> str:
             word = text[i:j]
             out.append(_PY_LITERALS.get(word, word))
             i = j
+        elif ch == ",":
+            j = i + 1
+            while j < n and text[j].isspace():
+                j += 1
+            if j < n and text[j] in "}]":
+                i += 1  # a trailing comma
+                continue
+            out.append(ch)
+            i += 1
         else:
             out.append(ch)
             i += 1
-    fixed = _TRAILING_COMMA.sub(r"\1", "".join(out))
-    return _close_brackets(fixed)
+    return _close_brackets("".join(out))
 
 
 def _string_end(text: str, begin: int, quote: str) -> int:

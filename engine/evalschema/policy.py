@@ -24,6 +24,9 @@ class ScoringPolicy:
     #: key_field alignment pairs repeated keys in order of appearance; otherwise only
     #: the first element with a key is paired and the rest become omissions/hallucinations.
     key_field_repeats_in_order: bool = True
+    #: key_field alignment pairs elements that lack the key (or hold an unusable one)
+    #: with each other in order; otherwise they are all omissions/hallucinations.
+    key_field_keyless_in_order: bool = True
     #: A key the schema does not know but gold and extracted both hold is skipped
     #: (the extractor was right); otherwise the extracted copy is a hallucination.
     shared_unknown_keys_skipped: bool = True
@@ -39,6 +42,7 @@ STRUCT_EXTRACT_EVAL = ScoringPolicy(
     identical_values_match=False,
     hungarian_max_pairs=2500,
     key_field_repeats_in_order=False,
+    key_field_keyless_in_order=False,
     shared_unknown_keys_skipped=False,
     transform_errors_scored=False,
 )

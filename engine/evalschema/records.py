@@ -34,6 +34,12 @@ def _jsonl(text: str, source: str, strict: bool) -> Iterator[RawRecord]:
             continue
         try:
             yield RawRecord(json.loads(stripped), source, lineno)
+        except RecursionError:
+            if strict:
+                raise InputError([Problem(
+                    "too-deep", "line is nested too deeply to read", source=source,
+                    line=lineno, column=1)]) from None
+            yield RawRecord(stripped, source, lineno, unparsed=True)
         except ValueError as exc:
             if strict:
                 col = getattr(exc, "colno", 1) + (len(line) - len(line.lstrip()))
@@ -56,25 +62,43 @@ def parse_records_text(text: str, source: str = "<text>", *, strict: bool = True
     if text.startswith("\ufeff"):
         text = text[1:]
     if jsonl is None:
-        jsonl = source.endswith((".jsonl", ".ndjson")) or not text.lstrip().startswith("[")
-        if not jsonl:
+        if source.endswith((".jsonl", ".ndjson")):
+            jsonl = True
+        else:
+            # One JSON document (an array of records, or a single record) unless it
+            # only parses line by line.
             try:
                 return _array(json.loads(text), source)
             except json.JSONDecodeError as exc:
+                first_error = exc
+            except RecursionError:
+                raise _too_deep(source) from None
+            lines = [ln for ln in text.split("\n") if ln.strip()]
+            jsonl = len(lines) > 1 and not text.lstrip().startswith("[")
+            if not jsonl:
                 if strict:
-                    line, col = _line_col(text, exc.pos)
+                    line, col = _line_col(text, first_error.pos)
                     raise InputError([Problem(
-                        "invalid-json", f"not valid JSON: {exc.msg}", source=source,
+                        "invalid-json", f"not valid JSON: {first_error.msg}", source=source,
                         line=line, column=col, suggestion="fix the JSON, or use JSONL "
                         "(one record per line) so one bad record does not stop the others",
                     )]) from None
                 return [RawRecord(text, source, 1, unparsed=True)]
     if not jsonl:
-        return _array(json.loads(text), source)
+        try:
+            return _array(json.loads(text), source)
+        except RecursionError:
+            raise _too_deep(source) from None
     records = list(_jsonl(text, source, strict))
     if len(records) == 1 and isinstance(records[0].value, list) and not records[0].unparsed:
         return _array(records[0].value, source)
     return records
+
+
+def _too_deep(source: str) -> InputError:
+    return InputError([Problem("too-deep", "nested too deeply to read", source=source,
+                               suggestion="flatten the data; evalschema reads JSON nested up "
+                               "to Python's recursion limit")])
 
 
 def _array(value: Any, source: str) -> list[RawRecord]:

@@ -34,8 +34,9 @@ SCALAR_TYPES: frozenset[str] = frozenset({"string", "number", "integer", "boolea
 class CompareTypeError(TypeError):
     """A value has a type the comparator or transform cannot judge.
 
-    Raised by built-ins; the engine turns it into a scored outcome (mismatch when
-    the extracted value is at fault, error when the gold value is), never a crash.
+    Raised by built-ins; the engine turns it into a scored outcome (a mismatch with
+    the message as its reason, or a match when both values are identical), never a
+    crash. A *transform* failing on a gold value is an ``error`` status instead.
     """
 
 

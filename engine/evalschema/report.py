@@ -36,20 +36,27 @@ def summary_lines(run: RunResult, label: str = "") -> list[str]:
     return lines
 
 
-def field_table(per_field: dict[str, FieldAggregation], *, sort: str = "schema") -> list[str]:
+def field_table(per_field: dict[str, FieldAggregation], *, sort: str = "schema",
+                scores_only: bool = False) -> list[str]:
+    """The per-field table; ``scores_only`` shows mean credit (for peer metrics, whose
+    fields are explanations, not precision/recall)."""
     rows = list(per_field.values())
     if sort == "f1":
-        rows.sort(key=lambda a: (a.f1, a.field))
+        rows.sort(key=lambda a: (a.mean_score if scores_only else a.f1, a.field))
     width = max([len("(record)"), *(len(a.field) for a in rows)])
-    header = (f"{'field':<{width}}  {'F1':>6}  {'':<{_BAR}}  {'prec':>6}  {'recall':>6}  "
+    head = "mean" if scores_only else "F1"
+    tail = "" if scores_only else f"  {'prec':>6}  {'recall':>6}"
+    header = (f"{'field':<{width}}  {head:>6}  {'':<{_BAR}}{tail}  "
               f"{'match':>6}  {'mism':>5}  {'omit':>5}  {'hall':>5}  {'skip':>5}  {'err':>4}")
     lines = [header, "─" * len(header)]
     for a in rows:
         c = a.counts
+        value = a.mean_score if scores_only else a.f1
+        cells = "" if scores_only else f"  {a.precision:6.3f}  {a.recall:6.3f}"
         lines.append(
-            f"{a.field or '(record)':<{width}}  {a.f1:6.3f}  {_bar(a.f1)}  {a.precision:6.3f}  "
-            f"{a.recall:6.3f}  {c.matches:6d}  {c.mismatches:5d}  {c.omissions:5d}  "
-            f"{c.hallucinations:5d}  {c.skipped:5d}  {c.errors:4d}"
+            f"{a.field or '(record)':<{width}}  {value:6.3f}  {_bar(value)}{cells}  "
+            f"{c.matches:6d}  {c.mismatches:5d}  {c.omissions:5d}  {c.hallucinations:5d}  "
+            f"{c.skipped:5d}  {c.errors:4d}"
         )
     return lines
 

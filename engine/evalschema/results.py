@@ -37,6 +37,9 @@ class FieldResult(NamedTuple):
     the gold record, in the extracted record and the schema node that judged it, so
     an editor can map any result back to text without the engine knowing offsets.
 
+    ``gold`` and ``extracted`` are the values as compared, after the field's
+    transforms; the pointers locate the originals.
+
     A NamedTuple rather than a frozen dataclass: one is built per judged field, and
     a frozen dataclass costs five times as much to build (2.4 µs against 0.5 µs),
     which alone would double a run. It is just as immutable; use ``_replace``.

@@ -79,7 +79,7 @@ def _walk(node: SchemaNode, value: Any, ptr: str, problems: list[Problem], warn_
                 if key not in node.child_map:
                     problems.append(Problem(
                         "gold-extra-field", f"{key!r} is not in the schema, so it is never "
-                        "scored (and an extracted copy counts as a hallucination)",
+                        "scored (an extracted copy is skipped)",
                         f"{ptr}/{escape(key)}", severity=Severity.WARNING,
                         suggestion="add it to the schema, or remove it from gold"))
     elif node.kind == "array" and isinstance(value, list) and node.items is not None:

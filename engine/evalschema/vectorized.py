@@ -13,19 +13,19 @@ from typing import Any
 
 import numpy as np
 
-from .registry import Registry, default_registry
 from .schema.tree import SchemaNode
 
 _ABSENT = object()
 
 
 def vectorized_f1(items: SchemaNode, g: Sequence[Any], e: Sequence[Any],
-                  registry: Registry | None = None) -> np.ndarray | None:
+                  shared_unknown_keys_skipped: bool = True) -> np.ndarray | None:
+    if items.kind == "leaf":
+        return _scalar_f1(items, g, e)
     if items.kind != "object" or items.skip or not items.children:
         return None
     if not all(type(v) is dict and v for v in g) or not all(type(v) is dict and v for v in e):
         return None
-    reg = registry or default_registry
     n, m = len(g), len(e)
     s = np.zeros((n, m))
     both_n = np.zeros((n, m))
@@ -34,10 +34,7 @@ def vectorized_f1(items: SchemaNode, g: Sequence[Any], e: Sequence[Any],
     for child in items.children:
         if child.skip:
             continue
-        if child.kind != "leaf" or child.compare is None or child.comparator is None:
-            return None
-        d = reg.comparators.get(child.comparator)
-        if d is None or d.matrix_factory is None:
+        if child.kind != "leaf" or child.matrix is None:
             return None
         name = child.name
         absent_null = child.null_policy == "absent"
@@ -53,7 +50,7 @@ def vectorized_f1(items: SchemaNode, g: Sequence[Any], e: Sequence[Any],
             et = [_transform(child, v) for v in ev]
         except Exception:
             return None
-        scores = d.matrix_factory(child.params)(gt, et)
+        scores = child.matrix(gt, et)
         if scores is None:
             return None
         both = gp[:, None] & ep[None, :]
@@ -62,9 +59,33 @@ def vectorized_f1(items: SchemaNode, g: Sequence[Any], e: Sequence[Any],
         omit += gp[:, None] & ~ep[None, :]
         hall += ~gp[:, None] & ep[None, :]
     if items.closed:
-        extra = np.fromiter((sum(k not in items.child_map for k in v) for v in e), float, m)
-        hall += extra[None, :]
+        unknown = {k for v in e for k in v if k not in items.child_map}
+        for k in sorted(unknown):
+            ek = np.fromiter((k in v for v in e), bool, m)
+            if shared_unknown_keys_skipped:
+                gk = np.fromiter((k in v for v in g), bool, n)
+                hall += ~gk[:, None] & ek[None, :]
+            else:
+                hall += ek[None, :]
     return _f1(s, both_n, omit, hall)
+
+
+def _scalar_f1(items: SchemaNode, g: Sequence[Any], e: Sequence[Any]) -> np.ndarray | None:
+    """One leaf per element: a pair's F1 is 2s²/(s+s) for its score s (0 when s is 0)."""
+    if items.skip or items.matrix is None or (items.null_policy == "absent" and (
+            any(v is None for v in g) or any(v is None for v in e))):
+        return None
+    try:
+        gt = [_transform(items, v) for v in g]
+        et = [_transform(items, v) for v in e]
+    except Exception:
+        return None
+    scores = items.matrix(gt, et)
+    if scores is None:
+        return None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(scores > 0, 2 * scores * scores / np.where(scores > 0, 2 * scores, 1.0),
+                        0.0)
 
 
 def _transform(node: SchemaNode, value: Any) -> Any:

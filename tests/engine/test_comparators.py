@@ -136,7 +136,7 @@ def test_matrix_forms_agree_with_per_pair() -> None:
     words = ["alpha", "alpah", "beta", "Béta", "gamma", None, "", "ALPHA"]
     numbers: list[Any] = [0, 1, 1.005, 100, 99.5, -3, None, "12", "x", True, 1e-9, 2.5]
     cases = [
-        ("exact", {}, words + [1, 1.0, True]),
+        ("exact", {}, [*words, 1, 1.0, True]),
         ("levenshtein", {}, words),
         ("normalized", {}, words),
         ("numeric", {}, numbers),

@@ -43,7 +43,7 @@ def judge(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[tuple[Jud
     state = Judge()
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             length = int(self.headers["Content-Length"])
             body = json.loads(self.rfile.read(length))
             assert self.path == "/v1/chat/completions"

@@ -13,7 +13,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import EvalSchemaError, InputError, Problem, Severity
+from ..errors import (
+    EvalSchemaError,
+    GoldValidationError,
+    InputError,
+    Problem,
+    SchemaError,
+    Severity,
+)
 from ..evaluate import evaluate
 from ..records import load_json, load_records
 from ..registry import default_registry
@@ -62,6 +69,13 @@ def _parser() -> argparse.ArgumentParser:
                     help="order of the per-field table")
     ev.add_argument("--no-records", action="store_true",
                     help="leave per-record results out of --format json")
+    ev.add_argument("--metric", metavar="NAME",
+                    help="score with a peer system's metric instead of the native engine "
+                    "(e.g. lynxius.json_diff, uipath.json_similarity, agenta.json_diff, "
+                    "galtea.json_field_match_normalized, struct_extract_eval.evaluate)")
+    ev.add_argument("--metric-option", action="append", default=[], metavar="KEY=VALUE",
+                    help="an option for --metric; VALUE is JSON if it parses, else text "
+                    "(e.g. weights='{\"price\": 0.5}'); repeatable")
 
     ck = sub.add_parser("check", help="validate eval schemas and list every problem")
     ck.add_argument("schemas", nargs="+")
@@ -87,8 +101,60 @@ def _print_problems(problems: Sequence[Problem], default_source: str | None = No
         print(f"… and {len(problems) - limit} more problem(s)", file=sys.stderr)
 
 
+def _metric_options(pairs: Sequence[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in pairs:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise InputError([Problem("bad-option", f"--metric-option {item!r} is not KEY=VALUE")])
+        try:
+            out[key] = json.loads(value)
+        except ValueError:
+            out[key] = value
+    return out
+
+
+def _cmd_metric(args: argparse.Namespace, schema: Any) -> int:
+    from ..compat import CompatInputError
+    from ..compat.runner import MetricRun, run_metric
+    from ..report import field_table
+    from ..schema.tree import parse_eval_schema
+
+    root = parse_eval_schema(schema, base_uri=args.schema)
+    gold = load_records(args.gold)
+    docs: list[dict[str, Any]] = []
+    for extracted in args.extracted:
+        try:
+            result = run_metric(args.metric, gold, load_records(extracted, strict=False),
+                                schema=schema, id_field=args.id_field or root.id_field,
+                                options=_metric_options(args.metric_option))
+        except CompatInputError as exc:
+            print(f"evalschema: {exc}", file=sys.stderr)
+            return EXIT_INPUT
+        if args.format == "json":
+            docs.append({"extracted": extracted, **result.to_dict()})
+            continue
+        if not isinstance(result, MetricRun):
+            print(text_report(result, f"{Path(extracted).name} ({args.metric})", sort=args.sort))
+            continue
+        problems = [r for r in result.records if r.problem]
+        print(f"{Path(extracted).name}: {args.metric} mean {result.mean_score:.5f} "
+              f"(scale {result.scale:g}) over {len(result.records)} records")
+        for r in problems[:5]:
+            print(f"  record {r.record_id}: {r.problem}")
+        print()
+        print("\n".join(field_table(result.per_field, sort=args.sort, scores_only=True)))
+    if args.format == "json":
+        json.dump(docs[0] if len(docs) == 1 else docs, sys.stdout, ensure_ascii=False, indent=2,
+                  default=str)
+        print()
+    return EXIT_OK
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
     schema = load_json(args.schema, "schema")
+    if args.metric:
+        return _cmd_metric(args, schema)
     outputs: list[dict[str, Any]] = []
     for extracted in args.extracted:
         try:
@@ -96,7 +162,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                            fields=args.fields, target=args.target,
                            null_policy=args.null_policy, base_uri=args.schema)
         except EvalSchemaError as exc:
-            source = args.schema if type(exc).__name__ == "SchemaError" else args.gold
+            source = {SchemaError: args.schema, GoldValidationError: args.gold}.get(type(exc))
             print(f"evalschema: {str(exc).splitlines()[0]}", file=sys.stderr)
             _print_problems(exc.problems, source)
             return EXIT_INPUT

@@ -7,11 +7,12 @@ rejected) lives here so the four modules read alike and never drift apart.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ParamSpec, Protocol, TypeVar
 
 from rapidfuzz.distance import Levenshtein
 
@@ -50,21 +51,19 @@ class Metric(Protocol):
 
 def to_path(parts: Parts) -> str:
     """Instance path: ``menu[0].price`` (keys joined by dots, indices in brackets)."""
-    out = ""
-    for p in parts:
-        if isinstance(p, int):
-            out += f"[{p}]"
-        else:
-            out += f".{p}" if out else p
-    return out
+    return _join(parts, lambda i: f"[{i}]")
 
 
 def to_field(parts: Parts) -> str:
     """Field path shared by every array element: ``menu[].price``."""
+    return _join(parts, lambda _: "[]")
+
+
+def _join(parts: Parts, index: Callable[[int], str]) -> str:
     out = ""
     for p in parts:
         if isinstance(p, int):
-            out += "[]"
+            out += index(p)
         else:
             out += f".{p}" if out else p
     return out
@@ -163,14 +162,6 @@ def ignored_at(parts: Parts, *, side: str, value: Any, system: str, reason: str)
     )
 
 
-def weighted_mean(fields: tuple[FieldResult, ...], empty: float) -> float:
-    """``Σ weight·score / Σ weight`` over fields; ``empty`` when no weight at all."""
-    total = sum(f.weight for f in fields)
-    if total == 0:
-        return empty
-    return sum(f.weight * f.score for f in fields) / total
-
-
 # -- values ------------------------------------------------------------------
 
 
@@ -215,6 +206,24 @@ def parse_object_leniently(text: str, *, what: str) -> tuple[dict[str, Any], str
     if not isinstance(found.value, dict):
         raise CompatInputError(f"{what} is not a JSON object (got {type(found.value).__name__})")
     return found.value, found.method
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def guard_recursion(system: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Decorator form of ``no_recursion_error`` for a whole public function."""
+
+    def wrap(fn: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(fn)
+        def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
+            with no_recursion_error(system):
+                return fn(*args, **kwargs)
+
+        return guarded
+
+    return wrap
 
 
 @contextmanager

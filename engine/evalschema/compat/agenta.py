@@ -28,6 +28,7 @@ from evalschema.compat._explain import (
     Metric,
     Parts,
     field_at,
+    guard_recursion,
     ignored_at,
     loads_strict,
     make_field,
@@ -48,6 +49,7 @@ SYSTEM = "agenta"
 def exact_match(correct_answer: Any, output: Any, *, explain: Literal[False] = False) -> bool: ...
 @overload
 def exact_match(correct_answer: Any, output: Any, *, explain: Literal[True]) -> CompatScore: ...
+@guard_recursion(SYSTEM)
 def exact_match(correct_answer: Any, output: Any, *, explain: bool = False) -> bool | CompatScore:
     """``auto_exact_match_v0``: string ``==``, or objects equal as ``json.dumps(sort_keys=True)``.
 
@@ -83,6 +85,7 @@ def _dumps(value: dict[str, Any]) -> str:
 def contains_json(output: Any, *, explain: Literal[False] = False) -> bool: ...
 @overload
 def contains_json(output: Any, *, explain: Literal[True]) -> CompatScore: ...
+@guard_recursion(SYSTEM)
 def contains_json(output: Any, *, explain: bool = False) -> bool | CompatScore:
     """``auto_contains_json_v0``: does the span from the first ``{`` to the last ``}`` parse?
 
@@ -132,6 +135,7 @@ def field_match(
 def field_match(
     correct_answer: Any, output: Any, json_field: Any, *, explain: Literal[True]
 ) -> CompatScore: ...
+@guard_recursion(SYSTEM)
 def field_match(
     correct_answer: Any, output: Any, json_field: Any, *, explain: bool = False
 ) -> bool | CompatScore:
@@ -164,7 +168,7 @@ def _object_or_none(output: Any) -> dict[str, Any] | None:
     if isinstance(output, str):
         try:
             output = json.loads(output)
-        except (ValueError, RecursionError):
+        except ValueError:  # but not RecursionError: Agenta lets that escape
             return None
     return output if isinstance(output, dict) else None
 
@@ -202,6 +206,7 @@ def json_multi_field_match(
 def json_multi_field_match(
     correct_answer: Any, output: Any, fields: Sequence[str], *, explain: Literal[True]
 ) -> CompatScore: ...
+@guard_recursion(SYSTEM)
 def json_multi_field_match(
     correct_answer: Any, output: Any, fields: Sequence[str], *, explain: bool = False
 ) -> dict[str, float] | CompatScore:
@@ -345,6 +350,7 @@ def json_diff(
     threshold: Any = None,
     explain: Literal[True],
 ) -> CompatScore: ...
+@guard_recursion(SYSTEM)
 def json_diff(
     correct_answer: Any,
     output: Any,

@@ -23,6 +23,7 @@ from evalschema.compat._explain import (
     CompatScore,
     Metric,
     field_at,
+    guard_recursion,
     ignored_at,
     loads_strict,
     metric_options,
@@ -92,6 +93,7 @@ def json_field_match_normalized_strict(
 # -- shared walk ---------------------------------------------------------------------
 
 
+@guard_recursion(SYSTEM)
 def _score(
     expected: Any, actual: Any, *, normalize: bool, strict: bool, explain: bool
 ) -> float | CompatScore:
@@ -112,11 +114,11 @@ def _score(
 
 def _expected_object(expected: Any) -> dict[str, Any]:
     if isinstance(expected, str):
-        expected = loads_strict(expected, what="expected output", original="evaluation failure")
+        expected = loads_strict(expected, what="expected output", original="an evaluation error")
     if not isinstance(expected, dict):
         raise CompatInputError(
             f"expected output must be a JSON object, got {type(expected).__name__}",
-            original="evaluation failure",
+            original="an evaluation error",
         )
     return expected
 
@@ -129,7 +131,7 @@ def _actual_object(actual: Any) -> tuple[dict[str, Any], str]:
         return parse_object_leniently(actual, what="actual output")
     raise CompatInputError(
         f"actual output must be a JSON object or text, got {type(actual).__name__}",
-        original="evaluation failure",
+        original="an evaluation error",
     )
 
 

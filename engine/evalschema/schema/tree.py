@@ -22,6 +22,7 @@ from ..registry import (
     ComparatorDef,
     Compare,
     Entry,
+    MatrixCompare,
     Registry,
     Transform,
     default_registry,
@@ -66,6 +67,8 @@ class SchemaNode:
     params: Mapping[str, Any] = field(default_factory=dict)
     label: str = ""
     compare: Compare | None = None
+    #: The comparator's whole-matrix form, when it has one (alignment cost matrices).
+    matrix: MatrixCompare | None = None
     batch: BatchCompare | None = None
     transforms: tuple[tuple[str, Mapping[str, Any]], ...] = ()
     transform_fns: tuple[Transform, ...] = ()
@@ -346,6 +349,8 @@ class _Builder:
                 node.batch = d.batch_factory(params)
             elif d.factory is not None:
                 node.compare = d.factory(params)
+                if d.matrix_factory is not None:
+                    node.matrix = d.matrix_factory(params)
         except Exception as exc:  # a user factory rejecting its parameters
             self.problem("bad-param", f"{name}: {exc}", params_ptr)
             return
@@ -513,14 +518,23 @@ def check_eval_schema(schema: Any, *, registry: Registry | None = None,
                       null_policy: str | None = None) -> SchemaCheck:
     """Resolve, validate and build in one pass; never raises on a bad schema."""
     reg = registry or default_registry
-    res = resolve(schema, base_uri=base_uri)
-    builder = _Builder(res, reg, defaults)
-    if not isinstance(res.schema, dict):
-        builder.problem("bad-node", "an eval schema must be a JSON object", "")
-        root = SchemaNode(None, "", "", "leaf", frozenset())
-    else:
+    try:
+        res = resolve(schema, base_uri=base_uri)
+        builder = _Builder(res, reg, defaults)
+        if not isinstance(res.schema, dict):
+            builder.problem("bad-node", "an eval schema must be a JSON object", "")
+            return SchemaCheck(SchemaNode(None, "", "", "leaf", frozenset()),
+                               tuple(builder.problems))
         inherited = {"null": null_policy} if null_policy else {}
         root = builder.build(res.schema, name=None, path="", inherited=inherited, root=True)
+    except RecursionError:
+        return SchemaCheck(SchemaNode(None, "", "", "leaf", frozenset()), (Problem(
+            "schema-too-deep", "the schema is nested too deeply to evaluate", "",
+            "flatten it, or mark deep parts with x-eval-compare to compare them whole"),))
+    if root.kind == "leaf" and not root.types and "x-eval-compare" not in res.schema:
+        builder.problem("root-is-leaf", "the schema root declares no type and no properties, so "
+                        "each record is compared as one value", "", severity=Severity.WARNING,
+                        suggestion='add "type": "object" and "properties"')
     return SchemaCheck(root, tuple(builder.problems))
 
 

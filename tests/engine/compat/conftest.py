@@ -81,7 +81,9 @@ class RandomJson:
         if roll < 0.08:
             return self.value(depth)
         if isinstance(value, dict):
-            out = {k: self.mutate(v, depth - 1) if r.random() < 0.5 else v for k, v in value.items()}
+            out = {
+                k: self.mutate(v, depth - 1) if r.random() < 0.5 else v for k, v in value.items()
+            }
             if out and r.random() < 0.2:
                 out.pop(r.choice(list(out)))
             if r.random() < 0.2:
@@ -139,3 +141,16 @@ def check_field_invariants(fields: tuple[FieldResult, ...]) -> None:
 @pytest.fixture(scope="session")
 def field_invariants() -> Callable[[tuple[FieldResult, ...]], None]:
     return check_field_invariants
+
+
+def deep(levels: int = 5000) -> dict[str, Any]:
+    """An object nested beyond Python's recursion limit."""
+    value: Any = "leaf"
+    for _ in range(levels):
+        value = {"a": value}
+    return value  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="session")
+def deep_object() -> dict[str, Any]:
+    return deep()

@@ -116,7 +116,7 @@ def test_lynxius_extra_list_elements_ignored_by_zip() -> None:
 
 
 def test_lynxius_empty_list_vs_nonempty_raises() -> None:
-    with pytest.raises(CompatInputError, match="ZeroDivisionError|divides by zero") as info:
+    with pytest.raises(CompatInputError, match="ZeroDivisionError") as info:
         json_diff({"a": []}, {"a": [1]})
     assert info.value.original == "ZeroDivisionError"
     with pytest.raises(CompatInputError):
@@ -204,7 +204,9 @@ def test_lynxius_client_rejects_falsy_reference_or_output() -> None:
         assert info.value.original == "ValueError"
 
 
-@pytest.mark.parametrize("weights", [{"a": [1.0]}, {"a": "1"}, {"a": True}, {"a": 1.5}, {"a": -0.1}])
+@pytest.mark.parametrize(
+    "weights", [{"a": [1.0]}, {"a": "1"}, {"a": True}, {"a": 1.5}, {"a": -0.1}]
+)
 def test_lynxius_client_rejects_bad_weights(weights: dict[str, Any]) -> None:
     with pytest.raises(CompatInputError) as info:
         json_diff({"a": 1}, {"a": 1}, weights)
@@ -273,3 +275,9 @@ def test_lynxius_any_json_scores_in_range_or_raises_compat(
     scored = [f for f in result.fields if f.status is not Status.SKIPPED]
     assert math.fsum(f.weight for f in scored) == pytest.approx(1.0)
     field_invariants(result.fields)
+
+
+def test_lynxius_absurdly_deep_input_raises_compat_error(deep_object: dict[str, Any]) -> None:
+    with pytest.raises(CompatInputError) as info:
+        json_diff(deep_object, deep_object)
+    assert info.value.original == "RecursionError"

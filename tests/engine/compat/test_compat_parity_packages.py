@@ -58,13 +58,14 @@ def leaf_paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]
 
 
 class Tally:
-    """Counts what was compared, for the report printed with -s."""
+    """Counts what was compared; printed with ``-s`` and checked so a run cannot be vacuous."""
 
     def __init__(self, name: str) -> None:
         self.name, self.scored, self.raised = name, 0, 0
 
-    def __del__(self) -> None:
+    def report(self, minimum: int = 100) -> None:
         print(f"\n[parity] {self.name}: {self.scored} scores equal, {self.raised} errors matched")
+        assert self.scored >= minimum
 
 
 # -- Lynxius ----------------------------------------------------------------------------------
@@ -88,14 +89,18 @@ def random_weights(gen: Any, value: Any) -> Any:
 
 def test_lynxius_parity(random_json: Any) -> None:
     evaluators = pytest.importorskip(
-        "lynxius_evals.evaluators.json_diff_evaluator", reason="lynxius (parity extra) not installed"
+        "lynxius_evals.evaluators.json_diff_evaluator",
+        reason="lynxius (parity extra) not installed",
     )
     client = pytest.importorskip("lynxius.evals.json_diff", reason="lynxius not installed")
     engine = evaluators.JsonDiffEval()
     tally = Tally("lynxius.json_diff")
     gen = random_json(7)
-    for reference, output in pairs(random_json, 1):
-        weights = random_weights(gen, reference) if gen.rng.random() < 0.6 else {}
+    cases = [
+        (r, o, random_weights(gen, r) if gen.rng.random() < 0.6 else {})
+        for r, o in pairs(random_json, 1)
+    ]
+    for reference, output, weights in [*ADVERSARIAL_LYNXIUS, *cases]:
         try:
             want = float(engine.json_diff(reference, output, weights))
         except ZeroDivisionError:
@@ -105,7 +110,9 @@ def test_lynxius_parity(random_json: Any) -> None:
             tally.raised += 1
             continue
         got = lynxius.json_diff(reference, output, weights, validate_inputs=False)
-        explained = lynxius.json_diff(reference, output, weights, validate_inputs=False, explain=True)
+        explained = lynxius.json_diff(
+            reference, output, weights, validate_inputs=False, explain=True
+        )
         assert same(got, want), (reference, output, weights, got, want)
         assert same(explained.score, want)
         tally.scored += 1
@@ -122,6 +129,47 @@ def test_lynxius_parity(random_json: Any) -> None:
             assert exc.original == "ValueError"
             ours_ok = False
         assert client_ok == ours_ok, (reference, output, weights)
+    tally.report()
+
+
+MENU = {
+    "margherita": 19.0,
+    "pepperoni": 21.0,
+    "beer": 6.0,
+    "fixed_menus": [
+        {"menu_name": "baby", "pizza": "margerita", "drink": "Coca-Cola", "price": 24.0},
+        {"menu_name": "adult", "pizza": "pepperoni", "drink": "beer", "price": 27.0},
+    ],
+}
+ADVERSARIAL_LYNXIUS: list[tuple[Any, Any, Any]] = [
+    (
+        MENU,
+        {
+            **MENU,
+            "margherita": 39.0,
+            "fixed_menus": [MENU["fixed_menus"][0], {**MENU["fixed_menus"][1], "pizza": "peppers"}],
+        },
+        {
+            "margherita": 1.0,
+            "pepperoni": 1.0,
+            "beer": 0.25,
+            "fixed_menus": {"__fixed_menus": 0.8, "price": 1.0},
+        },
+    ),
+    ({"a": "x"}, {"a": "x", "b": "y"}, {}),
+    ({"a": None}, {"a": None}, {}),
+    ({"a": [1, 2]}, {"a": [1, 2, 3, 4]}, {}),
+    ({"a": []}, {"a": [1]}, {}),
+    ({"a": {}}, {"a": {}}, {}),
+    ({"a": True}, {"a": 2}, {}),
+    ({"a": -5}, {"a": 5}, {}),
+    ({"a": "é"}, {"a": "e\u0301"}, {}),
+    ({"a": "x", "b": "y"}, {"a": "x", "b": "z"}, {"a": 0.0, "b": 0.0}),
+    ({"c": {"d": "x", "e": "y"}}, {"c": {"d": "x", "e": "z"}}, {"c": 0.5}),
+    ({"a": 1}, {"a": 1}, {"a": [1.0]}),
+    ({"a": 1}, {"a": 1}, {"a": 1.5}),
+    ({}, {"a": 1}, {}),
+]
 
 
 # -- UiPath -------------------------------------------------------------------------------------
@@ -135,7 +183,9 @@ def uipath_eval() -> Iterator[Callable[..., Any]]:
     loop = asyncio.new_event_loop()
 
     def run(expected: Any, actual: Any, key: Any, legacy: bool) -> Any:
-        workload = models.WorkloadExecution(agent_input=None, workload_output=actual, workload_trace=[])
+        workload = models.WorkloadExecution(
+            agent_input=None, workload_output=actual, workload_trace=[]
+        )
         if legacy:
             ev = evaluators.LegacyJsonSimilarityEvaluator(
                 id="p",
@@ -148,7 +198,9 @@ def uipath_eval() -> Iterator[Callable[..., Any]]:
             )
             criteria: Any = {"expected_output": expected, "expected_agent_behavior": ""}
         else:
-            ev = evaluators.JsonSimilarityEvaluator(id="p", evaluatorConfig={"target_output_key": key})
+            ev = evaluators.JsonSimilarityEvaluator(
+                id="p", evaluatorConfig={"target_output_key": key}
+            )
             criteria = {"expected_output": expected}
         return loop.run_until_complete(ev.validate_and_evaluate_criteria(workload, criteria))
 
@@ -157,10 +209,12 @@ def uipath_eval() -> Iterator[Callable[..., Any]]:
 
 
 def uipath_keys(gen: Any, expected: Any) -> list[Any]:
-    """"*", real paths in UiPath syntax, a missing key and a list of keys."""
+    """ "*", real paths in UiPath syntax, a missing key and a list of keys."""
     from evalschema.compat._explain import to_path
 
-    paths = [to_path(p) for p in leaf_paths(expected) if p and all(k and "." not in str(k) for k in p)]
+    paths = [
+        to_path(p) for p in leaf_paths(expected) if p and all(k and "." not in str(k) for k in p)
+    ]
     keys: list[Any] = ["*", "missing.key"]
     if paths:
         keys.append(gen.rng.choice(paths))
@@ -180,6 +234,7 @@ def test_uipath_parity(uipath_eval: Callable[..., Any], legacy: bool, random_jso
                 check_uipath(uipath_eval, e, a, key, legacy, tally)
     for e, a in ADVERSARIAL_UIPATH:
         check_uipath(uipath_eval, e, a, "*", legacy, tally)
+    tally.report()
 
 
 ADVERSARIAL_UIPATH: list[tuple[Any, Any]] = [
@@ -200,7 +255,9 @@ ADVERSARIAL_UIPATH: list[tuple[Any, Any]] = [
 ]
 
 
-def check_uipath(run: Callable[..., Any], e: Any, a: Any, key: Any, legacy: bool, tally: Tally) -> None:
+def check_uipath(
+    run: Callable[..., Any], e: Any, a: Any, key: Any, legacy: bool, tally: Tally
+) -> None:
     fn = uipath.legacy_json_similarity_details if legacy else uipath.json_similarity_details
     try:
         result = run(e, a, key, legacy)
@@ -223,15 +280,19 @@ def check_uipath(run: Callable[..., Any], e: Any, a: Any, key: Any, legacy: bool
 
 
 @pytest.fixture(scope="module")
-def handlers() -> Any:
+def handlers() -> Iterator[Any]:
+    """Agenta's handlers module; its import logs noisily and tries a network fetch (LiteLLM)."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     logging.disable(logging.WARNING)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        module = pytest.importorskip(
-            "agenta.sdk.engines.running.handlers", reason="agenta not installed"
-        )
-    return module
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module = pytest.importorskip(
+                "agenta.sdk.engines.running.handlers", reason="agenta not installed"
+            )
+        yield module
+    finally:
+        logging.disable(logging.NOTSET)
 
 
 def call(handler: Any, **kwargs: Any) -> Any:
@@ -247,9 +308,9 @@ def test_agenta_json_diff_parity(handlers: Any, random_json: Any) -> None:
             "compare_schema_only": i % 5 == 1,
             "predict_keys": i % 3 == 1,
             "case_insensitive_keys": i % 4 == 1,
-            "threshold": gen.rng.choice([None, 0.0, 0.5, 0.9, 1.0, 1, "0.5", 1.5]),
+            "threshold": gen.rng.choice([None, 0.0, 0.5, 0.9, 1.0, None, 0.3, 1, "0.5", 1.5]),
         }
-        for g, o in ((gt, out), (str_or(gt), str_or(out))):
+        for g, o in ((gt, out), (str_or(gt), str_or(out)), *ADVERSARIAL_DIFF):
             try:
                 want = call(
                     handlers.auto_json_diff_v0,
@@ -272,6 +333,20 @@ def test_agenta_json_diff_parity(handlers: Any, random_json: Any) -> None:
             )
             assert same(agenta.json_diff(g, o, **options, explain=True).score, want["score"])
             tally.scored += 1
+    tally.report()
+
+
+ADVERSARIAL_DIFF: list[tuple[Any, Any]] = [
+    ({"a": None, "b": 1}, {"a": None, "b": 1}),
+    ({}, {}),
+    ({"a": []}, {"a": []}),
+    ({"a": {"b": 1}}, {"a.b": 1}),
+    ({"Name": "a", "name": "b"}, {"NAME": "b"}),
+    ("[1, 2]", "[1, 3]"),
+    ('"text"', '"text"'),
+    ({"a": 1, "b": True, "c": "1"}, {"a": 1.0, "b": 1, "c": 1}),
+    ({"": {"a": 1}}, {"a": 1}),
+]
 
 
 def str_or(value: Any) -> Any:
@@ -299,6 +374,7 @@ def test_agenta_exact_contains_field_parity(handlers: Any, random_json: Any) -> 
                 )
                 assert agenta.field_match(gt, o, field) == want["success"], (gt, o, field)
             tally.scored += 1
+    tally.report()
 
 
 QUIRKY_PATHS = [
@@ -357,6 +433,24 @@ def test_agenta_multi_field_parity(handlers: Any, random_json: Any) -> None:
             for e, a in ((expected, actual), (str_or(expected), str_or(actual))):
                 compare_multi_field(handlers, e, a, [path], tally)
         compare_multi_field(handlers, expected, actual, [f for f in fields if f != "$.0"], tally)
+    doc_truth = {
+        "name": "John Doe",
+        "email": "john@example.com",
+        "address": {"city": "New York", "zip": "10001"},
+    }
+    doc_output = {
+        "name": "John Doe",
+        "email": "jane@example.com",
+        "address": {"city": "New York", "zip": "10002"},
+    }
+    compare_multi_field(
+        handlers, doc_truth, doc_output, ["name", "email", "address.city", "address.zip"], tally
+    )
+    compare_multi_field(handlers, {"a": 1, "b": 1}, {"a": 1, "b": 2}, ["a", "a", "b"], tally)
+    compare_multi_field(
+        handlers, {"aggregate_score": 1}, {"aggregate_score": 2}, ["aggregate_score"], tally
+    )
+    tally.report()
 
 
 def compare_multi_field(handlers: Any, e: Any, a: Any, fields: list[str], tally: Tally) -> None:
@@ -374,5 +468,7 @@ def compare_multi_field(handlers: Any, e: Any, a: Any, fields: list[str], tally:
         return
     got = agenta.json_multi_field_match(e, a, fields)
     assert got == want, (e, a, fields, got, want)
-    assert same(agenta.json_multi_field_match(e, a, fields, explain=True).score, want["aggregate_score"])
+    assert same(
+        agenta.json_multi_field_match(e, a, fields, explain=True).score, want["aggregate_score"]
+    )
     tally.scored += 1

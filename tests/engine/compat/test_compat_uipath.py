@@ -27,13 +27,17 @@ def by_path(fields: tuple[FieldResult, ...]) -> dict[str, FieldResult]:
 
 
 def test_uipath_doc_numbers_example_scores_0_99507_not_1_percent_tolerance() -> None:
-    score = json_similarity({"temperature": 20.3, "humidity": 65}, {"temperature": 20.5, "humidity": 65})
+    score = json_similarity(
+        {"temperature": 20.3, "humidity": 65}, {"temperature": 20.5, "humidity": 65}
+    )
     assert score == pytest.approx((1 - 0.2 / 20.3 + 1) / 2)
     assert round(score, 5) == 0.99507
 
 
 def test_uipath_doc_array_example_scores_0_8333_not_2_of_3() -> None:
-    score = json_similarity({"f": ["apple", "banana", "grape"]}, {"f": ["apple", "banana", "orange"]})
+    score = json_similarity(
+        {"f": ["apple", "banana", "grape"]}, {"f": ["apple", "banana", "orange"]}
+    )
     assert score == pytest.approx(2.5 / 3)  # grape/orange earns Levenshtein credit 0.5
 
 
@@ -56,7 +60,12 @@ def test_uipath_string_expected_not_parsed_with_star_key() -> None:
 
 def test_uipath_scalar_key_parses_expected_string() -> None:
     assert json_similarity('{"a": {"b": 2}}', {"a": {"b": 2}}, "a.b") == 1.0
-    assert json_similarity('{"items": [{"n": "x"}, {"n": "y"}]}', {"items": [{}, {"n": "y"}]}, "items[1].n") == 1.0
+    assert (
+        json_similarity(
+            '{"items": [{"n": "x"}, {"n": "y"}]}', {"items": [{}, {"n": "y"}]}, "items[1].n"
+        )
+        == 1.0
+    )
 
 
 def test_uipath_missing_key_gives_error_result_zero() -> None:
@@ -107,14 +116,17 @@ def test_uipath_expected_zero_needs_actual_within_1e_12() -> None:
 
 
 @pytest.mark.parametrize(
-    ("expected", "actual"), [(True, 1), (1, True), ("30", 30), ({"x": 1}, [1]), (None, 0), (0, None)]
+    ("expected", "actual"),
+    [(True, 1), (1, True), ("30", 30), ({"x": 1}, [1]), (None, 0), (0, None)],
 )
 def test_uipath_type_mismatch_scores_zero(expected: Any, actual: Any) -> None:
     assert json_similarity({"a": expected, "k": "v"}, {"a": actual, "k": "v"}) == 0.5
 
 
 def test_uipath_type_mismatch_costs_the_expected_leaf_count() -> None:
-    details = json_similarity_details({"a": {"x": 1, "y": [2, 3]}, "k": "v"}, {"a": "flat", "k": "v"})
+    details = json_similarity_details(
+        {"a": {"x": 1, "y": [2, 3]}, "k": "v"}, {"a": "flat", "k": "v"}
+    )
     assert (details.matched_leaves, details.total_leaves) == (1.0, 4.0)
 
 
@@ -244,11 +256,6 @@ def test_uipath_metrics_entries() -> None:
     assert METRICS["uipath.json_similarity"]({"a": 1}, {"a": 1}, explain=False).fields == ()
 
 
-def recomposed(fields: tuple[FieldResult, ...]) -> float:
-    total = sum(f.weight for f in fields)
-    return 1.0 if total == 0 else sum(f.weight * f.score for f in fields) / total
-
-
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
 def test_uipath_any_json_scores_in_range_or_raises_compat(
@@ -256,6 +263,7 @@ def test_uipath_any_json_scores_in_range_or_raises_compat(
     json_values: st.SearchStrategy[Any],
     json_objects: st.SearchStrategy[dict[str, Any]],
     field_invariants: Callable[[tuple[FieldResult, ...]], None],
+    recomposed: Callable[[tuple[FieldResult, ...], float], float],
 ) -> None:
     expected = data.draw(st.one_of(json_values, json_objects))
     actual = data.draw(st.one_of(json_values, json_objects))
@@ -270,4 +278,33 @@ def test_uipath_any_json_scores_in_range_or_raises_compat(
         assert result.score == score
         field_invariants(result.fields)
         if "error" not in result.details:
-            assert top * recomposed(result.fields) == pytest.approx(score, abs=1e-9)
+            assert top * recomposed(result.fields, 1.0) == pytest.approx(score, abs=1e-9)
+
+
+def test_uipath_absurdly_deep_input_gives_error_result(deep_object: dict[str, Any]) -> None:
+    # UiPath's evaluate() hits the recursion limit; its wrapper turns that into score 0.0.
+    assert json_similarity_details(deep_object, deep_object).error is not None
+    assert legacy_json_similarity_details(deep_object, deep_object).error is not None
+
+
+WORKED = [
+    ({"temperature": 20.3, "humidity": 65}, {"temperature": 20.5, "humidity": 65}, "*"),
+    ({"f": ["apple", "banana", "grape"]}, {"f": ["apple", "banana", "orange"]}, "*"),
+    ('{"a":1}', '{"a": 1}', "*"),
+    ('{"a": 1}', {"a": 1}, "*"),
+    ({"a": {"b": [1, 2]}}, {"a": {"b": [1, 3]}}, "a.b[1]"),
+]
+
+
+@pytest.mark.parametrize(("expected", "actual", "key"), WORKED)
+def test_uipath_worked_examples_explained_equals_plain(
+    expected: Any,
+    actual: Any,
+    key: str,
+    recomposed: Callable[[tuple[FieldResult, ...], float], float],
+) -> None:
+    for fn, top in ((json_similarity, 1.0), (legacy_json_similarity, 100.0)):
+        plain = fn(expected, actual, key)
+        result = fn(expected, actual, key, explain=True)
+        assert result.score == plain
+        assert top * recomposed(result.fields, 1.0) == pytest.approx(plain)

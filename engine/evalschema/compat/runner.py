@@ -1,0 +1,112 @@
+"""Running a peer metric over a whole suite (``evalschema eval --metric NAME``).
+
+Peer metrics score one document pair; a suite has hundreds. Records are paired
+as the native engine pairs them (id field, else position); each pair is scored
+and explained, and the per-field explanations are aggregated like a native run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..evaluate import RunAccumulator
+from ..lenient import LenientParseError, parse_lenient
+from ..records import RawRecord
+from ..results import FieldAggregation, RunResult
+from . import METRICS
+from .errors import CompatInputError
+from .struct_extract_eval import METRICS as RUN_METRICS
+
+
+@dataclass(frozen=True)
+class RecordScore:
+    record_id: Any
+    score: float | None
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class MetricRun:
+    """A peer metric over a suite: its mean, per record, and per field (from explanations)."""
+
+    metric: str
+    scale: float
+    records: tuple[RecordScore, ...]
+    per_field: dict[str, FieldAggregation]
+
+    @property
+    def mean_score(self) -> float:
+        scores = [r.score for r in self.records if r.score is not None]
+        return sum(scores) / len(scores) if scores else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric, "scale": self.scale, "mean_score": self.mean_score,
+            "records": [{"record_id": r.record_id, "score": r.score, "problem": r.problem}
+                        for r in self.records],
+            "per_field": {k: v.to_dict() for k, v in self.per_field.items()},
+        }
+
+
+def metric_names() -> list[str]:
+    return sorted([*METRICS, *RUN_METRICS])
+
+
+def _pairs(gold: Sequence[RawRecord], extracted: Sequence[RawRecord],
+           id_field: str | None) -> list[tuple[Any, Any, Any]]:
+    if id_field is None:
+        out = []
+        for i in range(max(len(gold), len(extracted))):
+            g = gold[i].value if i < len(gold) else None
+            e = extracted[i].value if i < len(extracted) else None
+            out.append((i, g, e))
+        return out
+    by_id: dict[Any, Any] = {}
+    for r in extracted:
+        # Text answers are paired through their leniently read id but passed on as
+        # text: the peer metric decides what it makes of them, as it would.
+        value = r.value
+        if isinstance(value, str):
+            try:
+                value = parse_lenient(value).value
+            except LenientParseError:
+                continue
+        if isinstance(value, dict) and id_field in value:
+            by_id.setdefault(value[id_field], r.value)
+    return [(g.value.get(id_field), g.value, by_id.get(g.value.get(id_field)))
+            for g in gold if isinstance(g.value, dict)]
+
+
+def run_metric(name: str, gold: Sequence[RawRecord], extracted: Sequence[RawRecord], *,
+               schema: Any, id_field: str | None = None,
+               options: Mapping[str, Any] | None = None) -> MetricRun | RunResult:
+    """Score every record pair with the peer metric ``name``."""
+    opts = dict(options or {})
+    if name in RUN_METRICS:
+        return RUN_METRICS[name]([g.value for g in gold], [e.value for e in extracted], schema,
+                                 id_field=id_field, **opts)
+    metric = METRICS.get(name)
+    if metric is None:
+        raise CompatInputError(f"unknown metric {name!r}; known: {', '.join(metric_names())}")
+    acc = RunAccumulator(keep_records=False)
+    records: list[RecordScore] = []
+    scale = 1.0
+    for rid, g, e in _pairs(gold, extracted, id_field):
+        if g is None:
+            records.append(RecordScore(rid, None, "no gold record"))
+            continue
+        if e is None:
+            records.append(RecordScore(rid, 0.0, "no extracted record"))
+            continue
+        try:
+            result = metric(g, e, **opts)
+        except CompatInputError as exc:
+            records.append(RecordScore(rid, 0.0, str(exc)))
+            continue
+        scale = float(result.details.get("scale", scale))
+        acc.tally(result.fields)
+        records.append(RecordScore(rid, result.score))
+    per_field = acc.result().per_field
+    return MetricRun(name, scale, tuple(records), per_field)
