@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
@@ -106,6 +107,11 @@ class SchemaNode:
             if n.path == path:
                 return n
         return None
+
+
+@cache
+def _keyword_validator(key: str) -> Draft202012Validator:
+    return Draft202012Validator(KEYWORDS[key].value_schema)
 
 
 def _types(schema: Mapping[str, Any]) -> frozenset[str]:
@@ -246,7 +252,7 @@ class _Builder:
 
     def _validate_value(self, value: Any, value_schema: dict[str, Any], where: str,
                         key: str) -> bool:
-        errors = list(Draft202012Validator(value_schema).iter_errors(value))
+        errors = list(_keyword_validator(key).iter_errors(value))
         for err in errors:
             self.problem("bad-value", f"{key}: {err.message}", where)
         return not errors
@@ -255,8 +261,7 @@ class _Builder:
         if key not in schema:
             return default
         value = schema[key]
-        ok = not list(Draft202012Validator(KEYWORDS[key].value_schema).iter_errors(value))
-        return value if ok else default
+        return value if _keyword_validator(key).is_valid(value) else default
 
     def _check_type_keyword(self, schema: dict[str, Any]) -> None:
         t = schema.get("type")
