@@ -26,6 +26,8 @@ _ERROR = Status.ERROR
 _PENDING = Status.PENDING
 
 _ABSENT = object()
+#: tuple.__new__ skips the NamedTuple's Python-level __new__ on the hot path.
+_new = tuple.__new__
 
 
 @dataclass
@@ -93,19 +95,41 @@ class RecordScorer:
             self.emit(node, path, _MATCH, 1.0, g, e, gp, ep)
             return
         prefix = path + "." if path else ""
+        append = self.out.append
+        record_index, record_id = self.record_index, self.record_id
+        # Outside arrays, instance paths and pointers are the schema's own: reuse them.
+        static = path is node.path and gp is node.sptr and ep is gp
         for child in node.children:
             name = child.name
-            cpath = prefix + name  # type: ignore[operator]
             seg = child.seg
-            if child.skip:
-                self.emit(child, cpath, _SKIPPED, 0.0, g.get(name), e.get(name),  # type: ignore[arg-type]
-                          gp + seg if name in g else None, ep + seg if name in e else None)
-                continue
+            if static:
+                cpath = child.path
+                cgp = cep = child.sptr
+            else:
+                cpath = prefix + name  # type: ignore[operator]
+                cgp = gp + seg
+                cep = ep + seg
             gv = g.get(name, _ABSENT)  # type: ignore[arg-type]
             ev = e.get(name, _ABSENT)  # type: ignore[arg-type]
+            if child.fast and gv is not _ABSENT and ev is not _ABSENT:
+                # The hot path, inlined: a plain leaf, both values present.
+                try:
+                    score = child.compare(gv, ev)  # type: ignore[misc]
+                except Exception:
+                    self.leaf(child, gv, ev, cpath, cgp, cep)
+                    continue
+                append(_new(FieldResult, (
+                    cpath, child.path, _MATCH if score >= child.threshold else _MISMATCH,
+                    score, child.comparator, None, gv, ev, cgp, cep,
+                    child.pointer, child.weight, record_index, record_id)))
+                continue
+            if child.skip:
+                self.emit(child, cpath, _SKIPPED, 0.0, g.get(name), e.get(name),  # type: ignore[arg-type]
+                          cgp if name in g else None, cep if name in e else None)
+                continue
             if child.null_policy == "absent":
                 if gv is None and ev is None:
-                    self.emit(child, cpath, _SKIPPED, 0.0, None, None, gp + seg, ep + seg,
+                    self.emit(child, cpath, _SKIPPED, 0.0, None, None, cgp, cep,
                               "null on both sides (null counts as absent)")
                     continue
                 if gv is None:
@@ -115,13 +139,13 @@ class RecordScorer:
             if gv is not _ABSENT:
                 if ev is not _ABSENT:
                     if child.kind == "leaf":
-                        self.leaf(child, gv, ev, cpath, gp + seg, ep + seg)
+                        self.leaf(child, gv, ev, cpath, cgp, cep)
                     else:
-                        self.node(child, gv, ev, cpath, gp + seg, ep + seg)
+                        self.node(child, gv, ev, cpath, cgp, cep)
                 else:
-                    self.expand(child, gv, cpath, gp + seg, _OMISSION)
+                    self.expand(child, gv, cpath, cgp, _OMISSION)
             elif ev is not _ABSENT:
-                self.expand(child, ev, cpath, ep + seg, _HALLUCINATION)
+                self.expand(child, ev, cpath, cep, _HALLUCINATION)
         if node.closed:
             child_map = node.child_map
             extra = [k for k in e if k not in child_map]

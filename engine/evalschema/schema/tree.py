@@ -84,6 +84,10 @@ class SchemaNode:
     child_map: dict[str, SchemaNode] = field(default_factory=dict)
     #: "/" + the escaped name: this node's pointer segment in a record (hot-path cache).
     seg: str = ""
+    #: A plain leaf the scorer may judge inline: one comparator call, nothing else.
+    fast: bool = False
+    #: The node's pointer in a record when no array lies above it (hot-path cache).
+    sptr: str = ""
 
     @property
     def json_type(self) -> str:
@@ -506,6 +510,17 @@ def _suggest_for_types(reg: Registry, types: frozenset[str]) -> str:
     return "comparators for this type: " + ", ".join(fits) if fits else ""
 
 
+def _finalize(node: SchemaNode, sptr: str) -> None:
+    """Hot-path caches: which leaves are plain, and static record pointers."""
+    node.fast = (node.kind == "leaf" and not node.skip and not node.transform_fns
+                 and node.compare is not None and node.null_policy == "value")
+    node.sptr = sptr
+    for child in node.children:
+        _finalize(child, sptr + child.seg)
+    if node.items is not None:
+        _finalize(node.items, "")
+
+
 @dataclass(frozen=True)
 class SchemaCheck:
     """The outcome of checking an eval schema: the tree (when buildable) and every problem."""
@@ -536,6 +551,7 @@ def check_eval_schema(schema: Any, *, registry: Registry | None = None,
         return SchemaCheck(SchemaNode(None, "", "", "leaf", frozenset()), (Problem(
             "schema-too-deep", "the schema is nested too deeply to evaluate", "",
             "flatten it, or mark deep parts with x-eval-compare to compare them whole"),))
+    _finalize(root, "")
     if root.kind == "leaf" and not root.types and "x-eval-compare" not in res.schema:
         builder.problem("root-is-leaf", "the schema root declares no type and no properties, so "
                         "each record is compared as one value", "", severity=Severity.WARNING,
