@@ -79,9 +79,11 @@ class FieldResult(NamedTuple):
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Counts:
-    """Status counts and score sums: the mergeable core of every aggregate."""
+class Counts(NamedTuple):
+    """Status counts and score sums: the mergeable core of every aggregate.
+
+    A NamedTuple, like FieldResult, because one is built per record.
+    """
 
     matches: int = 0
     mismatches: int = 0

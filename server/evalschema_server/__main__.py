@@ -1,0 +1,26 @@
+"""``python -m evalschema_server`` (and ``evalschema serve``): the server on stdio."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="evalschema serve",
+                                     description="The evalschema language server (stdio).")
+    parser.add_argument("--stdio", action="store_true", help="accepted and ignored (the default)")
+    parser.add_argument("--log-file", help="write the server's own log here")
+    args = parser.parse_args(argv)
+    if args.log_file:
+        logging.basicConfig(filename=args.log_file, level=logging.INFO)
+    from .server import server
+
+    server.start_io()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

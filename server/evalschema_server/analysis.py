@@ -1,0 +1,134 @@
+"""What the server knows about one eval schema document, computed once per version.
+
+Parsing (tolerant, offset-keeping) and the engine's schema check run together;
+every feature (diagnostics, completion, hover, actions, symbols) reads the same
+``SchemaAnalysis``. The engine speaks JSON Pointers; this module turns them into
+text ranges through the document tree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from evalschema.errors import Problem, Severity
+from evalschema.pointer import split as split_pointer
+from evalschema.registry import Registry
+from evalschema.schema.tree import SchemaCheck, SchemaNode, check_eval_schema
+
+from .document import JsonDocument, Node, parse
+
+XEVAL_PREFIX = "x-eval-"
+
+
+@dataclass(frozen=True)
+class Located:
+    """A problem with its text span (offsets into the document)."""
+
+    problem: Problem
+    start: int
+    end: int
+
+
+class SchemaAnalysis:
+    """A parsed document; the engine's check runs on first use (completion never needs it)."""
+
+    def __init__(self, text: str, doc: JsonDocument, registry: Registry,
+                 base_uri: str | None = None) -> None:
+        self.text = text
+        self.doc = doc
+        self._registry = registry
+        self._base_uri = base_uri
+        self._check: SchemaCheck | None = None
+        self._checked = False
+        self._located: list[Located] | None = None
+        self._nodes: dict[str, SchemaNode] | None = None
+
+    @property
+    def check(self) -> SchemaCheck | None:
+        if not self._checked:
+            self._checked = True
+            value = self.doc.value()
+            if isinstance(value, dict):
+                self._check = check_eval_schema(value, registry=self._registry,
+                                                base_uri=self._base_uri)
+        return self._check
+
+    @property
+    def located(self) -> list[Located]:
+        """Syntax issues and schema problems, each with its text span."""
+        if self._located is None:
+            out = [Located(Problem(i.code, i.message, severity=Severity.WARNING
+                                   if i.code == "duplicate-key" else Severity.ERROR),
+                           i.offset, i.offset + max(i.length, 0)) for i in self.doc.issues]
+            if self.check is not None:
+                for problem in self.check.problems:
+                    start, end = locate(self.doc, problem.pointer, problem.target)
+                    out.append(Located(problem, start, end))
+            self._located = out
+        return self._located
+
+    @property
+    def nodes(self) -> dict[str, SchemaNode]:
+        """Schema nodes by the JSON Pointer of the object that declares them."""
+        if self._nodes is None:
+            self._nodes = {}
+            if self.check is not None:
+                for node in self.check.root.walk():
+                    self._nodes.setdefault(node.pointer, node)
+        return self._nodes
+
+    def schema_node_for(self, obj: Node) -> SchemaNode | None:
+        """The engine's node for a schema object in the text, if it is one."""
+        return self.nodes.get(self.doc.pointer(obj))
+
+
+def analyze(text: str, registry: Registry, *, base_uri: str | None = None) -> SchemaAnalysis:
+    return SchemaAnalysis(text, parse(text, comments=True), registry, base_uri)
+
+
+def locate(doc: JsonDocument, pointer: str, target: str = "value") -> tuple[int, int]:
+    """Text span for a pointer: the key or the value, else the nearest ancestor present.
+
+    A missing property is reported on its parent's key (as vscode-json-languageservice
+    does): the user sees where to add it.
+    """
+    try:
+        segments = split_pointer(pointer)
+    except ValueError:
+        segments = []
+    while True:
+        ptr = "".join("/" + s.replace("~", "~0").replace("/", "~1") for s in segments)
+        if target == "key" and segments:
+            prop = doc.property_at_pointer(ptr)
+            if prop is not None and prop.key_node is not None:
+                return prop.key_node.offset, prop.key_node.end
+        node = doc.node_at_pointer(ptr)
+        if node is not None:
+            if node.kind in ("object", "array") and node.parent is not None \
+                    and node.parent.kind == "property" and node.parent.key_node is not None:
+                # A whole object: mark its key, not twenty lines.
+                return node.parent.key_node.offset, node.parent.key_node.end
+            if node.kind in ("object", "array"):
+                return node.offset, min(node.end, node.offset + 1)
+            return node.offset, node.end
+        if not segments:
+            return 0, min(1, len(doc.text))
+        segments = segments[:-1]
+        target = "key"
+
+
+def has_xeval_keys(value: Any, budget: int = 100_000) -> bool:
+    """True when a JSON value holds an ``x-eval-*`` key anywhere (bounded walk)."""
+    stack = [value]
+    while stack and budget > 0:
+        budget -= 1
+        v = stack.pop()
+        if isinstance(v, dict):
+            for k, child in v.items():
+                if isinstance(k, str) and k.startswith(XEVAL_PREFIX):
+                    return True
+                stack.append(child)
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False

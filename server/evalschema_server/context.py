@@ -1,0 +1,172 @@
+"""Where the cursor is, in eval-schema terms: which object's keys, which key's value.
+
+Completion and hover both need to know whether the cursor sits on a key or a
+value and what that object means (a schema node, a comparator's parameters, an
+alignment spec), the way vscode-json-languageservice decides between
+property-name and value position from the node under the cursor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from evalschema.keywords import KEYWORDS
+from evalschema.registry import Registry
+
+from .document import Node
+
+#: Keys whose object value maps names to schemas (each value is a schema node).
+_SCHEMA_MAPS = {"properties", "$defs", "definitions", "patternProperties"}
+#: Keys whose value is a schema node.
+_SCHEMA_VALUES = {"items", "additionalProperties", "not", "contains", "if", "then", "else"}
+#: Keys whose array items are schema nodes.
+_SCHEMA_ARRAYS = {"anyOf", "oneOf", "allOf", "prefixItems"}
+
+Role = Literal["schema", "compare", "compare-params", "transform-params", "align", "other"]
+
+
+@dataclass(frozen=True)
+class ObjectRole:
+    role: Role
+    #: The comparator or transform whose parameters these are.
+    name: str | None = None
+    #: The schema object this belongs to (for align: the array schema).
+    schema_obj: Node | None = None
+
+
+def key_of(prop: Node | None) -> str | None:
+    if prop is None or prop.kind != "property" or prop.key_node is None:
+        return None
+    key = prop.key_node.value
+    return key if isinstance(key, str) else None
+
+
+def parent_property(node: Node) -> Node | None:
+    p = node.parent
+    return p if p is not None and p.kind == "property" else None
+
+
+def property_value(obj: Node, key: str) -> Node | None:
+    for prop in obj.children:
+        if key_of(prop) == key:
+            return prop.value_node
+    return None
+
+
+def role_of(obj: Node, registry: Registry) -> ObjectRole:
+    """What an object in an eval schema is, from where it stands."""
+    prop = parent_property(obj)
+    if prop is None:
+        parent = obj.parent
+        if parent is None:
+            return ObjectRole("schema")
+        if parent.kind == "array":
+            holder = parent_property(parent)
+            hkey = key_of(holder)
+            if hkey in _SCHEMA_ARRAYS:
+                return ObjectRole("schema")
+            if hkey == "x-eval-transform":
+                return ObjectRole("other")
+        return ObjectRole("other")
+    key = key_of(prop)
+    owner = prop.parent  # the object holding `key`
+    if key in _SCHEMA_VALUES:
+        return ObjectRole("schema")
+    if key == "x-eval-compare":
+        return ObjectRole("compare", schema_obj=owner)
+    if key == "x-eval-align":
+        return ObjectRole("align", schema_obj=owner)
+    if owner is not None:
+        owner_prop = parent_property(owner)
+        okey = key_of(owner_prop)
+        if okey in _SCHEMA_MAPS:
+            return ObjectRole("schema")
+        if okey == "x-eval-compare" and key in registry.comparators:
+            return ObjectRole("compare-params", key, schema_obj=owner_prop.parent
+                              if owner_prop is not None else None)
+        if owner.parent is not None and owner.parent.kind == "array":
+            holder = parent_property(owner.parent)
+            if key_of(holder) == "x-eval-transform" and key in registry.transforms:
+                return ObjectRole("transform-params", key)
+    return ObjectRole("other")
+
+
+def schema_kind(obj: Node) -> str:
+    """leaf / object / array, from the object's own keys (as the engine decides)."""
+    if property_value(obj, "x-eval-compare") is not None:
+        return "leaf"
+    props = property_value(obj, "properties")
+    if props is not None and props.kind == "object" and props.children:
+        return "object"
+    if property_value(obj, "items") is not None:
+        return "array"
+    t = property_value(obj, "type")
+    types: list[object] = []
+    if t is not None and t.kind == "string":
+        types = [t.value]
+    elif t is not None and t.kind == "array":
+        types = [c.value for c in t.children]
+    if "array" in types:
+        return "array"
+    return "leaf"
+
+
+def fitting_keywords(obj: Node) -> list[str]:
+    """x-eval keys that fit this schema node and are not there yet (root gets x-eval-id)."""
+    kind = schema_kind(obj)
+    present = {key_of(p) for p in obj.children}
+    out = []
+    for name, kw in KEYWORDS.items():
+        if name in present:
+            continue
+        if "root" in kw.applies_to:
+            if obj.parent is None:
+                out.append(name)
+        elif kind in kw.applies_to:
+            out.append(name)
+    return out
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """The cursor in JSON terms."""
+
+    position: Literal["key", "value", "item", "none"]
+    #: key: the object whose keys are typed; value/item: the object holding the property.
+    obj: Node | None = None
+    #: value/item: the property whose value is typed.
+    prop: Node | None = None
+    #: Span the completion replaces (the partial token, quotes included).
+    start: int = 0
+    end: int = 0
+    #: A key already has its colon (complete only the name).
+    has_colon: bool = False
+
+
+def cursor_at(root: Node | None, node: Node | None, offset: int) -> Cursor:
+    if root is None:
+        return Cursor("none", start=offset, end=offset)
+    if node is None:
+        return Cursor("none", start=offset, end=offset)
+    if node.kind == "string" and node.parent is not None and node.parent.kind == "property" \
+            and node.parent.key_node is node:
+        prop = node.parent
+        return Cursor("key", prop.parent, prop, node.offset, node.end, prop.colon_offset >= 0)
+    if node.kind == "property":
+        if node.colon_offset >= 0 and offset > node.colon_offset:
+            return Cursor("value", node.parent, node, offset, offset)
+        return Cursor("key", node.parent, node, offset, offset)
+    if node.kind == "object":
+        return Cursor("key", node, None, offset, offset)
+    if node.kind == "array":
+        holder = parent_property(node)
+        return Cursor("item", holder.parent if holder is not None else None, holder, offset,
+                      offset)
+    parent = node.parent
+    if parent is not None and parent.kind == "property":
+        return Cursor("value", parent.parent, parent, node.offset, node.end)
+    if parent is not None and parent.kind == "array":
+        holder = parent_property(parent)
+        return Cursor("item", holder.parent if holder else None, holder, node.offset, node.end)
+    return Cursor("none", start=offset, end=offset)

@@ -1,0 +1,33 @@
+"""The language server's document model: a tolerant JSON/JSONC parser and a line index.
+
+``parse(text)`` always returns a :class:`JsonDocument` (tree of :class:`Node`, syntax
+issues, comments, :class:`LineIndex`), whatever the text; ``parse_lines`` does the
+same per line of a JSONL text.
+"""
+
+from .jsonparse import (
+    Comment,
+    JsonDocument,
+    Node,
+    NodeKind,
+    SyntaxIssue,
+    escape_pointer_segment,
+    parse,
+    parse_lines,
+    unescape_pointer_segment,
+)
+from .lines import ENCODINGS, LineIndex
+
+__all__ = [
+    "ENCODINGS",
+    "Comment",
+    "JsonDocument",
+    "LineIndex",
+    "Node",
+    "NodeKind",
+    "SyntaxIssue",
+    "escape_pointer_segment",
+    "parse",
+    "parse_lines",
+    "unescape_pointer_segment",
+]

@@ -1,0 +1,1 @@
+"""One module per LSP feature; each is a plain function over a SchemaAnalysis."""

@@ -1,0 +1,404 @@
+"""The evalschema language server: a thin pygls adapter over the engine.
+
+State lives as typed attributes on the server; each LSP feature is a short
+handler that maps positions to offsets, calls a plain function in ``features/``
+and maps the answer back. Every handler is guarded: an internal error is logged
+to the client once and the server goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import importlib
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+
+from evalschema import __version__, default_registry
+from evalschema.errors import Severity
+from evalschema.registry import Registry
+
+from .analysis import SchemaAnalysis, analyze, has_xeval_keys
+from .document import JsonDocument
+from .features import actions, completion, hover, symbols, tokens
+from .guard import guarded, report_once
+from .settings import Settings
+from .store import DocumentStore, OpenDocument
+
+SOURCE = "evalschema"
+
+
+def uri_to_path(uri: str) -> str | None:
+    parsed = urlparse(uri)
+    return unquote(parsed.path) if parsed.scheme == "file" else None
+
+
+class Protocol(LanguageServerProtocol):
+    """Leaves edits to our DocumentStore.
+
+    pygls applies incremental edits with ``str.splitlines`` and converts the change's
+    range in place, so by the time a handler sees it the range is wrong for text
+    holding ``\u2028`` or ``\x85``. We apply edits ourselves, from the range as sent.
+    """
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams
+                                      ) -> Any:
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+
+class EvalSchemaServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("evalschema", __version__, protocol_cls=Protocol,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.settings = Settings()
+        self.registry: Registry = default_registry
+        self.store = DocumentStore()
+        self.analyses: dict[str, tuple[int | None, SchemaAnalysis]] = {}
+        self.pending: dict[str, asyncio.TimerHandle] = {}
+        self.logged_errors: set[str] = set()
+        self.imported_modules: set[str] = set()
+        self.pull_diagnostics = False
+        self.snippets = False
+        self.root_path: str | None = None
+
+    # -- encoding and ranges ------------------------------------------------
+
+    @property
+    def encoding(self) -> str:
+        if self.protocol._workspace is None:
+            return "utf-16"
+        enc = self.workspace.position_encoding
+        return str(getattr(enc, "value", enc) or "utf-16")
+
+    def to_range(self, doc: JsonDocument, start: int, end: int) -> types.Range:
+        s = doc.lines.position(start, self.encoding)
+        e = doc.lines.position(max(start, end), self.encoding)
+        return types.Range(types.Position(*s), types.Position(*e))
+
+    def to_offset(self, doc: JsonDocument, pos: types.Position) -> int:
+        return doc.lines.offset(pos.line, pos.character, self.encoding)
+
+    # -- which documents ----------------------------------------------------
+
+    def is_eval_schema(self, doc: OpenDocument, analysis: SchemaAnalysis | None = None) -> bool:
+        name = Path(uri_to_path(doc.uri) or urlparse(doc.uri).path).name
+        if any(fnmatch.fnmatch(name, p) for p in self.settings.schema_patterns):
+            return True
+        if doc.language_id not in ("json", "jsonc"):
+            return False
+        value = (analysis or self.analysis(doc.uri)).doc.value() if analysis or \
+            self.store.get(doc.uri) else None
+        return has_xeval_keys(value)
+
+    def analysis(self, uri: str) -> SchemaAnalysis:
+        doc = self.store.get(uri)
+        text = doc.text if doc else ""
+        version = doc.version if doc else None
+        cached = self.analyses.get(uri)
+        if cached is not None and cached[0] == version and cached[1].text == text:
+            return cached[1]
+        result = analyze(text, self.registry, base_uri=uri_to_path(uri))
+        self.analyses[uri] = (version, result)
+        return result
+
+    # -- configuration ------------------------------------------------------
+
+    def apply_settings(self, raw: Any) -> None:
+        self.settings = Settings.from_dict(raw)
+        for module in self.settings.comparator_modules:
+            if module in self.imported_modules:
+                continue
+            try:
+                if self.root_path and self.root_path not in sys.path:
+                    sys.path.insert(0, self.root_path)
+                importlib.import_module(module)
+                self.imported_modules.add(module)
+            except Exception as exc:
+                self.window_show_message(types.ShowMessageParams(
+                    types.MessageType.Warning,
+                    f"evalschema: cannot import comparator module {module!r}: {exc}"))
+        self.analyses.clear()
+
+    # -- diagnostics --------------------------------------------------------
+
+    def diagnostics(self, uri: str) -> list[types.Diagnostic]:
+        doc = self.store.get(uri)
+        if doc is None:
+            return []
+        analysis = self.analysis(uri)
+        if not self.is_eval_schema(doc, analysis):
+            return []
+        out = []
+        for loc in analysis.located:
+            p = loc.problem
+            message = p.message + (f" ({p.suggestion})" if p.suggestion else "")
+            out.append(types.Diagnostic(
+                range=self.to_range(analysis.doc, loc.start, loc.end),
+                message=message,
+                severity=types.DiagnosticSeverity.Warning if p.severity is Severity.WARNING
+                else types.DiagnosticSeverity.Error,
+                code=p.code, source=SOURCE,
+                data={**p.data, "code": p.code, "pointer": p.pointer, "target": p.target},
+            ))
+        return out
+
+    def publish(self, uri: str) -> None:
+        self.pending.pop(uri, None)
+        if self.pull_diagnostics:
+            return
+        doc = self.store.get(uri)
+        try:
+            diags = self.diagnostics(uri)
+        except Exception as exc:
+            report_once(self, "diagnostics", exc)
+            return
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri, diagnostics=diags, version=doc.version if doc else None))
+
+    def schedule(self, uri: str, immediate: bool = False) -> None:
+        handle = self.pending.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
+        if self.pull_diagnostics:
+            return
+        loop = asyncio.get_event_loop()
+        delay = 0 if immediate else self.settings.debounce_ms / 1000
+        self.pending[uri] = loop.call_later(delay, self.publish, uri)
+
+
+server = EvalSchemaServer()
+
+
+@server.feature(types.INITIALIZE)
+@guarded()
+def on_initialize(ls: EvalSchemaServer, params: types.InitializeParams) -> None:
+    caps = params.capabilities
+    td = caps.text_document
+    ls.pull_diagnostics = td is not None and td.diagnostic is not None
+    comp = td.completion if td else None
+    ls.snippets = bool(comp and comp.completion_item and comp.completion_item.snippet_support)
+    if params.root_uri:
+        ls.root_path = uri_to_path(params.root_uri)
+    if params.initialization_options is not None:
+        ls.apply_settings(params.initialization_options)
+
+
+@server.feature(types.INITIALIZED)
+@guarded()
+async def on_initialized(ls: EvalSchemaServer, params: types.InitializedParams) -> None:
+    await _pull_configuration(ls)
+
+
+async def _pull_configuration(ls: EvalSchemaServer) -> None:
+    ws = ls.client_capabilities.workspace
+    if ws is None or not ws.configuration:
+        return
+    try:
+        result = await ls.workspace_configuration_async(types.ConfigurationParams(
+            items=[types.ConfigurationItem(section="evalschema")]))
+    except Exception:
+        return
+    if result and isinstance(result[0], dict):
+        ls.apply_settings(result[0])
+        for uri in list(ls.store.docs):
+            ls.schedule(uri, immediate=True)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+@guarded()
+async def on_configuration(ls: EvalSchemaServer,
+                           params: types.DidChangeConfigurationParams) -> None:
+    if isinstance(params.settings, dict) and params.settings:
+        ls.apply_settings(params.settings)
+        for uri in list(ls.store.docs):
+            ls.schedule(uri, immediate=True)
+    await _pull_configuration(ls)
+    if ls.pull_diagnostics:
+        ls.workspace_diagnostic_refresh(None)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+@guarded()
+def did_open(ls: EvalSchemaServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.store.open(params.text_document)
+    ls.schedule(params.text_document.uri, immediate=True)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+@guarded()
+def did_change(ls: EvalSchemaServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.store.change(params, ls.encoding)
+    ls.schedule(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+@guarded()
+def did_save(ls: EvalSchemaServer, params: types.DidSaveTextDocumentParams) -> None:
+    ls.schedule(params.text_document.uri, immediate=True)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+@guarded()
+def did_close(ls: EvalSchemaServer, params: types.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    handle = ls.pending.pop(uri, None)
+    if handle is not None:
+        handle.cancel()
+    ls.store.close(uri)
+    ls.analyses.pop(uri, None)
+    if not ls.pull_diagnostics:
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri,
+                                                                            diagnostics=[]))
+
+
+@server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
+                types.DiagnosticOptions(identifier=SOURCE, inter_file_dependencies=False,
+                                        workspace_diagnostics=False))
+@guarded(default=types.RelatedFullDocumentDiagnosticReport(items=[]))
+def pull_diagnostics(ls: EvalSchemaServer, params: types.DocumentDiagnosticParams
+                     ) -> types.RelatedFullDocumentDiagnosticReport:
+    return types.RelatedFullDocumentDiagnosticReport(items=ls.diagnostics(params.text_document.uri))
+
+
+@server.feature(types.TEXT_DOCUMENT_COMPLETION,
+                types.CompletionOptions(trigger_characters=['"', ":", "[", ","]))
+@guarded(default=None)
+def on_completion(ls: EvalSchemaServer, params: types.CompletionParams
+                  ) -> types.CompletionList | None:
+    doc = ls.store.get(params.text_document.uri)
+    if doc is None:
+        return None
+    analysis = ls.analysis(doc.uri)
+    if not ls.is_eval_schema(doc, analysis) and not has_xeval_keys(analysis.doc.value()) \
+            and analysis.doc.root is None:
+        return None
+    offset = ls.to_offset(analysis.doc, params.position)
+    items = []
+    for e in completion.complete(analysis, offset, ls.registry, ls.snippets):
+        items.append(types.CompletionItem(
+            label=e.label, kind=e.kind, detail=e.detail,
+            documentation=types.MarkupContent(types.MarkupKind.Markdown, e.doc) if e.doc else None,
+            text_edit=types.TextEdit(ls.to_range(analysis.doc, e.start, e.end), e.new_text),
+            insert_text_format=types.InsertTextFormat.Snippet if e.snippet
+            else types.InsertTextFormat.PlainText,
+            sort_text=e.sort, filter_text=e.new_text if e.start != e.end else None,
+        ))
+    return types.CompletionList(is_incomplete=False, items=items)
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+@guarded(default=None)
+def on_hover(ls: EvalSchemaServer, params: types.HoverParams) -> types.Hover | None:
+    doc = ls.store.get(params.text_document.uri)
+    if doc is None:
+        return None
+    analysis = ls.analysis(doc.uri)
+    found = hover.hover(analysis, ls.to_offset(analysis.doc, params.position), ls.registry)
+    if found is None:
+        return None
+    text, start, end = found
+    return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text),
+                       ls.to_range(analysis.doc, start, end))
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix,
+                                                           types.CodeActionKind.Source]))
+@guarded(default=None)
+def on_code_action(ls: EvalSchemaServer, params: types.CodeActionParams
+                   ) -> list[types.CodeAction] | None:
+    uri = params.text_document.uri
+    doc = ls.store.get(uri)
+    if doc is None:
+        return None
+    analysis = ls.analysis(uri)
+    out: list[types.CodeAction] = []
+    for i, diag in enumerate(params.context.diagnostics):
+        if diag.source != SOURCE or not isinstance(diag.data, dict):
+            continue
+        start = ls.to_offset(analysis.doc, diag.range.start)
+        end = ls.to_offset(analysis.doc, diag.range.end)
+        for fix in actions.quick_fixes(analysis, i, start, end, diag.data, ls.registry):
+            out.append(_code_action(ls, analysis, uri, fix, [diag]))
+    edits = actions.annotate_edits(analysis)
+    if edits:
+        out.append(_code_action(ls, analysis, uri, actions.Fix(
+            "Annotate schema: make every default comparator explicit", edits,
+            kind=types.CodeActionKind.Source), []))
+    return out
+
+
+def _code_action(ls: EvalSchemaServer, analysis: SchemaAnalysis, uri: str, fix: actions.Fix,
+                 diags: list[types.Diagnostic]) -> types.CodeAction:
+    edits = [types.TextEdit(ls.to_range(analysis.doc, e.start, e.end), e.new_text)
+             for e in fix.edits]
+    return types.CodeAction(
+        title=fix.title,
+        kind=types.CodeActionKind.QuickFix if fix.kind == "quickfix" else fix.kind,
+        diagnostics=diags or None, is_preferred=fix.preferred or None,
+        edit=types.WorkspaceEdit(changes={uri: edits}))
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+@guarded(default=None)
+def on_symbols(ls: EvalSchemaServer, params: types.DocumentSymbolParams
+               ) -> list[types.DocumentSymbol] | None:
+    doc = ls.store.get(params.text_document.uri)
+    if doc is None:
+        return None
+    analysis = ls.analysis(doc.uri)
+    kinds = {"object": types.SymbolKind.Object, "array": types.SymbolKind.Array,
+             "field": types.SymbolKind.Field}
+
+    def convert(sym: symbols.Symbol) -> types.DocumentSymbol:
+        return types.DocumentSymbol(
+            name=sym.name, detail=sym.detail or None, kind=kinds[sym.kind],
+            range=ls.to_range(analysis.doc, sym.start, sym.end),
+            selection_range=ls.to_range(analysis.doc, sym.sel_start, sym.sel_end),
+            children=[convert(c) for c in sym.children] or None)
+
+    return [convert(s) for s in symbols.outline(analysis)]
+
+
+@server.feature(types.TEXT_DOCUMENT_DEFINITION)
+@guarded(default=None)
+def on_definition(ls: EvalSchemaServer, params: types.DefinitionParams
+                  ) -> types.Location | None:
+    doc = ls.store.get(params.text_document.uri)
+    if doc is None:
+        return None
+    analysis = ls.analysis(doc.uri)
+    found = symbols.definition(analysis, ls.to_offset(analysis.doc, params.position))
+    if found is None:
+        return None
+    return types.Location(doc.uri, ls.to_range(analysis.doc, *found))
+
+
+@server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
+                types.SemanticTokensLegend(token_types=tokens.TOKEN_TYPES,
+                                           token_modifiers=tokens.TOKEN_MODIFIERS))
+@guarded(default=None)
+def on_semantic_tokens(ls: EvalSchemaServer, params: types.SemanticTokensParams
+                       ) -> types.SemanticTokens | None:
+    doc = ls.store.get(params.text_document.uri)
+    if doc is None:
+        return None
+    analysis = ls.analysis(doc.uri)
+    data: list[int] = []
+    prev_line = prev_char = 0
+    for offset, length, kind in tokens.semantic_tokens(analysis):
+        line, char = analysis.doc.lines.position(offset, ls.encoding)
+        _, end_char = analysis.doc.lines.position(offset + length, ls.encoding)
+        delta_line = line - prev_line
+        delta_char = char - prev_char if delta_line == 0 else char
+        data.extend([delta_line, delta_char, end_char - char, kind, 0])
+        prev_line, prev_char = line, char
+    return types.SemanticTokens(data=data)

@@ -1,0 +1,58 @@
+-- Headless Neovim 0.7+ as a second, independent LSP client: open an eval schema with an
+-- unknown comparator, wait for the diagnostic on the value, hover it, complete it.
+-- Prints "OK ..." lines the test checks; exits non-zero on any failure.
+local file = os.getenv("EVALSCHEMA_FILE")
+local python = os.getenv("EVALSCHEMA_PYTHON")
+local function fail(msg)
+  io.stdout:write("FAIL " .. msg .. "\n")
+  vim.cmd("cquit 1")
+end
+
+vim.cmd("edit " .. file)
+local buf = vim.api.nvim_get_current_buf()
+vim.bo[buf].filetype = "json"
+local exited = false
+local id = vim.lsp.start_client({
+  name = "evalschema",
+  cmd = { python, "-m", "evalschema_server", "--stdio" },
+  root_dir = vim.fn.fnamemodify(file, ":h"),
+  on_exit = function(code) exited = true end,
+})
+if not id then fail("client did not start") end
+vim.lsp.buf_attach_client(buf, id)
+
+local ok = vim.wait(20000, function() return exited or #vim.diagnostic.get(buf) > 0 end, 50)
+if exited then fail("server exited") end
+if not ok then fail("no diagnostics") end
+for _, d in ipairs(vim.diagnostic.get(buf)) do
+  io.stdout:write(string.format("OK diagnostic %d:%d-%d:%d %s %s\n", d.lnum, d.col, d.end_lnum,
+    d.end_col, tostring(d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code)),
+    d.message))
+end
+
+local function at(prefix)
+  return {
+    textDocument = { uri = vim.uri_from_bufnr(buf) },
+    position = { line = tonumber(os.getenv(prefix .. "_LINE")),
+                 character = tonumber(os.getenv(prefix .. "_COL")) },
+  }
+end
+local hover = vim.lsp.buf_request_sync(buf, "textDocument/hover", at("EVALSCHEMA_HOVER"), 10000)
+local text = nil
+for _, res in pairs(hover or {}) do
+  if res.result and res.result.contents then text = res.result.contents.value end
+end
+if not text then fail("no hover") end
+io.stdout:write("OK hover " .. text:gsub("\n", " "):sub(1, 120) .. "\n")
+
+local comp = vim.lsp.buf_request_sync(buf, "textDocument/completion", at("EVALSCHEMA_COMPLETE"),
+  10000)
+local labels = {}
+for _, res in pairs(comp or {}) do
+  local items = res.result and (res.result.items or res.result) or {}
+  for _, item in ipairs(items) do table.insert(labels, item.label) end
+end
+if #labels == 0 then fail("no completion") end
+io.stdout:write("OK completion " .. table.concat(labels, ",") .. "\n")
+vim.lsp.stop_client(id)
+vim.cmd("qall!")
