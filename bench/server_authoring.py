@@ -2,7 +2,8 @@
 
 Targets (issue: language server part 1):
 - completion answers within 50 ms at the 95th percentile, right after an edit;
-- diagnostics are republished within 200 ms of an edit.
+- diagnostics are republished within 200 ms of an edit (the default 75 ms debounce
+  included: the time a user waits).
 
 Runs the server as a subprocess over stdio (``python -m evalschema_server``), drives it
 with pygls's client, and measures wall time per request. Prints figures, PASS/FAIL per
@@ -61,8 +62,7 @@ async def run(lines: int, requests: int) -> dict[str, float]:
     caps = types.ClientCapabilities(text_document=types.TextDocumentClientCapabilities(
         completion=types.CompletionClientCapabilities(
             completion_item=types.ClientCompletionItemOptions(snippet_support=True))))
-    await client.initialize_async(types.InitializeParams(
-        capabilities=caps, initialization_options={"debounceMs": 0}))
+    await client.initialize_async(types.InitializeParams(capabilities=caps))
     client.initialized(types.InitializedParams())
     t0 = time.perf_counter()
     client.text_document_did_open(types.DidOpenTextDocumentParams(

@@ -8,6 +8,10 @@ text ranges through the document tree.
 
 from __future__ import annotations
 
+import gc
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,10 +52,11 @@ class SchemaAnalysis:
     def check(self) -> SchemaCheck | None:
         if not self._checked:
             self._checked = True
-            value = self.doc.value()
+            value = self.value()
             if isinstance(value, dict):
-                self._check = check_eval_schema(value, registry=self._registry,
-                                                base_uri=self._base_uri)
+                with gc_paused():
+                    self._check = check_eval_schema(value, registry=self._registry,
+                                                    base_uri=self._base_uri)
         return self._check
 
     @property
@@ -78,13 +83,54 @@ class SchemaAnalysis:
                     self._nodes.setdefault(node.pointer, node)
         return self._nodes
 
+    def value(self) -> Any:
+        """The document's JSON value: the C parser when the text is valid, else best effort."""
+        if not self.doc.issues:
+            try:
+                return json.loads(self.text)
+            except (ValueError, RecursionError):
+                pass
+        return self.doc.value()
+
     def schema_node_for(self, obj: Node) -> SchemaNode | None:
         """The engine's node for a schema object in the text, if it is one."""
         return self.nodes.get(self.doc.pointer(obj))
 
 
 def analyze(text: str, registry: Registry, *, base_uri: str | None = None) -> SchemaAnalysis:
-    return SchemaAnalysis(text, parse(text, comments=True), registry, base_uri)
+    # A parse allocates a node per token; collections triggered midway would scan
+    # the whole live tree for nothing (the new tree is all reachable).
+    with gc_paused():
+        return SchemaAnalysis(text, parse(text, comments=True), registry, base_uri)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic collection during a burst of allocations that all stay reachable."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def release(doc: JsonDocument) -> None:
+    """Break a replaced tree's parent links so reference counting frees it at once.
+
+    Nodes point at their parents and children: cycles that only the (slow, whole-heap)
+    cyclic collector would otherwise reclaim, one per keystroke.
+    """
+    stack = [doc.root] if doc.root is not None else []
+    while stack:
+        node = stack.pop()
+        node.parent = None
+        stack.extend(node.children)
+        if node.key_node is not None:
+            node.key_node.parent = None
+        if node.value_node is not None and node.kind == "property":
+            stack.append(node.value_node)
 
 
 def locate(doc: JsonDocument, pointer: str, target: str = "value") -> tuple[int, int]:
@@ -118,17 +164,17 @@ def locate(doc: JsonDocument, pointer: str, target: str = "value") -> tuple[int,
         target = "key"
 
 
-def has_xeval_keys(value: Any, budget: int = 100_000) -> bool:
-    """True when a JSON value holds an ``x-eval-*`` key anywhere (bounded walk)."""
-    stack = [value]
-    while stack and budget > 0:
-        budget -= 1
-        v = stack.pop()
-        if isinstance(v, dict):
-            for k, child in v.items():
-                if isinstance(k, str) and k.startswith(XEVAL_PREFIX):
-                    return True
-                stack.append(child)
-        elif isinstance(v, list):
-            stack.extend(v)
+def has_xeval_keys(doc: JsonDocument) -> bool:
+    """True when the document has an ``x-eval-*`` key anywhere (keys only, not values)."""
+    stack = [doc.root] if doc.root is not None else []
+    while stack:
+        node = stack.pop()
+        if node.kind == "property":
+            key = node.key_node.value if node.key_node is not None else None
+            if isinstance(key, str) and key.startswith(XEVAL_PREFIX):
+                return True
+            if node.value_node is not None:
+                stack.append(node.value_node)
+        else:
+            stack.extend(node.children)
     return False

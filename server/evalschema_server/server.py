@@ -24,7 +24,7 @@ from evalschema import __version__, default_registry
 from evalschema.errors import Severity
 from evalschema.registry import Registry
 
-from .analysis import SchemaAnalysis, analyze, has_xeval_keys
+from .analysis import XEVAL_PREFIX, SchemaAnalysis, analyze, has_xeval_keys, release
 from .document import JsonDocument
 from .features import actions, completion, hover, symbols, tokens
 from .guard import guarded, report_once
@@ -92,11 +92,9 @@ class EvalSchemaServer(LanguageServer):
         name = Path(uri_to_path(doc.uri) or urlparse(doc.uri).path).name
         if any(fnmatch.fnmatch(name, p) for p in self.settings.schema_patterns):
             return True
-        if doc.language_id not in ("json", "jsonc"):
+        if doc.language_id not in ("json", "jsonc") or XEVAL_PREFIX not in doc.text:
             return False
-        value = (analysis or self.analysis(doc.uri)).doc.value() if analysis or \
-            self.store.get(doc.uri) else None
-        return has_xeval_keys(value)
+        return has_xeval_keys((analysis or self.analysis(doc.uri)).doc)
 
     def analysis(self, uri: str) -> SchemaAnalysis:
         doc = self.store.get(uri)
@@ -107,6 +105,8 @@ class EvalSchemaServer(LanguageServer):
             return cached[1]
         result = analyze(text, self.registry, base_uri=uri_to_path(uri))
         self.analyses[uri] = (version, result)
+        if cached is not None:
+            release(cached[1].doc)
         return result
 
     # -- configuration ------------------------------------------------------
@@ -253,7 +253,9 @@ def did_close(ls: EvalSchemaServer, params: types.DidCloseTextDocumentParams) ->
     if handle is not None:
         handle.cancel()
     ls.store.close(uri)
-    ls.analyses.pop(uri, None)
+    old = ls.analyses.pop(uri, None)
+    if old is not None:
+        release(old[1].doc)
     if not ls.pull_diagnostics:
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri,
                                                                             diagnostics=[]))
@@ -277,8 +279,7 @@ def on_completion(ls: EvalSchemaServer, params: types.CompletionParams
     if doc is None:
         return None
     analysis = ls.analysis(doc.uri)
-    if not ls.is_eval_schema(doc, analysis) and not has_xeval_keys(analysis.doc.value()) \
-            and analysis.doc.root is None:
+    if not ls.is_eval_schema(doc, analysis):
         return None
     offset = ls.to_offset(analysis.doc, params.position)
     items = []

@@ -8,6 +8,7 @@ walk and raises one ``SchemaError`` listing them all, or returns the tree.
 from __future__ import annotations
 
 from collections.abc import Mapping
+import json
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
@@ -111,6 +112,24 @@ class SchemaNode:
             if n.path == path:
                 return n
         return None
+
+
+def _params_valid(entry: Entry, params: dict[str, Any]) -> bool:
+    """Parameter validation, memoised: large schemas repeat the same few configurations,
+    and jsonschema costs tens of microseconds per check."""
+    try:
+        key = (id(entry), json.dumps(params, sort_keys=True))
+    except (TypeError, ValueError):
+        return entry.param_validator().is_valid(params)
+    found = _VALID_PARAMS.get(key)
+    if found is None:
+        if len(_VALID_PARAMS) > 4096:
+            _VALID_PARAMS.clear()
+        found = _VALID_PARAMS[key] = entry.param_validator().is_valid(params)
+    return found
+
+
+_VALID_PARAMS: dict[tuple[int, str], bool] = {}
 
 
 @cache
@@ -379,6 +398,8 @@ class _Builder:
                          data={"missing": missing, "name": d.name, "kind": kind})
         ok = not missing
         known = d.params.get("properties", {})
+        if not params or _params_valid(d, params):
+            return ok
         for err in d.param_validator().iter_errors(params):
             if err.validator == "required":
                 continue

@@ -693,7 +693,17 @@ def _parse_window(
                         v = new("number", vs, ve - vs, p, _E, None, None, -1, float(ip + frac))
                     else:
                         ve = vs + len(ip)
-                        v = new("number", vs, ve - vs, p, _E, None, None, -1, _int(ip))
+                        v = new(
+                            "number",
+                            vs,
+                            ve - vs,
+                            p,
+                            _E,
+                            None,
+                            None,
+                            -1,
+                            int(ip) if len(ip) < 4000 else _int(ip),
+                        )
                 elif g[5] is not None:
                     lit: str = g[5]
                     vs = m.start(6)
@@ -765,7 +775,9 @@ def _parse_window(
                     frac = m.group(2)
                     tend = pos + len(ip) + len(frac)
                     npos = m.end()
-                    value: Any = float(ip + frac) if frac else _int(ip)
+                    value: Any = (
+                        float(ip + frac) if frac else int(ip) if len(ip) < 4000 else _int(ip)
+                    )
                     snode = new("number", pos, tend - pos, None, _E, None, None, -1, value)
                     tok = _T_SCALAR
             elif ch == "t" or ch == "f" or ch == "n":
@@ -949,8 +961,15 @@ def _parse_window(
                 while close_at > node.offset + 1 and text[close_at - 1] in " \t\n\r":
                     close_at -= 1
                 # pos unchanged: the closing token is read again by the parent
-            else:
-                _issue(issues, "unexpected-token", pos, tend - pos)
+            else:  # a stray closer: report it once and skip it
+                if state == _OBJ_VALUE:
+                    _issue(issues, "value-expected", pos, tend - pos)
+                    state = _OBJ_NEXT
+                elif state == _OBJ_COLON:
+                    _issue(issues, "missing-colon", pos, tend - pos)
+                    state = _OBJ_NEXT
+                else:
+                    _issue(issues, "unexpected-token", pos, tend - pos)
                 pos = npos
                 continue
             # pop the container

@@ -56,16 +56,24 @@ def _quoted(name: str) -> str:
     return json.dumps(name, ensure_ascii=False)
 
 
+def _tabstop(i: int) -> str:
+    return "${" + str(i) + "}"
+
+
+def _choice(i: int, options: Any) -> str:
+    """A snippet choice placeholder: ``${1|a,b|}``."""
+    return "${" + str(i) + "|" + ",".join(str(o) for o in options) + "|}"
+
+
 def _snippet_params(entry: Entry) -> str:
     """``{"name": {"param": ${1:…}}}`` with the required parameters as tab stops."""
     props = entry.params.get("properties", {})
     parts = []
     for i, p in enumerate(entry.required_params, start=1):
         spec = props.get(p, {})
-        placeholder = '"${%d}"' % i if spec.get("type") == "string" else "${%d}" % i
+        placeholder = f'"{_tabstop(i)}"' if spec.get("type") == "string" else _tabstop(i)
         if isinstance(spec.get("enum"), list) and spec["enum"]:
-            choices = ",".join(str(v) for v in spec["enum"])
-            placeholder = '"${%d|%s|}"' % (i, choices)
+            placeholder = f'"{_choice(i, spec["enum"])}"'
         parts.append(f"{_quoted(p)}: {placeholder}")
     return "{" + _quoted(entry.name) + ": {" + ", ".join(parts) + "}}"
 
@@ -118,7 +126,7 @@ def _keys(cur: Cursor, registry: Registry, snippets: bool) -> list[Edit]:
                                      types.CompletionItemKind.Field, f"{entry.name} parameter",
                                      _spec_doc(p, spec, entry), snippets))
     elif role.role == "align":
-        for p, snip in (("match_by", '"${1|%s|}"' % ",".join(registry.strategies)),
+        for p, snip in (("match_by", f'"{_choice(1, registry.strategies)}"'),
                         ("key", '"${1}"'), ("ordered", "${1|true,false|}")):
             if p not in present:
                 out.append(_key_item(cur, p, snip, types.CompletionItemKind.Field,
@@ -135,7 +143,7 @@ def _params_object(entry: Entry) -> str:
 
 def _value_snippet(spec: dict[str, Any]) -> str:
     if isinstance(spec.get("enum"), list) and spec["enum"]:
-        return '"${1|%s|}"' % ",".join(str(v) for v in spec["enum"])
+        return f'"{_choice(1, spec["enum"])}"'
     t = spec.get("type")
     if t == "string":
         return '"${1}"'
