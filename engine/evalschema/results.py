@@ -246,12 +246,15 @@ class RecordResult:
         }
 
 
+_EMPTY = Counts()
+
+
 @dataclass(frozen=True, slots=True)
 class FieldAggregation:
     """Aggregate of every result judged by one schema field across a run."""
 
     field: str
-    counts: Counts = Counts()
+    counts: Counts = _EMPTY
 
     @property
     def count(self) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .align import align
 from .pointer import escape
 from .policy import NATIVE, ScoringPolicy
 from .registry import CompareTypeError
@@ -179,8 +180,6 @@ class RecordScorer:
         if not g and not e:
             self.emit(node, path, _MATCH, 1.0, g, e, gp, ep)
             return
-        from .align import align
-
         items = node.items
         assert items is not None
         pairs, gold_only, extra = align(self, node, g, e)

@@ -8,14 +8,12 @@ text ranges through the document tree.
 
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from evalschema.errors import Problem, Severity
+from evalschema.gcpause import gc_paused
 from evalschema.pointer import split as split_pointer
 from evalschema.registry import Registry
 from evalschema.schema.tree import SchemaCheck, SchemaNode, check_eval_schema
@@ -102,18 +100,6 @@ def analyze(text: str, registry: Registry, *, base_uri: str | None = None) -> Sc
     # the whole live tree for nothing (the new tree is all reachable).
     with gc_paused():
         return SchemaAnalysis(text, parse(text, comments=True), registry, base_uri)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic collection during a burst of allocations that all stay reachable."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def release(doc: JsonDocument) -> None:
