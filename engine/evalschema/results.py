@@ -198,11 +198,13 @@ def count_results(results: tuple[FieldResult, ...] | list[FieldResult]) -> Count
     return Counts(m, mm, om, ha, sk, er, pe, be, s, w, ws)
 
 
-@dataclass(frozen=True, slots=True)
-class RecordResult:
-    """All field results of one (gold, extracted) record pair."""
+class RecordResult(NamedTuple):
+    """All field results of one (gold, extracted) record pair.
 
-    index: int
+    A NamedTuple for the same reason as FieldResult: one is built per record.
+    """
+
+    index: int  # type: ignore[assignment]  # shadows tuple.index, on purpose
     record_id: Any
     field_results: tuple[FieldResult, ...]
     counts: Counts
