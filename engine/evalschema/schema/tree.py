@@ -7,8 +7,8 @@ walk and raises one ``SchemaError`` listing them all, or returns the tree.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal

@@ -6,6 +6,7 @@ same per line of a JSONL text.
 """
 
 from .jsonparse import (
+    ISSUE_CODES,
     Comment,
     JsonDocument,
     Node,
@@ -20,6 +21,7 @@ from .lines import ENCODINGS, LineIndex
 
 __all__ = [
     "ENCODINGS",
+    "ISSUE_CODES",
     "Comment",
     "JsonDocument",
     "LineIndex",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import gc
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -30,6 +30,7 @@ from typing import Any, Final, Literal, NamedTuple
 from .lines import LineIndex
 
 __all__ = [
+    "ISSUE_CODES",
     "Comment",
     "JsonDocument",
     "Node",
@@ -130,9 +131,8 @@ class Node:
             key = node.key
             return None if key is None else escape_pointer_segment(key)
         if parent.kind == "array":
-            for i, child in enumerate(parent.children):
-                if child is node:
-                    return str(i)
+            i = _index_of(parent.children, node)
+            return str(i) if i >= 0 else None
         return None
 
     def contains(self, offset: int, include_right_boundary: bool = False) -> bool:
@@ -402,7 +402,11 @@ class JsonDocument:
 
 
 def _index_of(children: list[Node], node: Node) -> int:
-    for i, child in enumerate(children):
+    """Index of ``node`` among ``children`` (sorted by offset: a bisection, not a scan)."""
+    i = bisect_left(children, node.offset, key=attrgetter("offset"))
+    if i < len(children) and children[i] is node:
+        return i
+    for i, child in enumerate(children):  # pragma: no cover - hand-built trees only
         if child is node:
             return i
     return -1
@@ -491,11 +495,14 @@ _MESSAGES: Final = {
     "value-expected": "Value expected",
     "property-expected": "Property expected",
     "unquoted-key": "Property keys must be doublequoted",
-    "missing-close-brace": "Expected comma or closing brace",
-    "missing-close-bracket": "Expected comma or closing bracket",
+    "missing-close-brace": "This object is never closed: expected '}'",
+    "missing-close-bracket": "This array is never closed: expected ']'",
     "invalid-number": "Invalid number",
     "duplicate-key": "Duplicate object key",
 }
+
+#: Every ``SyntaxIssue.code`` the parser can emit.
+ISSUE_CODES: Final = frozenset(_MESSAGES)
 
 _FrameT = tuple[Node | None, list[Node], int, Node | None, dict[str, Node | None]]
 
