@@ -11,9 +11,10 @@ through the extracted file's offset index. It then runs
 as a child process and reads the child's peak resident memory (``ru_maxrss`` from
 ``os.wait4``). Target: < 500 MB.
 
-Part 2 scores a 100,000-record pair with ``--workers 1`` and ``--workers 2`` and
-compares wall times. Target: workers 2 <= 0.65 x workers 1 (on a 2-core machine), and
-both print the same JSON.
+Part 2 scores a 100,000-record pair with ``--workers 1`` and ``--workers 2``, each
+``--repeat`` times (best run counts: other processes on the machine only ever slow a
+run down), and compares wall times. Target: workers 2 <= 0.65 x workers 1 (on a
+2-core machine), and both print the same JSON.
 
     python bench/cli_scale.py [--gb 1.0] [--records 100000] [--quick] [--keep DIR]
 
@@ -138,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", metavar="DIR", help="write the data here and keep it")
     ap.add_argument("--skip-memory", action="store_true", help="skip part 1")
     ap.add_argument("--skip-workers", action="store_true", help="skip part 2")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="runs per worker count in part 2; the best counts (default 3)")
     args = ap.parse_args(argv)
     gb = 0.004 if args.quick else args.gb
     n_records = 2000 if args.quick else args.records
@@ -171,16 +174,28 @@ def main(argv: list[str] | None = None) -> int:
             gold, ext, n, gen = write_pair(part, records=n_records)
             print(f"\n2. workers: {n:,} records ({(gold.stat().st_size + ext.stat().st_size) / 1e6:,.0f}"
                   f" MB pair)")
-            w1, rss1, doc1 = run_eval(gold, ext, workers=1)
-            w2, rss2, doc2 = run_eval(gold, ext, workers=2)
+            repeat = 1 if args.quick else max(1, args.repeat)
+            print(f"   load average before: {os.getloadavg()[0]:.2f} (other processes on the "
+                  f"machine slow runs down; the best of {repeat} counts)")
+            times: dict[int, list[float]] = {1: [], 2: []}
+            docs: dict[int, dict[str, Any]] = {}
+            rss: dict[int, float] = {}
+            for _ in range(repeat):
+                for w in (1, 2):
+                    wall, peak, doc = run_eval(gold, ext, workers=w)
+                    times[w].append(wall)
+                    docs[w] = doc
+                    rss[w] = max(rss.get(w, 0.0), peak)
+            w1, w2 = min(times[1]), min(times[2])
             ratio = w2 / w1
-            same = doc1 == doc2
+            same = docs[1] == docs[2]
             ok = ratio <= RATIO_TARGET and same
-            results["workers"] = ok
-            print(f"   --workers 1: {w1:.2f} s ({n / w1:,.0f} records/s, peak RSS "
-                  f"{rss1:,.0f} MB)")
-            print(f"   --workers 2: {w2:.2f} s ({n / w2:,.0f} records/s, peak RSS "
-                  f"{rss2:,.0f} MB per process)")
+            if not args.quick:
+                results["workers"] = ok
+            for w, best in ((1, w1), (2, w2)):
+                runs = ", ".join(f"{t:.2f}" for t in times[w])
+                print(f"   --workers {w}: best {best:.2f} s ({n / best:,.0f} records/s; runs "
+                      f"{runs} s; peak RSS {rss[w]:,.0f} MB{' per process' if w > 1 else ''})")
             print(f"   identical JSON: {same}")
             print(f"   ratio {ratio:.3f} (target <= {RATIO_TARGET}): {_verdict(ok)}"
                   + (" (quick mode: too small to judge)" if args.quick else ""))

@@ -6,19 +6,41 @@ mergeable, so a run can be split across processes or re-scored one record at a t
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import GoldValidationError, Problem
+from .gcpause import gc_paused
 from .lenient import LenientParseError, parse_lenient
 from .pointer import field_segments
 from .policy import NATIVE, ScoringPolicy
 from .postprocess import PostProcessor
-from .records import RawRecord, load_json, load_records
+from .records import (
+    RawLine,
+    RawRecord,
+    is_streamable,
+    iter_lines,
+    iter_raw_lines,
+    iter_records,
+    iter_records_text,
+    load_json,
+    load_records,
+    parse_line,
+    read_line_at,
+)
 from .registry import Registry
-from .results import Counts, FieldAggregation, FieldResult, RecordResult, RunResult, Status
+from .results import (
+    Counts,
+    FieldAggregation,
+    FieldResult,
+    RecordResult,
+    RunResult,
+    Status,
+    f1_score,
+)
 from .schema.select import select_fields, select_target
 from .schema.tree import SchemaNode, parse_eval_schema
 from .scoring import PendingBatch, RecordScorer
@@ -58,26 +80,29 @@ class RunAccumulator:
         """Fold one record's results into the per-field tallies; return the record's counts."""
         rec = [0.0] * 11
         per_field = self.per_field
+        get = per_field.get
         for r in results:
-            st = r.status
-            # Identity tests, not a dict keyed by Status: Enum.__hash__ is Python code.
+            # Tuple indices (status 2, field 1, score 3, weight 11) and identity tests:
+            # this loop runs once per judged field, and Enum.__hash__ is Python code.
+            st = r[2]
             slot = (0 if st is _M else 1 if st is _MM else 2 if st is _OM else
                     3 if st is _HA else _SLOT[st])
-            t = per_field.get(r.field)
+            t = get(r[1])
             if t is None:
-                t = per_field[r.field] = [0.0] * 11
+                t = per_field[r[1]] = [0.0] * 11
             t[slot] += 1
             rec[slot] += 1
             if slot < 4:
-                w = r.weight
+                w = r[11]
                 t[9] += w
                 rec[9] += w
                 if slot < 2:
-                    s = r.score
+                    s = r[3]
                     t[8] += s
                     rec[8] += s
-                    t[10] += w * s
-                    rec[10] += w * s
+                    ws = w * s
+                    t[10] += ws
+                    rec[10] += ws
         return _counts(rec)
 
     def add(self, record: RecordResult, *, counted: bool = True) -> None:
@@ -86,10 +111,33 @@ class RunAccumulator:
         if not counted:
             return
         self.n += 1
-        self.sum_p += record.precision
-        self.sum_r += record.recall
-        self.sum_f1 += record.f1
-        self.sum_w += record.weighted_score
+        c = record.counts
+        # The metrics of Counts, computed once here (this runs once per record).
+        s, both = c.score_sum, c.matches + c.mismatches
+        pd, rd = both + c.hallucinations, both + c.omissions
+        p = s / pd if pd else 1.0
+        r = s / rd if rd else 1.0
+        self.sum_p += p
+        self.sum_r += r
+        self.sum_f1 += f1_score(p, r, pd + c.omissions)
+        self.sum_w += c.weighted_score_sum / c.weight_sum if c.weight_sum else 1.0
+
+    def update(self, other: RunAccumulator) -> None:
+        """Fold ``other`` into this accumulator in place (the same sums as ``merge``)."""
+        for k, t in other.per_field.items():
+            mine = self.per_field.get(k)
+            if mine is None:
+                self.per_field[k] = list(t)
+                continue
+            for i, v in enumerate(t):
+                mine[i] += v
+        if self.keep_records:
+            self.records.extend(other.records)
+        self.n += other.n
+        self.sum_p += other.sum_p
+        self.sum_r += other.sum_r
+        self.sum_f1 += other.sum_f1
+        self.sum_w += other.sum_w
 
     def merge(self, other: RunAccumulator) -> RunAccumulator:
         out = RunAccumulator(keep_records=self.keep_records and other.keep_records)
@@ -178,7 +226,21 @@ class Evaluator:
         return rec
 
 
-_NO_RECORD = object()
+class _NoRecord:
+    """The side of a pair that has no record (a singleton that survives pickling, so
+    pairs can be scored in worker processes)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NO_RECORD"
+
+    def __reduce__(self) -> str:
+        return "NO_RECORD"
+
+
+NO_RECORD: Any = _NoRecord()
+_NO_RECORD = NO_RECORD
 
 
 def run_batches(results: list[FieldResult], batches: Iterable[PendingBatch]) -> list[FieldResult]:
@@ -264,29 +326,102 @@ def _check_gold(gold: list[RawRecord], id_field: str | None) -> dict[Any, int]:
     return ids
 
 
+class Pair(NamedTuple):
+    """A gold record and the extracted record it is paired with, before scoring.
+
+    Either side may be ``NO_RECORD``, or an unparsed ``RawLine`` (parsed by
+    ``resolve``, where the pair is scored). A NamedTuple: one is built per record and
+    sent to a worker process, and a tuple builds and pickles several times faster
+    than a frozen dataclass.
+    """
+
+    #: The record's place in the run (``RecordResult.index``).
+    number: int
+    record_id: Any
+    gold: Any
+    extracted: Any
+    gold_index: int | None = None
+    extracted_index: int | None = None
+    repaired: bool = False
+    problem: str | None = None
+    #: When ``extracted`` is an unparsed ``RawLine``: whether the problem found reading
+    #: it is the pair's problem (pairing by position) or ``problem`` stands (by id).
+    read_problem: bool = False
+
+    def resolve(self) -> Pair:
+        """This pair with unparsed lines parsed (extracted ones rescued leniently)."""
+        gold, ext = self.gold, self.extracted
+        if not isinstance(gold, RawLine) and not isinstance(ext, RawLine):
+            return self
+        repaired, problem = self.repaired, self.problem
+        if isinstance(gold, RawLine):
+            gold = gold.parse().value
+        if isinstance(ext, RawLine):
+            ext, repaired, read = _read_extracted(ext.parse())
+            if self.read_problem:
+                problem = read or problem
+        return Pair(self.number, self.record_id, gold, ext, self.gold_index,
+                    self.extracted_index, repaired, problem)
+
+    def score(self, evaluator: Evaluator, acc: RunAccumulator) -> RecordResult:
+        if isinstance(self.gold, RawLine) or isinstance(self.extracted, RawLine):
+            return self.resolve().score(evaluator, acc)
+        return evaluator.score_pair(self.gold, self.extracted, index=self.number,
+                                    record_id=self.record_id, gold_index=self.gold_index,
+                                    extracted_index=self.extracted_index, acc=acc,
+                                    repaired=self.repaired, problem=self.problem)
+
+
 def iter_evaluate(gold: RecordsLike, extracted: RecordsLike, evaluator: Evaluator,
-                  acc: RunAccumulator) -> Iterator[RecordResult]:
-    """Score record pairs one at a time (gold order, then unpaired extracted)."""
+                  acc: RunAccumulator, *, stream: bool = False) -> Iterator[RecordResult]:
+    """Score record pairs one at a time (gold order, then unpaired extracted).
+
+    ``stream=True`` reads files record by record instead of loading them (see
+    ``iter_pairs``); the results are the same.
+    """
+    for pair in iter_pairs(gold, extracted, evaluator.id_field, stream=stream):
+        yield pair.score(evaluator, acc)
+
+
+def iter_pairs(gold: RecordsLike, extracted: RecordsLike, id_field: str | None, *,
+               stream: bool = False, scanner: Scanner | None = None,
+               scan_parts: int = 1) -> Iterator[Pair]:
+    """Pair gold and extracted records: by ``id_field``, else by position.
+
+    In memory (``stream=False``) every gold record is checked before the first pair.
+    Streaming never holds all records: by position both files are read in lockstep;
+    by id the extracted file is indexed (id -> byte offset) and each record read back
+    when its gold record comes. Gold problems are then collected as the gold streams
+    (no pair is yielded after the first) and raised together at the end.
+
+    ``scanner`` indexes the extracted file's byte ranges elsewhere (``scan_parts`` of
+    them, e.g. on worker processes); the index is the same.
+    """
+    if stream:
+        if id_field is None:
+            return _stream_by_position(gold, extracted)
+        return _stream_by_id(gold, extracted, id_field, scanner, scan_parts)
+    return _pairs_in_memory(gold, extracted, id_field)
+
+
+def _pairs_in_memory(gold: RecordsLike, extracted: RecordsLike,
+                     id_field: str | None) -> Iterator[Pair]:
     gold_raw = _as_records(gold, strict=True)
     ext_raw = _as_records(extracted, strict=False)
-    id_field = evaluator.id_field
     _check_gold(gold_raw, id_field)
     read = [_read_extracted(r) for r in ext_raw]
     if id_field is None:
         for i, graw in enumerate(gold_raw):
             if i < len(read):
                 value, repaired, problem = read[i]
-                yield evaluator.score_pair(graw.value, value, index=i, gold_index=i,
-                                           extracted_index=i, acc=acc, repaired=repaired,
-                                           problem=problem)
+                yield Pair(i, None, graw.value, value, i, i, repaired, problem)
             else:
-                yield evaluator.score_pair(graw.value, _NO_RECORD, index=i, gold_index=i,
-                                           acc=acc, problem="no extracted record")
+                yield Pair(i, None, graw.value, _NO_RECORD, i, None,
+                           problem="no extracted record")
         for j in range(len(gold_raw), len(read)):
             value, repaired, problem = read[j]
-            yield evaluator.score_pair(_NO_RECORD, value, index=j, extracted_index=j, acc=acc,
-                                       repaired=repaired,
-                                       problem=problem or "no gold record at this position")
+            yield Pair(j, None, _NO_RECORD, value, None, j, repaired,
+                       problem or "no gold record at this position")
         return
     by_id: dict[Any, int] = {}
     leftovers: list[tuple[int, str]] = []
@@ -302,30 +437,418 @@ def iter_evaluate(gold: RecordsLike, extracted: RecordsLike, evaluator: Evaluato
                                  f"{by_id[rid]})"))
         else:
             by_id[rid] = j
+    unread = sum(1 for jj, _ in leftovers if read[jj][0] is _NO_RECORD)
     index = 0
     for i, graw in enumerate(gold_raw):
         rid = graw.value[id_field]
         found = by_id.pop(rid, None)
         if found is None:
-            unread = [p for jj, p in leftovers if read[jj][0] is _NO_RECORD]
-            problem = "no extracted record with this id"
-            if unread:
-                problem += f" ({len(unread)} extracted record(s) unreadable)"
-            yield evaluator.score_pair(graw.value, _NO_RECORD, index=index, record_id=rid,
-                                       gold_index=i, acc=acc, problem=problem)
+            yield Pair(index, rid, graw.value, _NO_RECORD, i, None,
+                       problem=_missing_problem(unread))
         else:
             value, repaired, _ = read[found]
-            yield evaluator.score_pair(graw.value, value, index=index, record_id=rid,
-                                       gold_index=i, extracted_index=found, acc=acc,
-                                       repaired=repaired)
+            yield Pair(index, rid, graw.value, value, i, found, repaired)
         index += 1
     extra = sorted([*((j, "no gold record with this id") for j in by_id.values()), *leftovers])
     for j, problem in extra:
         value, repaired, _ = read[j]
         rid = value.get(id_field) if isinstance(value, dict) else None
-        yield evaluator.score_pair(_NO_RECORD, value, index=index, record_id=rid, extracted_index=j, acc=acc,
-                                   repaired=repaired, problem=problem)
+        yield Pair(index, rid, _NO_RECORD, value, None, j, repaired, problem)
         index += 1
+
+
+def _missing_problem(unread: int) -> str:
+    problem = "no extracted record with this id"
+    if unread:
+        problem += f" ({unread} extracted record(s) unreadable)"
+    return problem
+
+
+class _GoldChecker:
+    """Gold checks one record at a time, collecting every problem (streaming)."""
+
+    def __init__(self, id_field: str | None) -> None:
+        self.id_field = id_field
+        self.ids: dict[Any, int] = {}
+        self.problems: list[Problem] = []
+
+    def ok(self, raw: RawRecord, i: int) -> bool:
+        value = raw.value
+        if type(value) is dict:
+            if self.id_field is None:
+                return True
+            rid = value.get(self.id_field)
+            if type(rid) is str or type(rid) is int:  # the common case, checked cheaply
+                first = self.ids.setdefault(rid, i)
+                if first == i:
+                    return True
+        loc = _locate(raw, i)
+        if not isinstance(raw.value, dict):
+            self.problems.append(Problem("gold-not-object", f"gold record {i} is "
+                                         f"{type(raw.value).__name__}, not an object", **loc))
+            return False
+        if self.id_field is None:
+            return True
+        rid = raw.value.get(self.id_field)
+        if rid is None or isinstance(rid, dict | list):
+            self.problems.append(Problem("gold-missing-id", f"gold record {i} has no usable "
+                                         f"{self.id_field!r}", **loc,
+                                         suggestion="every gold record needs its id"))
+            return False
+        first = self.ids.setdefault(rid, i)
+        if first != i:
+            self.problems.append(Problem(
+                "duplicate-id", f"gold id {rid!r} appears again (first in record {first})",
+                **loc, suggestion="ids must be unique within the gold file"))
+            return False
+        return True
+
+    def finish(self) -> None:
+        if self.problems:
+            raise GoldValidationError(self.problems, "the gold records are unusable")
+
+
+def _gold_stream(gold: RecordsLike) -> Iterator[tuple[RawRecord, RawLine | None]]:
+    if isinstance(gold, str | Path):
+        return iter_records_text(gold, strict=True)
+    return ((RawRecord(v), None) for v in gold)
+
+
+def _stream_by_position(gold: RecordsLike, extracted: RecordsLike) -> Iterator[Pair]:
+    check = _GoldChecker(None)
+    lines = iter_raw_lines(extracted) if isinstance(extracted, str | Path) else None
+    ext_it: Iterator[RawRecord | RawLine] = lines if lines is not None else (
+        iter_records(extracted, strict=False) if isinstance(extracted, str | Path)
+        else (RawRecord(v) for v in extracted))
+    n_gold = 0
+    for i, (graw, gline) in enumerate(_gold_stream(gold)):
+        n_gold = i + 1
+        eraw = next(ext_it, None)
+        if not check.ok(graw, i) or check.problems:
+            continue
+        gvalue = gline if gline is not None else graw.value
+        if eraw is None:
+            yield Pair(i, None, gvalue, _NO_RECORD, i, None, problem="no extracted record")
+        elif isinstance(eraw, RawLine):
+            yield Pair(i, None, gvalue, eraw, i, i, read_problem=True)
+        else:
+            value, repaired, problem = _read_extracted(eraw)
+            yield Pair(i, None, gvalue, value, i, i, repaired, problem)
+    check.finish()
+    for j, eraw in enumerate(ext_it, start=n_gold):
+        if isinstance(eraw, RawLine):
+            yield Pair(j, None, _NO_RECORD, eraw, None, j,
+                       problem="no gold record at this position", read_problem=True)
+            continue
+        value, repaired, problem = _read_extracted(eraw)
+        yield Pair(j, None, _NO_RECORD, value, None, j, repaired,
+                   problem or "no gold record at this position")
+
+
+@dataclass
+class ScanPart:
+    """What scanning one byte range of an extracted JSONL file found: per record its
+    offset, length, line (within the range) and id, or why it has no usable id."""
+
+    offsets: list[int]
+    lengths: list[int]
+    lines: list[int]
+    ids: list[Any]
+    #: (record number within the range, problem, unreadable?)
+    problems: list[tuple[int, str, bool]]
+    #: Lines in the range (blank ones too), to number the next range's lines.
+    n_lines: int
+    #: The range could not be scanned here (text that is not UTF-8): scan the file in
+    #: the calling process, which reports it located.
+    failed: bool = False
+
+
+def split_ranges(path: str | Path, parts: int) -> list[tuple[int, int]]:
+    """``parts`` byte ranges of a file, each starting at a line start."""
+    p = Path(path)
+    size = p.stat().st_size
+    cuts = [0]
+    with p.open("rb") as f:
+        for k in range(1, parts):
+            f.seek(max(cuts[-1], size * k // parts))
+            if f.tell() > 0:
+                f.seek(f.tell() - 1)
+                f.readline()  # to the start of the next line
+            pos = f.tell()
+            if cuts[-1] < pos < size:
+                cuts.append(pos)
+    cuts.append(size)
+    return list(itertools.pairwise(cuts))
+
+
+def scan_range(path: str, start: int, end: int, id_field: str) -> ScanPart:
+    """Scan the records of ``path`` between byte ``start`` and ``end`` (line starts) for
+    their ids: the work of indexing an extracted file, splittable across processes."""
+    import json
+
+    part = ScanPart([], [], [], [], [], 0)
+    loads = json.loads
+    with open(path, "rb") as f:
+        f.seek(start)
+        pos = start
+        lineno = 0
+        j = -1
+        while pos < end:
+            raw = f.readline()
+            if not raw:
+                break
+            offset, pos = pos, pos + len(raw)
+            lineno += 1
+            if offset == 0 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                part.failed = True
+                return part
+            stripped = text.strip()
+            if not stripped:
+                continue
+            j += 1
+            indent = len(text) - len(text.lstrip())
+            part.offsets.append(offset)
+            part.lengths.append(len(stripped.encode()) + 4 * indent + 2
+                                + (3 if offset == 0 else 0))
+            part.lines.append(lineno)
+            value: Any = None
+            if stripped.startswith("{"):
+                try:
+                    value = loads(stripped)
+                except (ValueError, RecursionError):
+                    value = None
+            if type(value) is not dict:
+                read, _, problem = _read_extracted(
+                    parse_line(stripped, path, lineno, strict=False, indent=indent))
+                if read is _NO_RECORD:
+                    part.ids.append(None)
+                    part.problems.append((j, problem or "unreadable", True))
+                    continue
+                value = read
+            rid = value.get(id_field)
+            if rid is None or isinstance(rid, dict | list):
+                part.ids.append(None)
+                part.problems.append((j, f"extracted record has no {id_field!r}", False))
+            else:
+                part.ids.append(rid)
+        part.n_lines = lineno
+    return part
+
+
+#: Scans the byte ranges of an extracted file, in order (e.g. on worker processes).
+Scanner = Callable[[str, list[tuple[int, int]], str], list[ScanPart]]
+
+
+class _ExtractedIndex:
+    """Extracted records by id, without holding them: a JSONL file is indexed as
+    id -> record number -> (byte offset, length, line) and each line read back with one
+    ``pread`` when its gold record comes; other sources (a JSON array, a folder, a
+    list) are held, as they must be read whole anyway."""
+
+    def __init__(self, extracted: RecordsLike, id_field: str,
+                 scanner: Scanner | None = None, parts: int = 1) -> None:
+        import array
+
+        self.path: Path | None = None
+        self.source = ""
+        self.held: list[RawRecord] = []
+        self.offsets = array.array("q")
+        self.lengths = array.array("l")
+        self.lines = array.array("l")
+        self.by_id: dict[Any, int] = {}
+        self.leftovers: list[tuple[int, str]] = []
+        self.unread = 0
+        self._fd: int | None = None
+        streamed = isinstance(extracted, str | Path) and Path(extracted).is_file() \
+            and is_streamable(extracted)
+        if streamed:
+            self.path = Path(extracted)  # type: ignore[arg-type]
+            self.source = str(self.path)
+        if streamed and scanner is not None and self._first_line_is_not_array():
+            scanned = scanner(self.source, split_ranges(self.source, parts), id_field)
+            if not any(p.failed for p in scanned):
+                self._merge(scanned)
+                return
+        if streamed and self._scan_lines(id_field):
+            return
+        records: Iterable[tuple[RawRecord, RawLine | None]] = iter_records_text(
+            extracted, strict=False) if isinstance(extracted, str | Path) else (
+            (RawRecord(v), None) for v in extracted)
+        for j, (raw, line) in enumerate(records):
+            if streamed:
+                if raw.offset is None or line is None:  # one-line array: items have no lines
+                    self.path = None
+                    self.held = [*(self._get_raw(k) for k in range(j)), raw]
+                    streamed = False
+                else:
+                    self.offsets.append(raw.offset)
+                    # the text, its indent, a BOM on the first line, slack for "\r\n"
+                    self.lengths.append(len(line.text.encode()) + 4 * line.indent + 2
+                                        + (3 if raw.offset == 0 else 0))
+                    self.lines.append(raw.line or 0)
+            else:
+                self.held.append(raw)
+            value, _, problem = _read_extracted(raw)
+            if value is _NO_RECORD:
+                self.leftovers.append((j, problem or "unreadable"))
+                self.unread += 1
+                continue
+            rid = value.get(id_field)
+            if rid is None or isinstance(rid, dict | list):
+                self.leftovers.append((j, f"extracted record has no {id_field!r}"))
+            else:
+                first = self.by_id.setdefault(rid, j)
+                if first != j:
+                    self.leftovers.append((j, f"duplicate id {rid!r} (first at extracted "
+                                              f"record {first})"))
+
+    def _first_line_is_not_array(self) -> bool:
+        for _, _, _, text in iter_lines(self.source):
+            return not text.startswith("[")
+        return True
+
+    def _merge(self, parts: list[ScanPart]) -> None:
+        """Fold scanned ranges, in file order, into one index (ids checked for duplicates
+        in record order, so the result is the one a single scan gives)."""
+        base_j = base_line = 0
+        by_id, leftovers = self.by_id, self.leftovers
+        for part in parts:
+            self.offsets.extend(part.offsets)
+            self.lengths.extend(part.lengths)
+            self.lines.extend(line + base_line for line in part.lines)
+            problems = {j: (p, unread) for j, p, unread in part.problems}
+            for j, rid in enumerate(part.ids):
+                gj = base_j + j
+                if rid is None:
+                    problem, unread = problems[j]
+                    leftovers.append((gj, problem))
+                    self.unread += unread
+                    continue
+                first = by_id.setdefault(rid, gj)
+                if first != gj:
+                    leftovers.append((gj, f"duplicate id {rid!r} (first at extracted record "
+                                          f"{first})"))
+            base_j += len(part.ids)
+            base_line += part.n_lines
+
+    def _scan_lines(self, id_field: str) -> bool:
+        """The fast path for a JSONL file: read each line's id without building record
+        objects (lines that are not plain JSON objects take the general path). False
+        when the file turns out to hold one JSON array on one line."""
+        import json
+
+        by_id, leftovers = self.by_id, self.leftovers
+        offsets, lengths, lines = self.offsets, self.lengths, self.lines
+        loads = json.loads
+        j = -1
+        for j, (lineno, offset, indent, text) in enumerate(iter_lines(self.source)):
+            if j == 0 and text.startswith("["):
+                self.offsets, self.lengths, self.lines = (type(offsets)("q"),
+                                                          type(lengths)("l"),
+                                                          type(lines)("l"))
+                return False
+            offsets.append(offset)
+            lengths.append(len(text.encode()) + 4 * indent + 2 + (3 if offset == 0 else 0))
+            lines.append(lineno)
+            value: Any = None
+            if text.startswith("{"):
+                try:
+                    value = loads(text)
+                except (ValueError, RecursionError):
+                    value = None
+            if type(value) is not dict:
+                read, _, problem = _read_extracted(self._line(j).parse())
+                if read is _NO_RECORD:
+                    leftovers.append((j, problem or "unreadable"))
+                    self.unread += 1
+                    continue
+                value = read
+            rid = value.get(id_field)
+            if rid is None or isinstance(rid, dict | list):
+                leftovers.append((j, f"extracted record has no {id_field!r}"))
+                continue
+            first = by_id.setdefault(rid, j)
+            if first != j:
+                leftovers.append((j, f"duplicate id {rid!r} (first at extracted record "
+                                     f"{first})"))
+        return True
+
+    def _line(self, j: int) -> RawLine:
+        import os
+
+        if self._fd is None:
+            assert self.path is not None
+            self._fd = os.open(self.path, os.O_RDONLY)
+        data = os.pread(self._fd, self.lengths[j], self.offsets[j])
+        if self.offsets[j] == 0 and data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:  # a length cut inside a character: read it plainly
+            return read_line_at(self.source, self.offsets[j], lineno=self.lines[j])
+        cut = text.find("\n")
+        text = text if cut < 0 else text[:cut]
+        stripped = text.strip()
+        return RawLine(stripped, self.source, self.lines[j], len(text) - len(text.lstrip()))
+
+    def _get_raw(self, j: int) -> RawRecord:
+        if self.path is None:
+            return self.held[j]
+        return self._line(j).parse()
+
+    def get(self, j: int) -> tuple[Any, bool, str | None]:
+        return _read_extracted(self._get_raw(j))
+
+    def get_lazy(self, j: int) -> RawLine | tuple[Any, bool, str | None]:
+        """The record's unparsed line (file-backed), else the record as read."""
+        if self.path is None:
+            return self.get(j)
+        return self._line(j)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            import os
+
+            os.close(self._fd)
+            self._fd = None
+
+
+def _stream_by_id(gold: RecordsLike, extracted: RecordsLike, id_field: str,
+                  scanner: Scanner | None = None, scan_parts: int = 1) -> Iterator[Pair]:
+    ext = _ExtractedIndex(extracted, id_field, scanner, scan_parts)
+    try:
+        check = _GoldChecker(id_field)
+        index = 0
+        for i, (graw, gline) in enumerate(_gold_stream(gold)):
+            if not check.ok(graw, i) or check.problems:
+                continue
+            rid = graw.value[id_field]
+            gvalue = gline if gline is not None else graw.value
+            found = ext.by_id.pop(rid, None)
+            if found is None:
+                yield Pair(index, rid, gvalue, _NO_RECORD, i, None,
+                           problem=_missing_problem(ext.unread))
+            else:
+                got = ext.get_lazy(found)
+                if isinstance(got, RawLine):
+                    yield Pair(index, rid, gvalue, got, i, found)
+                else:
+                    yield Pair(index, rid, gvalue, got[0], i, found, got[1])
+            index += 1
+        check.finish()
+        extra = sorted([*((j, "no gold record with this id") for j in ext.by_id.values()),
+                        *ext.leftovers])
+        for j, problem in extra:
+            value, repaired, _ = ext.get(j)
+            rid = value.get(id_field) if isinstance(value, dict) else None
+            yield Pair(index, rid, _NO_RECORD, value, None, j, repaired, problem)
+            index += 1
+    finally:
+        ext.close()
 
 
 def make_evaluator(schema: Any, *, id_field: str | None = None,
@@ -353,7 +876,8 @@ def evaluate(gold: RecordsLike, extracted: RecordsLike, schema: Any, *,
              registry: Registry | None = None, fields: Sequence[str] | None = None,
              target: str | None = None, null_policy: str | None = None,
              base_uri: str | None = None, keep_records: bool = True,
-             on_record: Callable[[RecordResult], None] | None = None) -> RunResult:
+             on_record: Callable[[RecordResult], None] | None = None,
+             stream: bool | None = None) -> RunResult:
     """Score extracted records against gold under an eval schema.
 
     ``gold`` and ``extracted`` are lists or paths (JSON array, JSONL, folder);
@@ -361,12 +885,19 @@ def evaluate(gold: RecordsLike, extracted: RecordsLike, schema: Any, *,
     (or the schema's ``x-eval-id``), else by position; unequal counts give
     omitted or hallucinated records, never an error. Raises ``SchemaError`` or
     ``GoldValidationError`` (each listing every located problem) for broken inputs.
+
+    ``keep_records=False`` leaves per-record results out of the run and, unless
+    ``stream=False``, streams the files too (``iter_pairs``): a run over files of
+    any size then holds one record at a time (plus, when pairing by id, an index of
+    the extracted ids). The figures are the same either way.
     """
     evaluator = make_evaluator(schema, id_field=id_field, post_process=post_process,
                                registry=registry, fields=fields, target=target,
                                null_policy=null_policy, base_uri=base_uri)
     acc = RunAccumulator(keep_records=keep_records)
-    for rec in iter_evaluate(gold, extracted, evaluator, acc):
-        if on_record is not None:
-            on_record(rec)
+    streaming = (not keep_records) if stream is None else stream
+    with gc_paused():
+        for rec in iter_evaluate(gold, extracted, evaluator, acc, stream=streaming):
+            if on_record is not None:
+                on_record(rec)
     return acc.result()

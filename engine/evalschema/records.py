@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, NamedTuple
 
 from .errors import InputError, Problem
 
@@ -25,6 +25,35 @@ class RawRecord:
     line: int | None = None
     #: The text did not parse as JSON; ``value`` holds the raw text.
     unparsed: bool = False
+    #: Byte offset of the record's line in its file (streamed JSONL only), for reading
+    #: it back with ``read_record_at``.
+    offset: int | None = None
+
+
+def parse_line(stripped: str, source: str | None, lineno: int, *, strict: bool,
+               indent: int = 0, offset: int | None = None) -> RawRecord:
+    """One JSONL line (already stripped; ``indent`` is the whitespace removed in front).
+
+    Strict (gold): a line that is not JSON is a located ``InputError``. Lenient
+    (extracted): it is kept as text for the engine to rescue.
+    """
+    try:
+        return RawRecord(json.loads(stripped), source, lineno, offset=offset)
+    except RecursionError:
+        if strict:
+            raise InputError([Problem(
+                "too-deep", "line is nested too deeply to read", source=source,
+                line=lineno, column=1)]) from None
+        return RawRecord(stripped, source, lineno, unparsed=True, offset=offset)
+    except ValueError as exc:
+        if strict:
+            col = getattr(exc, "colno", 1) + indent
+            raise InputError([Problem(
+                "invalid-json", f"line is not valid JSON: {getattr(exc, 'msg', exc)}",
+                source=source, line=lineno, column=col,
+                suggestion="fix the line; gold records must be valid JSON",
+            )]) from None
+        return RawRecord(stripped, source, lineno, unparsed=True, offset=offset)
 
 
 def _jsonl(text: str, source: str, strict: bool) -> Iterator[RawRecord]:
@@ -32,23 +61,8 @@ def _jsonl(text: str, source: str, strict: bool) -> Iterator[RawRecord]:
         stripped = line.strip()
         if not stripped:
             continue
-        try:
-            yield RawRecord(json.loads(stripped), source, lineno)
-        except RecursionError:
-            if strict:
-                raise InputError([Problem(
-                    "too-deep", "line is nested too deeply to read", source=source,
-                    line=lineno, column=1)]) from None
-            yield RawRecord(stripped, source, lineno, unparsed=True)
-        except ValueError as exc:
-            if strict:
-                col = getattr(exc, "colno", 1) + (len(line) - len(line.lstrip()))
-                raise InputError([Problem(
-                    "invalid-json", f"line is not valid JSON: {getattr(exc, 'msg', exc)}",
-                    source=source, line=lineno, column=col,
-                    suggestion="fix the line; gold records must be valid JSON",
-                )]) from None
-            yield RawRecord(stripped, source, lineno, unparsed=True)
+        yield parse_line(stripped, source, lineno, strict=strict,
+                         indent=len(line) - len(line.lstrip()))
 
 
 def _line_col(text: str, pos: int) -> tuple[int, int]:
@@ -148,3 +162,187 @@ def load_json(path: str | Path, what: str = "file") -> Any:
     except RecursionError:
         raise InputError([Problem("too-deep", f"{what} is nested too deeply to read",
                                   source=str(p))]) from None
+
+
+# -- streaming ---------------------------------------------------------------------------
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _open(path: Path) -> BinaryIO:
+    try:
+        return path.open("rb")
+    except FileNotFoundError:
+        raise InputError([Problem("file-not-found", "no such file", source=str(path),
+                                  suggestion="check the path")]) from None
+    except OSError as exc:
+        raise InputError([Problem("unreadable-file", f"cannot read: {exc}",
+                                  source=str(path))]) from None
+
+
+def _decode(raw: bytes, source: str, lineno: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError([Problem("unreadable-file", f"cannot read: {exc}", source=source,
+                                  line=lineno, column=exc.start + 1)]) from None
+
+
+def iter_lines(path: str | Path) -> Iterator[tuple[int, int, int, str]]:
+    """``(line number, byte offset, indent, stripped text)`` of each non-blank line.
+
+    Reads one line at a time, so memory stays flat however large the file is.
+    """
+    p = Path(path)
+    source = str(p)
+    with _open(p) as f:
+        offset = 0
+        for lineno, raw in enumerate(f, start=1):
+            start = offset
+            offset += len(raw)
+            if lineno == 1 and raw.startswith(_BOM):
+                raw = raw[3:]
+            text = _decode(raw, source, lineno)
+            stripped = text.strip()
+            if stripped:
+                yield lineno, start, len(text) - len(text.lstrip()), stripped
+
+
+def is_streamable(path: str | Path) -> bool:
+    """Whether a file holds one record per line (so it can be read line by line).
+
+    ``.jsonl``/``.ndjson`` files do. Other files do when their first non-blank line is
+    a complete JSON value that does not open an array and more lines follow: exactly
+    the files ``parse_records_text`` reads as JSONL.
+    """
+    p = Path(path)
+    if p.suffix in (".jsonl", ".ndjson"):
+        return True
+    if not p.is_file():
+        return False
+    first: str | None = None
+    try:
+        for _, _, _, text in iter_lines(p):
+            if first is not None:
+                break
+            first = text
+            if first.startswith("["):
+                return False
+            try:
+                json.loads(first)
+            except (ValueError, RecursionError):
+                return False
+        else:
+            return False
+    except InputError:
+        return False
+    return True
+
+
+class RawLine(NamedTuple):
+    """A record's line as text, not parsed yet (parsing happens where it is scored, so
+    worker processes share the work). ``strict`` is how to parse it."""
+
+    text: str
+    source: str | None = None
+    line: int | None = None
+    indent: int = 0
+    strict: bool = False
+
+    def parse(self) -> RawRecord:
+        return parse_line(self.text, self.source, self.line or 0, strict=self.strict,
+                          indent=self.indent)
+
+
+def iter_records(source: str | Path | Iterable[Any], *, strict: bool = True) -> Iterator[RawRecord]:
+    """Records one at a time: JSONL files stream line by line (with line numbers and
+    byte offsets); folders file by file; other files (a JSON array, one document) and
+    in-memory iterables as ``load_records`` reads them. Yields what ``load_records``
+    returns, in the same order."""
+    for rec, _ in iter_records_text(source, strict=strict):
+        yield rec
+
+
+def iter_records_text(source: str | Path | Iterable[Any], *, strict: bool = True
+                      ) -> Iterator[tuple[RawRecord, RawLine | None]]:
+    """``iter_records``, each record with its line's text when it came from one."""
+    if not isinstance(source, str | Path):
+        for v in source:
+            yield RawRecord(v), None
+        return
+    path = Path(source)
+    if path.is_dir():
+        for f in sorted(q for q in path.iterdir() if q.suffix in (".json", ".jsonl")):
+            yield from iter_records_text(f, strict=strict)
+        return
+    if not path.exists() or not is_streamable(path):
+        for rec in load_records(path, strict=strict):
+            yield rec, None
+        return
+    name = str(path)
+    held: RawRecord | None = None
+    count = 0
+    for lineno, offset, indent, text in iter_lines(path):
+        rec = parse_line(text, name, lineno, strict=strict, indent=indent, offset=offset)
+        count += 1
+        if count == 1 and isinstance(rec.value, list) and not rec.unparsed:
+            held = rec  # a file holding one JSON array on one line: its items are the records
+            continue
+        if held is not None:
+            yield held, None
+            held = None
+        yield rec, RawLine(text, name, lineno, indent, strict)
+    if held is not None:
+        for rec in _array(held.value, name):
+            yield rec, None
+
+
+def iter_raw_lines(path: str | Path, *, strict: bool = False) -> Iterator[RawLine] | None:
+    """The records of a JSONL file as unparsed lines, or ``None`` when the file is not
+    one record per line (then read it with ``iter_records``)."""
+    p = Path(path)
+    if not p.is_file() or not is_streamable(p):
+        return None
+    for _, _, _, text in iter_lines(p):
+        if text.startswith("["):
+            return None  # maybe one JSON array on one line: let iter_records decide
+        break
+    name = str(p)
+    return (RawLine(text, name, lineno, indent, strict)
+            for lineno, _, indent, text in iter_lines(p))
+
+
+def read_line_at(path: str | Path, offset: int, *, handle: BinaryIO | None = None,
+                 lineno: int | None = None, strict: bool = False) -> RawLine:
+    """The unparsed record on the line starting at byte ``offset``."""
+    p = Path(path)
+    f = handle if handle is not None else _open(p)
+    try:
+        f.seek(offset)
+        raw = f.readline()
+    finally:
+        if handle is None:
+            f.close()
+    if offset == 0 and raw.startswith(_BOM):
+        raw = raw[3:]
+    text = _decode(raw, str(p), lineno or 0)
+    return RawLine(text.strip(), str(p), lineno, len(text) - len(text.lstrip()), strict)
+
+
+def read_record_at(path: str | Path, offset: int, *, strict: bool = False,
+                   handle: BinaryIO | None = None, lineno: int | None = None) -> RawRecord:
+    """The record on the line starting at byte ``offset`` (see ``RawRecord.offset``)."""
+    p = Path(path)
+    f = handle if handle is not None else _open(p)
+    try:
+        f.seek(offset)
+        raw = f.readline()
+    finally:
+        if handle is None:
+            f.close()
+    if offset == 0 and raw.startswith(_BOM):
+        raw = raw[3:]
+    text = _decode(raw, str(p), lineno or 0)
+    stripped = text.strip()
+    return parse_line(stripped, str(p), lineno or 0, strict=strict,
+                      indent=len(text) - len(text.lstrip()), offset=offset)

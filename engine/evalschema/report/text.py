@@ -1,8 +1,14 @@
-"""Plain-text reports of a run: the summary and the per-field table."""
+"""Plain-text reports of a run: the summary, the per-field table, the thresholds."""
 
 from __future__ import annotations
 
-from .results import FieldAggregation, RunResult
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..results import FieldAggregation, RunResult
+
+if TYPE_CHECKING:
+    from .model import RunReport
 
 _BAR = 12
 
@@ -12,7 +18,11 @@ def _bar(value: float) -> str:
     return "█" * filled + "·" * (_BAR - filled)
 
 
-def summary_lines(run: RunResult, label: str = "") -> list[str]:
+def summary_lines(run: RunResult, label: str = "", *, repaired: int | None = None,
+                  problems: Sequence[tuple[Any, str]] | None = None,
+                  n_problems: int | None = None) -> list[str]:
+    """The run's headline. ``repaired``/``problems`` come from the run's records unless
+    given (a streamed run keeps no records; its digest has them)."""
     t = run.totals
     head = f"{label}: " if label else ""
     lines = [
@@ -24,15 +34,21 @@ def summary_lines(run: RunResult, label: str = "") -> list[str]:
         f"{t.hallucinations} hallucination  {t.skipped} skipped  {t.errors} error"
         + (f"  {t.batch_errors} batch_error" if t.batch_errors else ""),
     ]
-    repaired = sum(1 for r in run.records if r.repaired)
-    unread = [r for r in run.records if r.problem]
+    if repaired is None:
+        repaired = sum(1 for r in run.records if r.repaired)
+    if problems is None:
+        unread = [r for r in run.records if r.problem]
+        problems = [(r.record_id if r.record_id is not None else r.index, r.problem or "")
+                    for r in unread[:5]]
+        n_problems = len(unread)
+    if n_problems is None:
+        n_problems = len(problems)
     if repaired:
         lines.append(f"  {repaired} extracted record(s) needed lenient parsing")
-    for r in unread[:5]:
-        lines.append(f"  record {r.record_id if r.record_id is not None else r.index}: "
-                     f"{r.problem}")
-    if len(unread) > 5:
-        lines.append(f"  … and {len(unread) - 5} more record problem(s)")
+    for rid, problem in list(problems)[:5]:
+        lines.append(f"  record {rid}: {problem}")
+    if n_problems > 5:
+        lines.append(f"  … and {n_problems - 5} more record problem(s)")
     return lines
 
 
@@ -63,3 +79,17 @@ def field_table(per_field: dict[str, FieldAggregation], *, sort: str = "schema",
 
 def text_report(run: RunResult, label: str = "", *, sort: str = "schema") -> str:
     return "\n".join([*summary_lines(run, label), "", *field_table(run.per_field, sort=sort)])
+
+
+def run_text(report: RunReport, *, sort: str = "schema") -> str:
+    """A run's summary, per-field table and thresholds (what ``evalschema eval`` prints)."""
+    problems = [(p.record_id if p.record_id is not None else p.index, p.problem)
+                for p in report.problems]
+    lines = [*summary_lines(report.run, report.label, repaired=report.repaired_count,
+                            problems=problems if report.from_digest else None,
+                            n_problems=report.problem_count if report.from_digest else None),
+             "", *field_table(report.run.per_field, sort=sort)]
+    if report.checks:
+        lines += ["", f"thresholds: {'passed' if report.passed else 'FAILED'}"]
+        lines += [f"  {'ok  ' if c.passed else 'FAIL'}  {c.describe()}" for c in report.checks]
+    return "\n".join(lines)

@@ -1,0 +1,220 @@
+"""``evalschema compare``: runs side by side, with confidence intervals and flips."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..compare import DEFAULT_RESAMPLES, DEFAULT_SEED, Comparison, Difference, compare_runs
+from ..errors import EvalSchemaError, GoldValidationError, SchemaError
+from ..parallel import evaluate_files
+from ..results import RunResult
+from .options import (
+    EXIT_CODES,
+    EXIT_INPUT,
+    EXIT_OK,
+    EXIT_THRESHOLD,
+    Formatter,
+    add_output_options,
+    add_source_options,
+    command_line,
+    emit,
+    positive_int,
+    print_problems,
+)
+from .progress import ProgressBar, count_lines
+from .suites import resolve
+
+FORMATS = ("table", "json", "markdown", "html")
+
+EPILOG = f"""\
+examples:
+  evalschema compare --schema examples/invoices.eval.json --gold examples/invoices.gold.jsonl \\
+      examples/invoices.model-a.extracted.jsonl examples/invoices.model-b.extracted.jsonl
+  evalschema compare --suite invoices                    # the suite's runs, first = baseline
+  evalschema compare --suite invoices v1.jsonl v2.jsonl --format html -o compare.html
+  evalschema compare --schema s.json --gold g.jsonl a.jsonl b.jsonl c.jsonl --seed 7 \\
+      --resamples 5000 --format json
+  evalschema compare --suite invoices prod.jsonl candidate.jsonl --fail-on-regression
+
+Differences are against the first run, each with a paired bootstrap confidence interval
+over records (records are resampled together for every run); an interval that excludes
+zero is marked. "match -> wrong" counts judged positions that were a match in the first
+run and a mismatch or omission in the other; "wrong -> match" the reverse.
+
+{EXIT_CODES} (1 with --fail-on-regression when a run's overall F1
+is significantly below the first run's)
+"""
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "compare", help="compare extraction runs on the same gold, with confidence intervals",
+        description="Score two or more extraction runs of the same gold and show per-field "
+        "and overall precision, recall and F1 side by side, each difference with a paired "
+        "bootstrap confidence interval, and the records that flipped.",
+        epilog=EPILOG, formatter_class=Formatter)
+    p.add_argument("runs", nargs="*", metavar="RUN",
+                   help="extracted records of each run (the first is the baseline); default: "
+                   "the --suite's runs")
+    add_source_options(p, extracted=False)
+    add_output_options(p, FORMATS)
+    b = p.add_argument_group("statistics")
+    b.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                   help=f"bootstrap seed (default {DEFAULT_SEED})")
+    b.add_argument("--resamples", type=positive_int, default=DEFAULT_RESAMPLES,
+                   help=f"bootstrap resamples (default {DEFAULT_RESAMPLES})")
+    b.add_argument("--confidence", type=float, default=0.95,
+                   help="confidence level of the intervals (default 0.95)")
+    b.add_argument("--label", action="append", metavar="NAME",
+                   help="name of each run, in order (default: file names)")
+    b.add_argument("--fail-on-regression", action="store_true",
+                   help="exit 1 when a run's overall F1 is significantly below the first's")
+    b.add_argument("--fail-metric", choices=("macro", "micro"), default="macro",
+                   help="overall F1 for --fail-on-regression (default macro)")
+    p.set_defaults(run=run, command_parser=p)
+    return p
+
+
+def _labels(runs: list[str], given: list[str] | None, parser: argparse.ArgumentParser
+            ) -> list[str]:
+    if given:
+        if len(given) != len(runs):
+            parser.error(f"--label given {len(given)} time(s) for {len(runs)} runs")
+        return given
+    names = [Path(r).name for r in runs]
+    if len(set(names)) < len(names):
+        return runs
+    return short_labels(names)
+
+
+def _common_prefix(names: list[str]) -> str:
+    first = min(names)
+    last = max(names)
+    n = 0
+    while n < len(first) and n < len(last) and first[n] == last[n]:
+        n += 1
+    return first[:n]
+
+
+def short_labels(names: list[str]) -> list[str]:
+    """Names without the dot-separated prefix and suffix they all share
+    (``invoices.model-a.extracted.jsonl`` -> ``model-a``); unchanged when that would
+    leave an empty or repeated name."""
+    cut = _common_prefix(names).rfind(".") + 1
+    suffix = _common_prefix([n[::-1] for n in names])[::-1]
+    end = len(suffix) - suffix.find(".") if "." in suffix else 0
+    out = [n[cut:len(n) - end] for n in names]
+    if any(not x for x in out) or len(set(out)) < len(out):
+        return names
+    return out
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
+        argv: list[str] | None = None) -> int:
+    if not 0.0 < args.confidence < 1.0:
+        parser.error("--confidence must be between 0 and 1 (e.g. 0.95)")
+    suites = resolve(args, parser, runs=args.runs, command="compare")
+    if len(suites) != 1:
+        parser.error("compare runs one suite; pick it with --suite")
+    suite = suites[0]
+    runs = list(suite.extracted)
+    if len(runs) < 2:
+        parser.error("compare needs at least two runs (RUN_A RUN_B ...)")
+    labels = _labels(runs, args.label, parser)
+    results: list[RunResult] = []
+    enabled = ProgressBar.wanted(args.no_progress)
+    total = count_lines(suite.gold) if enabled else None
+    for extracted, label in zip(runs, labels, strict=True):
+        try:
+            with ProgressBar(f"scoring {label}", total, enabled=enabled) as bar:
+                outcome = evaluate_files(suite.spec(), suite.gold, extracted,
+                                         workers=args.workers, keep_records=True, worst=0,
+                                         progress=bar.update)
+        except EvalSchemaError as exc:
+            source = {SchemaError: suite.schema_path,
+                      GoldValidationError: suite.gold}.get(type(exc))
+            print(f"evalschema: {str(exc).splitlines()[0]}", file=sys.stderr)
+            print_problems(exc.problems, source)
+            return EXIT_INPUT
+        results.append(outcome.run)
+    comparison = compare_runs(results, labels, resamples=args.resamples, seed=args.seed,
+                              confidence=args.confidence)
+    command = command_line(argv)
+    fmt = args.format
+    if fmt == "json":
+        text = json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2, default=str)
+    elif fmt == "markdown":
+        from ..report.markdown import compare_markdown
+
+        text = compare_markdown(comparison)
+    elif fmt == "html":
+        from ..report.html import compare_html
+
+        text = compare_html(comparison, settings={
+            **suite.settings(runs, args.workers, command), "seed": args.seed,
+            "resamples": args.resamples, "confidence": args.confidence},
+            schema=suite.schema, command=command,
+            title=f"evalschema comparison · {' vs '.join(labels)}")
+    else:
+        text = compare_text(comparison)
+    emit(text, args.output)
+    if args.fail_on_regression:
+        key = f"{args.fail_metric}_f1"
+        worse = [(comparison.labels[k + 1], d) for k, d in
+                 enumerate(comparison.overall[key].differences)
+                 if d.significant and d.delta < 0]
+        if worse:
+            for label, d in worse:
+                print(f"evalschema: {label}: {args.fail_metric} F1 is significantly lower than "
+                      f"{comparison.labels[0]}'s ({d.delta:+.4f} [{d.low:+.4f}, {d.high:+.4f}])",
+                      file=sys.stderr)
+            return EXIT_THRESHOLD
+    return EXIT_OK
+
+
+def _d(d: Difference) -> str:
+    return f"{d.delta:+.4f} [{d.low:+.4f}, {d.high:+.4f}]{' *' if d.significant else '  '}"
+
+
+def compare_text(c: Comparison, *, flips: int = 20) -> str:
+    base, others = c.labels[0], c.labels[1:]
+    pct = f"{c.confidence:.0%}"
+    lines = [f"{c.records} records; baseline {base}; paired bootstrap {pct} intervals "
+             f"({c.resamples} resamples, seed {c.seed}); * = the interval excludes zero", ""]
+    w = max(len("macro precision"), *(len(f.field) for f in c.fields))
+    cols = [max(8, len(x)) for x in c.labels]
+    dw = 30
+    head = f"{'':<{w}}  " + "  ".join(f"{x:>{n}}" for x, n in zip(c.labels, cols, strict=True))
+    head += "  " + "  ".join(f"{'Δ ' + x + f' [{pct} CI]':<{dw}}" for x in others)
+    lines += [head, "─" * len(head)]
+    for m in c.overall.values():
+        lines.append(f"{m.metric:<{w}}  " + "  ".join(
+            f"{v:>{n}.4f}" for v, n in zip(m.values, cols, strict=True)) + "  "
+            + "  ".join(f"{_d(d):<{dw}}" for d in m.differences))
+    lines += ["", f"F1 per field{'':<{max(0, w - 12)}}  " + head[w + 2:]
+              + "  match→wrong  wrong→match", "─" * (len(head) + 26)]
+    for f in c.fields:
+        lines.append(f"{f.field or '(record)':<{w}}  " + "  ".join(
+            f"{v:>{n}.3f}" for v, n in zip(f.f1.values, cols, strict=True)) + "  "
+            + "  ".join(f"{_d(d):<{dw}}" for d in f.f1.differences)
+            + f"  {'/'.join(str(x) for x in f.regressed):>11}  "
+            f"{'/'.join(str(x) for x in f.fixed):>11}")
+    if c.flips:
+        lines += ["", f"records that flipped: {len(c.flips)}"
+                  + (f" (first {flips}; --format json lists all)" if len(c.flips) > flips
+                     else "")]
+        for fl in c.flips[:flips]:
+            who = f"{c.labels[fl.run]}: " if len(others) > 1 else ""
+            parts = []
+            if fl.regressed:
+                parts.append("match→wrong " + ", ".join(fl.regressed[:6])
+                             + (" …" if len(fl.regressed) > 6 else ""))
+            if fl.fixed:
+                parts.append("wrong→match " + ", ".join(fl.fixed[:6])
+                             + (" …" if len(fl.fixed) > 6 else ""))
+            lines.append(f"  {who}{fl.record_id}: " + "; ".join(parts))
+    return "\n".join(ln.rstrip() for ln in lines)

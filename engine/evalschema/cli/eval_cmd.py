@@ -1,0 +1,169 @@
+"""``evalschema eval``: score suites and gate on thresholds."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ..errors import EvalSchemaError, GoldValidationError, SchemaError
+from ..gate import check_run
+from ..parallel import evaluate_files
+from ..report import RunReport, run_text
+from .options import (
+    EXIT_CODES,
+    EXIT_INPUT,
+    EXIT_OK,
+    EXIT_THRESHOLD,
+    Formatter,
+    add_output_options,
+    add_source_options,
+    command_line,
+    emit,
+    fraction,
+    print_problems,
+)
+from .progress import ProgressBar, count_lines
+from .suites import Suite, resolve
+
+FORMATS = ("table", "json", "markdown", "junit", "html")
+
+EPILOG = f"""\
+examples:
+  evalschema eval examples/invoices.eval.json --gold examples/invoices.gold.jsonl \\
+      --extracted examples/invoices.model-a.extracted.jsonl
+  evalschema eval --schema s.eval.json --gold gold.jsonl --extracted run.jsonl --format json
+  evalschema eval                      # every suite of ./evalschema.toml
+  evalschema eval --suite invoices --fail-under 0.9 --format junit -o eval.xml
+  evalschema eval --suite invoices --format html -o report.html --worst 50
+  evalschema eval s.eval.json --gold g.jsonl --extracted r.jsonl --threshold total=0.95 \\
+      --field total --field 'line_items[].amount' --workers 2
+
+configuration (evalschema.toml, or [tool.evalschema] in pyproject.toml):
+  [[suite]]
+  name = "invoices"
+  schema = "invoices.eval.json"
+  gold = "invoices.gold.jsonl"
+  extracted = ["runs/*.jsonl"]       # files or globs, relative to the file
+  fail_under = 0.85                  # overall F1 (macro; fail_metric = "micro" for pooled)
+  comparator_modules = ["my_comparators"]
+  [suite.thresholds]
+  total = 0.95
+
+{EXIT_CODES}
+"""
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "eval", help="score extracted records against gold (and gate on thresholds)",
+        description="Score one suite (SCHEMA/--schema with --gold and --extracted) or the "
+        "suites of the configuration file, and exit 1 when a threshold is not met.",
+        epilog=EPILOG, formatter_class=Formatter)
+    p.add_argument("schema_pos", nargs="?", metavar="SCHEMA",
+                   help="eval schema (same as --schema)")
+    add_source_options(p)
+    add_output_options(p, FORMATS)
+    o = p.add_argument_group("report")
+    o.add_argument("--sort", choices=("schema", "f1"), default="schema",
+                   help="order of the per-field table (table and markdown)")
+    o.add_argument("--no-records", action="store_true",
+                   help="leave per-record results out of --format json (streams the files)")
+    o.add_argument("--worst", type=int, default=20, metavar="N",
+                   help="worst records shown in the HTML report (default 20)")
+    g = p.add_argument_group("thresholds (exit 1 when not met)")
+    g.add_argument("--fail-under", type=fraction, metavar="F1",
+                   help="overall F1 below this fails (overrides the configuration)")
+    g.add_argument("--fail-metric", choices=("macro", "micro"),
+                   help="overall F1 to gate on: macro (mean over records, default) or micro "
+                   "(pooled)")
+    g.add_argument("--threshold", action="append", metavar="FIELD=F1",
+                   help="a field's F1 below this fails; repeatable (adds to the "
+                   "configuration's [suite.thresholds])")
+    m = p.add_argument_group("peer metrics")
+    m.add_argument("--metric", metavar="NAME",
+                   help="score with a peer system's metric instead of the native engine "
+                   "(e.g. lynxius.json_diff, uipath.json_similarity, agenta.json_diff, "
+                   "galtea.json_field_match_normalized, struct_extract_eval.evaluate)")
+    m.add_argument("--metric-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="an option for --metric; VALUE is JSON if it parses, else text "
+                   "(e.g. weights='{\"price\": 0.5}'); repeatable")
+    p.set_defaults(run=run, command_parser=p)
+    return p
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
+        argv: list[str] | None = None) -> int:
+    if args.metric:
+        from .metric_cmd import run_metric_cmd
+
+        if args.schema_pos is None and args.schema is None:
+            parser.error("--metric needs a schema (SCHEMA --gold --extracted)")
+        if not args.gold or not args.extracted:
+            parser.error("eval with a schema needs --gold and --extracted")
+        return run_metric_cmd(args, args.schema_pos or args.schema)
+    if args.worst < 0:
+        parser.error("--worst must be 0 or more")
+    suites = resolve(args, parser, positional_schema=args.schema_pos)
+    command = command_line(argv)
+    reports: list[RunReport] = []
+    keep_records = args.format == "json" and not args.no_records
+    for suite in suites:
+        thresholds = suite.check_thresholds()
+        for extracted in suite.extracted:
+            try:
+                outcome = _score(suite, extracted, args, keep_records)
+            except EvalSchemaError as exc:
+                source = {SchemaError: suite.schema_path,
+                          GoldValidationError: suite.gold}.get(type(exc))
+                print(f"evalschema: {str(exc).splitlines()[0]}", file=sys.stderr)
+                print_problems(exc.problems, source)
+                return EXIT_INPUT
+            checks = check_run(outcome.run, fail_under=suite.fail_under,
+                               fail_metric=suite.fail_metric, thresholds=thresholds)
+            reports.append(RunReport.from_outcome(
+                outcome, suite.label(extracted), suite=suite.name, extracted=extracted,
+                checks=checks, settings=suite.settings(extracted, args.workers, command),
+                schema=suite.schema))
+    emit(render(reports, args, command), args.output)
+    failed = [(r, c) for r in reports for c in r.failed_checks]
+    if failed:
+        print(f"evalschema: {len(failed)} threshold(s) not met", file=sys.stderr)
+        for r, c in failed:
+            print(f"  {r.label}: {c.describe()}", file=sys.stderr)
+        return EXIT_THRESHOLD
+    return EXIT_OK
+
+
+def _score(suite: Suite, extracted: str, args: argparse.Namespace, keep_records: bool) -> Any:
+    enabled = ProgressBar.wanted(args.no_progress)
+    total = count_lines(suite.gold) if enabled else None
+    with ProgressBar(f"scoring {suite.label(extracted)}", total, enabled=enabled) as bar:
+        return evaluate_files(suite.spec(), suite.gold, extracted, workers=args.workers,
+                              keep_records=keep_records, worst=args.worst,
+                              progress=bar.update)
+
+
+def render(reports: list[RunReport], args: argparse.Namespace, command: str) -> str:
+    fmt = args.format
+    if fmt == "json":
+        docs = [r.to_dict(include_records=not args.no_records) for r in reports]
+        doc: Any = docs[0] if len(docs) == 1 else docs
+        return json.dumps(doc, ensure_ascii=False, indent=2, default=str)
+    if fmt == "markdown":
+        from ..report.markdown import runs_markdown
+
+        return runs_markdown(reports, sort=args.sort)
+    if fmt == "junit":
+        from ..report.junit import runs_junit
+
+        return runs_junit(reports)
+    if fmt == "html":
+        from ..report.html import runs_html
+
+        title = "evalschema report"
+        if len(reports) == 1:
+            title += f" · {reports[0].label}"
+        return runs_html(reports, title=title, command=command, worst=args.worst)
+    return "\n\n".join(run_text(r, sort=args.sort) for r in reports)

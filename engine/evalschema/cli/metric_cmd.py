@@ -1,0 +1,68 @@
+"""``evalschema eval --metric NAME``: a peer system's metric over a suite."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError, Problem
+from ..records import load_json, load_records
+from ..report import field_table, text_report
+from .options import EXIT_INPUT, EXIT_OK
+
+
+def metric_options(pairs: Sequence[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in pairs:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise InputError([Problem("bad-option", f"--metric-option {item!r} is not KEY=VALUE")])
+        try:
+            out[key] = json.loads(value)
+        except ValueError:
+            out[key] = value
+    return out
+
+
+def run_metric_cmd(args: argparse.Namespace, schema_path: str) -> int:
+    from ..compat import CompatInputError
+    from ..compat.runner import MetricRun, run_metric
+    from ..schema.tree import parse_eval_schema
+
+    schema = load_json(schema_path, "schema")
+    root = parse_eval_schema(schema, base_uri=schema_path)
+    gold = load_records(args.gold)
+    docs: list[dict[str, Any]] = []
+    texts: list[str] = []
+    for extracted in args.extracted:
+        try:
+            result = run_metric(args.metric, gold, load_records(extracted, strict=False),
+                                schema=schema, id_field=args.id_field or root.id_field,
+                                options=metric_options(args.metric_option))
+        except CompatInputError as exc:
+            print(f"evalschema: {exc}", file=sys.stderr)
+            return EXIT_INPUT
+        if args.format == "json":
+            docs.append({"extracted": extracted, **result.to_dict()})
+            continue
+        if not isinstance(result, MetricRun):
+            texts.append(text_report(result, f"{Path(extracted).name} ({args.metric})",
+                                     sort=args.sort))
+            continue
+        problems = [r for r in result.records if r.problem]
+        lines = [f"{Path(extracted).name}: {args.metric} mean {result.mean_score:.5f} "
+                 f"(scale {result.scale:g}) over {len(result.records)} records"]
+        lines += [f"  record {r.record_id}: {r.problem}" for r in problems[:5]]
+        lines += ["", *field_table(result.per_field, sort=args.sort, scores_only=True)]
+        texts.append("\n".join(lines))
+    if args.format == "json":
+        json.dump(docs[0] if len(docs) == 1 else docs, sys.stdout, ensure_ascii=False, indent=2,
+                  default=str)
+        print()
+    else:
+        print("\n\n".join(texts))
+    return EXIT_OK

@@ -1,0 +1,122 @@
+"""What the commands share: exit codes, options, printing problems, writing output."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import InputError, Problem
+
+EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT = 0, 1, 2
+
+EXIT_CODES = "exit codes: 0 ok, 1 threshold not met, 2 bad input or configuration"
+
+
+class Formatter(argparse.RawDescriptionHelpFormatter):
+    """Keep the examples in epilogs as written."""
+
+
+def fraction(text: str) -> float:
+    """An argparse type: a number between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1")
+    return value
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not at least 1")
+    return value
+
+
+def workers(text: str) -> int:
+    """``N`` processes, or ``0``/``auto`` for one per CPU."""
+    import os
+
+    if text in ("0", "auto"):
+        return max(1, os.cpu_count() or 1)
+    return positive_int(text)
+
+
+def add_source_options(p: argparse.ArgumentParser, *, extracted: bool = True) -> None:
+    """Where a suite comes from: flags, or the configuration file."""
+    g = p.add_argument_group("suite (flags, or a suite of the configuration file)")
+    g.add_argument("--schema", metavar="FILE", help="eval schema (JSON Schema with x-eval-* keys)")
+    g.add_argument("--gold", metavar="PATH", help="gold records: JSON array, JSONL or folder")
+    if extracted:
+        g.add_argument("--extracted", action="append", metavar="PATH",
+                       help="extracted records (repeat for several runs); with --suite, "
+                       "replaces the suite's runs")
+    g.add_argument("--config", metavar="FILE", help="configuration file (default: "
+                   "evalschema.toml, else pyproject.toml [tool.evalschema], in the current "
+                   "folder)")
+    g.add_argument("--suite", action="append", metavar="NAME",
+                   help="run this suite of the configuration (repeatable; default: all)")
+    g.add_argument("--comparator-module", action="append", default=[], metavar="MODULE",
+                   help="import this module first (it registers custom comparators); "
+                   "repeatable")
+    s = p.add_argument_group("scoring")
+    s.add_argument("--id-field", help="pair records by this field (default: x-eval-id, "
+                   "else by position)")
+    s.add_argument("--null-policy", choices=("value", "absent"),
+                   help="null as an ordinary value (default) or as absent")
+    s.add_argument("--field", action="append", dest="fields", metavar="PATH",
+                   help="only score this field (dot path, $.jsonpath or /pointer); repeatable")
+    s.add_argument("--target", metavar="PATH", help="only score this sub-tree of each record")
+    s.add_argument("--workers", type=workers, default=1, metavar="N",
+                   help="score in N processes (0 or 'auto': one per CPU); results are "
+                   "identical to one worker")
+
+
+def add_output_options(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
+    g = p.add_argument_group("output")
+    g.add_argument("--format", choices=formats, default=formats[0])
+    g.add_argument("--output", "-o", metavar="FILE",
+                   help="write the report to FILE instead of standard output")
+    g.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (it only shows on a terminal, for long runs)")
+
+
+def print_problems(problems: Sequence[Problem], default_source: str | None = None,
+                   limit: int | None = 50) -> None:
+    for prob in problems[:limit]:
+        if default_source and not prob.source:
+            prob = Problem(prob.code, prob.message, prob.pointer, prob.suggestion, prob.severity,
+                           prob.target, default_source, prob.line, prob.column, prob.data)
+        print(prob.format(), file=sys.stderr)
+    if limit is not None and len(problems) > limit:
+        print(f"… and {len(problems) - limit} more problem(s)", file=sys.stderr)
+
+
+def emit(text: str, output: str | None) -> None:
+    """Print, or write to ``output`` (the only way a report reaches a file)."""
+    if output is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.flush()
+        return
+    path = Path(output)
+    try:
+        path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise InputError([Problem("unwritable-file", f"cannot write the report: "
+                                  f"{exc.strerror or exc}", source=output,
+                                  suggestion="check that the folder exists and is writable")],
+                          "cannot write the report") from None
+    size = path.stat().st_size
+    print(f"wrote {output} ({size / 1024:,.1f} KiB)", file=sys.stderr)
+
+
+def command_line(argv: Sequence[str] | None) -> str:
+    args = list(sys.argv[1:] if argv is None else argv)
+    return shlex.join(["evalschema", *args])

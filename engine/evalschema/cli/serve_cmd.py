@@ -1,0 +1,40 @@
+"""``evalschema serve``: the language server (``evalschema_server``) on stdio."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from .options import EXIT_INPUT
+
+INSTALL_HINT = ("the evalschema language server is not installed; install it with "
+                "`pip install 'evalschema[server]'` (from a checkout: "
+                "`pip install -e '.[server]'`)")
+
+
+def add_parser(sub: Any) -> None:
+    sub.add_parser(
+        "serve", help="start the language server on stdio (for editors)",
+        description="Start the evalschema language server on standard input/output. "
+        "Editors start it for you; --stdio is accepted and ignored. Other options are the "
+        "server's own (evalschema serve --help once it is installed).",
+        epilog="examples:\n  evalschema serve --stdio\n\n"
+        "exit codes: 0 ok, 2 the server is not installed", add_help=False)
+
+
+def run(argv: Sequence[str]) -> int:
+    try:
+        module = importlib.import_module("evalschema_server.__main__")
+    except ImportError as exc:
+        missing = getattr(exc, "name", None)
+        detail = f" (missing module: {missing})" if missing else ""
+        print(f"evalschema: {INSTALL_HINT}{detail}", file=sys.stderr)
+        return EXIT_INPUT
+    main = getattr(module, "main", None)
+    if not callable(main):
+        print(f"evalschema: {INSTALL_HINT} (evalschema_server has no main)", file=sys.stderr)
+        return EXIT_INPUT
+    result = main([a for a in argv if a != "--stdio"])
+    return int(result or 0)

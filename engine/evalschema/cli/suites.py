@@ -1,0 +1,236 @@
+"""Which suites a command runs: one from flags (``SCHEMA --gold --extracted``), or the
+suites of the configuration file, with command-line options laid over them."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import Config, SuiteConfig, find_config, load_config
+from ..errors import InputError, Problem, did_you_mean
+from ..gate import FailMetric
+from ..parallel import EvalSpec
+from ..records import load_json
+from ..schema.tree import SchemaNode, parse_eval_schema
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A suite ready to run."""
+
+    name: str | None
+    schema_path: str
+    schema: Any
+    gold: str
+    extracted: tuple[str, ...]
+    id_field: str | None = None
+    null_policy: str | None = None
+    fields: tuple[str, ...] = ()
+    target: str | None = None
+    fail_under: float | None = None
+    fail_metric: FailMetric = "macro"
+    thresholds: Mapping[str, float] = field(default_factory=dict)
+    modules: tuple[str, ...] = ()
+    module_paths: tuple[str, ...] = ()
+    config: Config | None = None
+    #: The suite's pointer in the configuration (for located problems).
+    pointer: str = ""
+    #: Thresholds that came from the command line (not located in the config).
+    cli_thresholds: frozenset[str] = frozenset()
+
+    def spec(self) -> EvalSpec:
+        return EvalSpec(self.schema, self.schema_path, self.id_field, self.fields, self.target,
+                        self.null_policy, self.modules, self.module_paths)
+
+    def label(self, extracted: str) -> str:
+        name = Path(extracted).name
+        if len(self.extracted) > 1 and sum(Path(x).name == name for x in self.extracted) > 1:
+            name = extracted
+        return f"{self.name} · {name}" if self.name else name
+
+    def settings(self, extracted: str | Sequence[str], workers: int,
+                 command: str | None) -> dict[str, Any]:
+        """The configuration that produced a report, as shown in it."""
+        return {
+            "suite": self.name, "config": str(self.config.path) if self.config else None,
+            "schema": self.schema_path, "gold": self.gold,
+            "extracted": extracted if isinstance(extracted, str) else list(extracted),
+            "id field": self.id_field, "null policy": self.null_policy,
+            "fields": list(self.fields), "target": self.target,
+            "fail under": (f"{self.fail_under:g} ({self.fail_metric} F1)"
+                           if self.fail_under is not None else None),
+            "thresholds": dict(self.thresholds),
+            "comparator modules": list(self.modules), "workers": workers,
+            "command": command,
+        }
+
+    def check_thresholds(self) -> dict[str, float]:
+        """The thresholds on fields this run scores; a field the schema does not have is
+        a located problem (with the closest name)."""
+        if not self.thresholds:
+            return {}
+        full = parse_eval_schema(self.schema, base_uri=self.schema_path,
+                                 null_policy=self.null_policy)
+        known = _paths(full)
+        problems = []
+        for path in self.thresholds:
+            if path in known:
+                continue
+            hint = did_you_mean(path, known)
+            msg = f"threshold for {path!r}: the schema has no such field"
+            suggestion = f"did you mean {hint!r}?" if hint else \
+                "use a field path as in the per-field table, e.g. line_items[].amount"
+            if self.config is not None and path not in self.cli_thresholds:
+                from ..pointer import escape
+
+                problems.append(self.config.problem(
+                    "unknown-field", msg, f"{self.pointer}/thresholds/{escape(path)}",
+                    suite=self.name, suggestion=suggestion, target="key"))
+            else:
+                problems.append(Problem("unknown-field", msg, suggestion=suggestion,
+                                        source="--threshold"))
+        if problems:
+            raise InputError(problems, "a threshold names an unknown field")
+        if not (self.fields or self.target):
+            return dict(self.thresholds)
+        scored = _paths(self.spec().evaluator().root)
+        return {k: v for k, v in self.thresholds.items() if k in scored}
+
+
+def _paths(root: SchemaNode) -> set[str]:
+    return {n.path for n in root.walk() if n.path}
+
+
+def _threshold_options(pairs: Sequence[str]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for item in pairs:
+        key, sep, value = item.rpartition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number = -1.0
+        if not sep or not key or not 0.0 <= number <= 1.0:
+            raise InputError([Problem("bad-option", f"--threshold {item!r} is not FIELD=F1 "
+                                      "with F1 between 0 and 1",
+                                      suggestion="e.g. --threshold total=0.95")])
+        out[key] = number
+    return out
+
+
+def import_config_modules(cfg: SuiteConfig, config: Config) -> None:
+    """Import a suite's comparator modules (its folder first on sys.path); a failure is
+    located at the module's entry in the configuration."""
+    folder = str(config.folder.resolve())
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    problems = []
+    for k, name in enumerate(cfg.comparator_modules):
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # user code: report any failure, located
+            problems.append(config.problem(
+                "module-import-failed", f"cannot import {name!r}: {type(exc).__name__}: {exc}",
+                f"{cfg.pointer}/comparator_modules/{k}", suite=cfg.name,
+                suggestion=f"the module must be importable from {config.folder}"))
+    if problems:
+        raise InputError(problems, "a comparator module could not be imported")
+
+
+def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser, *,
+            positional_schema: str | None = None, runs: Sequence[str] | None = None,
+            command: str = "eval") -> list[Suite]:
+    """The suites to run, from flags or from the configuration; bad input raises
+    ``InputError`` (located), a wrong combination of flags is a usage error."""
+    schema = args.schema
+    if positional_schema is not None:
+        if schema is not None and schema != positional_schema:
+            parser.error("give the schema once: either SCHEMA or --schema")
+        schema = positional_schema
+    extracted = list(runs or []) or list(getattr(args, "extracted", None) or [])
+    thresholds = _threshold_options(getattr(args, "threshold", None) or [])
+    fail_under = getattr(args, "fail_under", None)
+    fail_metric = getattr(args, "fail_metric", None)
+    modules = tuple(args.comparator_module)
+    if schema is not None:
+        if args.suite or args.config:
+            parser.error("--suite and --config run suites of the configuration; with a schema "
+                         "on the command line, leave them out")
+        if not args.gold or not extracted:
+            what = "RUN files" if command == "compare" else "--extracted"
+            parser.error(f"{command} with a schema needs --gold and {what} (or, without a "
+                         "schema, runs the suites of evalschema.toml)")
+        if modules:
+            import_modules_cli(modules)
+        return [Suite(None, schema, load_json(schema, "schema"), args.gold, tuple(extracted),
+                      args.id_field, args.null_policy, tuple(args.fields or ()), args.target,
+                      fail_under, fail_metric or "macro", thresholds, modules,
+                      (str(Path.cwd()),) if modules else (),
+                      cli_thresholds=frozenset(thresholds))]
+    if args.gold:
+        parser.error("--gold needs a schema (SCHEMA or --schema); a configured suite has its "
+                     "own gold file")
+    path = Path(args.config) if args.config else find_config(".")
+    if path is None:
+        raise InputError([Problem(
+            "no-config", f"no schema given, and no evalschema.toml (nor [tool.evalschema] in "
+            f"pyproject.toml) in {Path.cwd()}",
+            suggestion=f"run `evalschema {command} SCHEMA --gold GOLD "
+            f"{'RUN_A RUN_B' if command == 'compare' else '--extracted RUN'}`, or write an "
+            "evalschema.toml (see `evalschema eval --help`)")], "nothing to run")
+    loaded = load_config(path)
+    config = loaded.config
+    wanted = set(args.suite) if args.suite else None
+    problems = list(loaded.errors_for(wanted))
+    if config is not None and wanted:
+        every = sorted({*config.names, *(str(p.data["suite"]) for p in loaded.problems
+                                         if p.data.get("suite"))})
+        for name in args.suite:
+            if name not in every:
+                hint = did_you_mean(name, every)
+                problems.append(Problem(
+                    "unknown-suite", f"no suite named {name!r}", source=str(path),
+                    suggestion=f"did you mean {hint!r}?" if hint else
+                    "suites: " + (", ".join(every) or "none")))
+    if problems or config is None:
+        raise InputError(problems, "the configuration is invalid")
+    chosen = [s for s in config.suites if wanted is None or s.name in wanted]
+    if extracted and len(chosen) != 1:
+        parser.error("--extracted / RUN files replace the runs of one suite; pick it with "
+                     "--suite")
+    if modules:
+        import_modules_cli(modules)
+    out = []
+    for cfg in chosen:
+        import_config_modules(cfg, config)
+        merged = {**cfg.thresholds, **thresholds}
+        out.append(Suite(
+            cfg.name, str(cfg.schema), load_json(cfg.schema, "schema"), str(cfg.gold),
+            tuple(extracted) or tuple(str(p) for p in cfg.extracted),
+            args.id_field or cfg.id_field, args.null_policy or cfg.null_policy,
+            tuple(args.fields or ()) or cfg.fields, args.target or cfg.target,
+            fail_under if fail_under is not None else cfg.fail_under,
+            fail_metric or cfg.fail_metric, merged, (*cfg.comparator_modules, *modules),
+            (str(config.folder.resolve()),), config, cfg.pointer, frozenset(thresholds)))
+    return out
+
+
+def import_modules_cli(modules: Sequence[str]) -> None:
+    cwd = str(Path.cwd())
+    if cwd not in sys.path:
+        sys.path.insert(0, cwd)
+    problems = []
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # user code: report any failure
+            problems.append(Problem("module-import-failed", f"cannot import {name!r}: "
+                                    f"{type(exc).__name__}: {exc}", source="--comparator-module",
+                                    suggestion="the module must be importable from the current "
+                                    "folder or the environment"))
+    if problems:
+        raise InputError(problems, "a comparator module could not be imported")

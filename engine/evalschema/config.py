@@ -1,0 +1,458 @@
+"""The project configuration: ``evalschema.toml``, or ``[tool.evalschema]`` in
+``pyproject.toml``.
+
+```toml
+[[suite]]
+name = "invoices"
+schema = "invoices.eval.json"
+gold = "invoices.gold.jsonl"
+extracted = ["runs/*.jsonl"]          # files or globs, relative to this file
+id_field = "invoice_id"               # optional: else the schema's x-eval-id, else position
+null_policy = "absent"                # optional: "value" (default) or "absent"
+fail_under = 0.85                     # optional: overall F1 below this fails (exit 1)
+fail_metric = "macro"                 # optional: "macro" (mean over records) or "micro"
+comparator_modules = ["my_comparators"]   # optional: imported to register comparators
+fields = ["total", "line_items[].amount"] # optional: only score these fields
+target = "vendor"                     # optional: only score this sub-tree
+
+[suite.thresholds]                    # optional: per-field F1 thresholds
+total = 0.95
+"line_items[].amount" = 0.9
+```
+
+``load_config`` never raises on a bad file: it returns what it could read and every
+problem found, each a ``Problem`` located by ``line``/``column`` where the text
+shows it and by a JSON Pointer into the configuration (``/suite/0/fail_under``)
+always. Only suites without errors are in ``Config.suites``. The language server
+reads the same objects (``parse_config`` takes an unsaved buffer's text).
+"""
+
+from __future__ import annotations
+
+import glob
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from .errors import Problem, Severity, did_you_mean
+from .gate import FailMetric
+from .pointer import escape
+
+CONFIG_FILE = "evalschema.toml"
+PYPROJECT = "pyproject.toml"
+
+SUITE_KEYS = ("name", "schema", "gold", "extracted", "id_field", "null_policy", "fail_under",
+              "fail_metric", "thresholds", "comparator_modules", "fields", "target")
+_MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+def _frozen(d: Mapping[str, float] | None = None) -> Mapping[str, float]:
+    return MappingProxyType(dict(d or {}))
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteConfig:
+    """One suite: a schema, a gold file, extraction runs, and how to gate them.
+
+    Paths are resolved against the configuration file's folder; ``extracted`` holds
+    the files the ``extracted_patterns`` matched, in pattern order, each sorted.
+    """
+
+    name: str
+    schema: Path
+    gold: Path
+    extracted: tuple[Path, ...]
+    extracted_patterns: tuple[str, ...] = ()
+    id_field: str | None = None
+    null_policy: str | None = None
+    fail_under: float | None = None
+    fail_metric: FailMetric = "macro"
+    thresholds: Mapping[str, float] = field(default_factory=_frozen)
+    comparator_modules: tuple[str, ...] = ()
+    fields: tuple[str, ...] = ()
+    target: str | None = None
+    #: JSON Pointer of this suite's table in the configuration document.
+    pointer: str = ""
+    #: 1-based line of the suite's ``[[suite]]`` header, when known.
+    line: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "schema": str(self.schema), "gold": str(self.gold),
+            "extracted": [str(p) for p in self.extracted],
+            "extracted_patterns": list(self.extracted_patterns),
+            "id_field": self.id_field, "null_policy": self.null_policy,
+            "fail_under": self.fail_under, "fail_metric": self.fail_metric,
+            "thresholds": dict(self.thresholds),
+            "comparator_modules": list(self.comparator_modules),
+            "fields": list(self.fields), "target": self.target,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """A configuration file and its valid suites."""
+
+    path: Path
+    suites: tuple[SuiteConfig, ...]
+    #: Pointer of the evalschema table: "" in evalschema.toml, "/tool/evalschema" in
+    #: pyproject.toml.
+    prefix: str = ""
+    #: Pointer -> (line, column) of the keys and tables found in the text.
+    locations: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+
+    def locate(self, pointer: str) -> tuple[int | None, int | None]:
+        """Line and column of ``pointer``, or of its nearest located parent."""
+        p = pointer
+        while True:
+            if p in self.locations:
+                return self.locations[p]
+            if not p:
+                return None, None
+            p = p.rsplit("/", 1)[0]
+
+    def problem(self, code: str, message: str, pointer: str, *, suite: str | None = None,
+                suggestion: str | None = None, target: str = "value") -> Problem:
+        """A problem located in this file (for checks made after loading, such as a
+        threshold naming a field the schema does not have)."""
+        line, col = self.locate(pointer)
+        return Problem(code, message, pointer, suggestion, Severity.ERROR, target,
+                       str(self.path), line, col, {"suite": suite} if suite else {})
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.suites)
+
+    def suite(self, name: str) -> SuiteConfig | None:
+        return next((s for s in self.suites if s.name == name), None)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedConfig:
+    """The result of reading a configuration: what could be read, and every problem.
+
+    ``config`` is ``None`` only when the file could not be read or parsed at all.
+    A problem about one suite carries the suite's name in ``data["suite"]``.
+    """
+
+    config: Config | None
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def errors(self) -> tuple[Problem, ...]:
+        return tuple(p for p in self.problems if p.severity is Severity.ERROR)
+
+    def errors_for(self, suites: set[str] | None) -> tuple[Problem, ...]:
+        """Errors that concern the named suites (all when ``None``) or no suite."""
+        return tuple(p for p in self.errors if suites is None or p.data.get("suite") is None
+                     or p.data["suite"] in suites)
+
+
+def find_config(directory: str | Path = ".") -> Path | None:
+    """``evalschema.toml`` in ``directory``, else its ``pyproject.toml`` when that has a
+    ``[tool.evalschema]`` table."""
+    folder = Path(directory)
+    own = folder / CONFIG_FILE
+    if own.is_file():
+        return own
+    pyproject = folder / PYPROJECT
+    if pyproject.is_file():
+        try:
+            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return None
+        tool = data.get("tool")
+        if isinstance(tool, dict) and "evalschema" in tool:
+            return pyproject
+    return None
+
+
+def load_config(path: str | Path) -> LoadedConfig:
+    """Read and check a configuration file (never raises for a bad one)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return LoadedConfig(None, (Problem("file-not-found", "configuration file not found",
+                                           source=str(p), suggestion="check the path"),))
+    except (OSError, UnicodeDecodeError) as exc:
+        return LoadedConfig(None, (Problem("unreadable-file", f"cannot read: {exc}",
+                                           source=str(p)),))
+    return parse_config(text, p)
+
+
+_TOML_POS = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+
+
+def parse_config(text: str, path: str | Path, *, pyproject: bool | None = None) -> LoadedConfig:
+    """Check configuration ``text`` as if read from ``path`` (relative paths in it resolve
+    from ``path``'s folder). ``pyproject`` defaults to whether the file is named
+    ``pyproject.toml``."""
+    p = Path(path)
+    source = str(p)
+    is_pyproject = p.name == PYPROJECT if pyproject is None else pyproject
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc)
+        m = _TOML_POS.search(msg)
+        line = col = None
+        if m:
+            line, col = int(m.group(1)), int(m.group(2))
+            msg = msg[:m.start()]
+        return LoadedConfig(None, (Problem("invalid-toml", f"not valid TOML: {msg}",
+                                           source=source, line=line, column=col),))
+    checker = _Checker(text, source, p.parent, "/tool/evalschema" if is_pyproject else "")
+    if is_pyproject:
+        tool = data.get("tool")
+        table = tool.get("evalschema") if isinstance(tool, dict) else None
+        if table is None:
+            checker.problem("no-config", "pyproject.toml has no [tool.evalschema] table", "",
+                            suggestion="add [[tool.evalschema.suite]] tables, or use "
+                            "evalschema.toml")
+            return LoadedConfig(None, tuple(checker.problems))
+        if not isinstance(table, dict):
+            checker.problem("bad-type", "tool.evalschema must be a table", "")
+            return LoadedConfig(None, tuple(checker.problems))
+        data = table
+    suites = checker.check(data)
+    return LoadedConfig(Config(p, tuple(suites), checker.prefix, MappingProxyType(checker.where)),
+                        tuple(checker.problems))
+
+
+def _locator(text: str, prefix: str) -> dict[str, tuple[int, int]]:
+    """Pointer -> (line, column) of keys and table headers, from the text (best effort:
+    the usual ``[[suite]]`` / ``[suite.thresholds]`` / ``key = value`` layout)."""
+    head = r"tool\.evalschema\." if prefix else ""
+    suite_re = re.compile(r"^\s*\[\[\s*" + head + r"suite\s*\]\]")
+    sub_re = re.compile(r"^\s*\[\s*" + head + r"suite\.(\w+)\s*\]")
+    own_re = re.compile(r"^\s*\[\s*tool\.evalschema\s*\]") if prefix else None
+    header_re = re.compile(r"^\s*\[+\s*([A-Za-z0-9_-]+)")
+    key_re = re.compile(r"""^(\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)\s*[=.]""")
+    out: dict[str, tuple[int, int]] = {}
+    table: str | None = None if prefix else ""
+    suite = -1
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        col = len(line) - len(line.lstrip()) + 1
+        if suite_re.match(line):
+            suite += 1
+            table = f"{prefix}/suite/{suite}"
+            out[table] = (lineno, col)
+        elif (m := sub_re.match(line)) and suite >= 0:
+            table = f"{prefix}/suite/{suite}/{escape(m.group(1))}"
+            out.setdefault(table, (lineno, col))
+        elif own_re is not None and own_re.match(line):
+            table = prefix
+            out.setdefault(prefix, (lineno, col))
+        elif m := header_re.match(line):
+            table = None
+            if not prefix:  # an unknown top-level table of evalschema.toml
+                out.setdefault("/" + escape(m.group(1)), (lineno, col))
+        elif table is not None and (m := key_re.match(line)):
+            out.setdefault(f"{table}/{escape(_unquote(m.group(2)))}", (lineno, col))
+    return out
+
+
+def _unquote(key: str) -> str:
+    if len(key) >= 2 and key[0] == key[-1] and key[0] in "\"'":
+        inner = key[1:-1]
+        return inner.encode().decode("unicode_escape") if key[0] == '"' else inner
+    return key
+
+
+class _Checker:
+    def __init__(self, text: str, source: str, folder: Path, prefix: str) -> None:
+        self.source = source
+        self.folder = folder
+        self.prefix = prefix
+        self.where = _locator(text, prefix)
+        self.problems: list[Problem] = []
+
+    def locate(self, pointer: str) -> tuple[int | None, int | None]:
+        return Config(Path(self.source), (), self.prefix, self.where).locate(pointer)
+
+    def problem(self, code: str, message: str, pointer: str, *, suite: str | None = None,
+                suggestion: str | None = None, target: str = "value",
+                data: dict[str, Any] | None = None) -> None:
+        line, col = self.locate(pointer)
+        extra = dict(data or {})
+        if suite is not None:
+            extra["suite"] = suite
+        self.problems.append(Problem(code, message, pointer, suggestion, Severity.ERROR, target,
+                                     self.source, line, col, extra))
+
+    # -- the document ---------------------------------------------------------------
+
+    def check(self, data: dict[str, Any]) -> list[SuiteConfig]:
+        for key in data:
+            if key != "suite":
+                hint = did_you_mean(key, ["suite"])
+                self.problem("unknown-key", f"unknown key {key!r}",
+                             f"{self.prefix}/{escape(key)}", target="key",
+                             suggestion=f"did you mean {hint!r}?" if hint else
+                             "the configuration holds [[suite]] tables")
+        raw = data.get("suite")
+        if raw is None:
+            self.problem("no-suites", "no [[suite]] tables", self.prefix,
+                         suggestion="add a [[suite]] table with name, schema, gold and extracted")
+            return []
+        if isinstance(raw, dict):
+            raw = [raw]
+        if not isinstance(raw, list):
+            self.problem("bad-type", "suite must be an array of tables ([[suite]])",
+                         f"{self.prefix}/suite")
+            return []
+        suites: list[SuiteConfig] = []
+        names: dict[str, int] = {}
+        for i, table in enumerate(raw):
+            pointer = f"{self.prefix}/suite/{i}"
+            if not isinstance(table, dict):
+                self.problem("bad-type", f"suite {i} must be a table", pointer)
+                continue
+            name = table.get("name")
+            label = name if isinstance(name, str) and name else f"#{i + 1}"
+            if isinstance(name, str) and name in names:
+                self.problem("duplicate-suite", f"suite name {name!r} is used again (first by "
+                             f"suite {names[name] + 1})", f"{pointer}/name", suite=name,
+                             suggestion="give every suite its own name")
+                continue
+            if isinstance(name, str) and name:
+                names[name] = i
+            suite = self.suite(table, pointer, label)
+            if suite is not None:
+                suites.append(suite)
+        return suites
+
+    def suite(self, t: dict[str, Any], pointer: str, label: str) -> SuiteConfig | None:
+        before = len(self.problems)
+
+        def bad(code: str, message: str, key: str, **kw: Any) -> None:
+            self.problem(code, message, f"{pointer}/{escape(key)}" if key else pointer,
+                         suite=label, **kw)
+
+        for key in t:
+            if key not in SUITE_KEYS:
+                hint = did_you_mean(key, SUITE_KEYS)
+                bad("unknown-key", f"unknown key {key!r} in suite {label!r}", key, target="key",
+                    suggestion=f"did you mean {hint!r}?" if hint else
+                    "known keys: " + ", ".join(SUITE_KEYS),
+                    data={"replacements": [hint]} if hint else None)
+        for key in ("name", "schema", "gold", "extracted"):
+            if key not in t:
+                bad("missing-key", f"suite {label!r} has no {key!r}", "",
+                    suggestion=f"add {key} = …")
+
+        def text(key: str) -> str | None:
+            v = t.get(key)
+            if v is None:
+                return None
+            if not isinstance(v, str) or not v:
+                bad("bad-type", f"{key} must be a non-empty string", key)
+                return None
+            return v
+
+        def strings(key: str) -> tuple[str, ...]:
+            v = t.get(key)
+            if v is None:
+                return ()
+            if isinstance(v, str):
+                v = [v]
+            if not isinstance(v, list) or not v or not all(isinstance(x, str) and x for x in v):
+                bad("bad-type", f"{key} must be a string or a non-empty list of strings", key)
+                return ()
+            return tuple(v)
+
+        def fraction(value: Any, where: str, what: str) -> float | None:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                self.problem("bad-type", f"{what} must be a number between 0 and 1", where,
+                             suite=label)
+                return None
+            if not 0.0 <= float(value) <= 1.0:
+                self.problem("bad-value", f"{what} {value} is not between 0 and 1", where,
+                             suite=label, suggestion="F1 thresholds are fractions, e.g. 0.9")
+                return None
+            return float(value)
+
+        name = text("name") or label
+        schema = self.path(text("schema"), f"{pointer}/schema", label, "schema")
+        gold = self.path(text("gold"), f"{pointer}/gold", label, "gold")
+        patterns = strings("extracted")
+        extracted: list[Path] = []
+        for k, pattern in enumerate(patterns):
+            where = f"{pointer}/extracted" + (f"/{k}" if isinstance(t.get("extracted"), list)
+                                              else "")
+            extracted.extend(self.expand(pattern, where, label))
+        id_field = text("id_field")
+        null_policy = text("null_policy")
+        if null_policy is not None and null_policy not in ("value", "absent"):
+            bad("bad-value", f"null_policy {null_policy!r} is not 'value' or 'absent'",
+                "null_policy")
+            null_policy = None
+        fail_under = None
+        if "fail_under" in t:
+            fail_under = fraction(t["fail_under"], f"{pointer}/fail_under", "fail_under")
+        fail_metric = t.get("fail_metric", "macro")
+        if fail_metric not in ("macro", "micro"):
+            bad("bad-value", f"fail_metric {fail_metric!r} is not 'macro' or 'micro'",
+                "fail_metric")
+            fail_metric = "macro"
+        thresholds: dict[str, float] = {}
+        raw_thresholds = t.get("thresholds", {})
+        if not isinstance(raw_thresholds, dict):
+            bad("bad-type", "thresholds must be a table of field path = F1", "thresholds")
+        else:
+            for fpath, value in raw_thresholds.items():
+                v = fraction(value, f"{pointer}/thresholds/{escape(fpath)}",
+                             f"threshold of {fpath!r}")
+                if v is not None:
+                    thresholds[fpath] = v
+        modules = strings("comparator_modules")
+        for k, mod in enumerate(modules):
+            if not _MODULE_NAME.match(mod):
+                self.problem("bad-value", f"{mod!r} is not a Python module name",
+                             f"{pointer}/comparator_modules/{k}", suite=label,
+                             suggestion="a dotted name such as my_package.comparators")
+        fields = strings("fields")
+        target = text("target")
+        if len(self.problems) > before or schema is None or gold is None or not extracted:
+            return None
+        line, _ = self.locate(pointer)
+        return SuiteConfig(name, schema, gold, tuple(extracted), patterns, id_field,
+                           null_policy, fail_under, fail_metric, _frozen(thresholds),
+                           modules, fields, target, pointer, line)
+
+    def path(self, value: str | None, pointer: str, suite: str, what: str) -> Path | None:
+        if value is None:
+            return None
+        p = self.folder / value
+        if not p.exists():
+            self.problem("file-not-found", f"{what} {value!r} not found (looked for {p})",
+                         pointer, suite=suite, suggestion="paths are relative to the "
+                         "configuration file")
+            return None
+        return p
+
+    def expand(self, pattern: str, pointer: str, suite: str) -> list[Path]:
+        full = self.folder / pattern
+        if not _GLOB_CHARS.search(pattern):
+            if full.exists():
+                return [full]
+            self.problem("file-not-found", f"extracted {pattern!r} not found (looked for "
+                         f"{full})", pointer, suite=suite,
+                         suggestion="paths are relative to the configuration file")
+            return []
+        found = sorted(glob.glob(str(full), recursive=True))
+        if not found:
+            self.problem("no-match", f"no file matches {pattern!r}", pointer, suite=suite,
+                         suggestion="check the pattern; it is relative to the configuration "
+                         "file")
+        return [Path(f) for f in found]

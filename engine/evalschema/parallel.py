@@ -1,0 +1,303 @@
+"""Scoring a suite at scale: record pairs in fixed-size chunks, in this process or in
+worker processes, with identical results either way.
+
+Pairs stream from ``iter_pairs`` (files are never held whole). Each chunk is scored
+into its own ``RunAccumulator`` and the chunks are folded in order, so the sums are
+added in the same order whatever the number of workers: ``workers=1`` and
+``workers=4`` give the same ``to_dict()``, to the last bit. Workers are started
+with the ``spawn`` method; each re-parses the schema from its JSON and imports the
+custom comparator modules, so nothing unpicklable crosses a process boundary.
+
+Alongside the run, a ``Digest`` keeps what a report needs and a streamed run drops:
+the N worst records with their gold and extracted values, the number of repaired
+records, and the first record problems.
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import InputError, Problem
+from .evaluate import (
+    NO_RECORD,
+    Evaluator,
+    Pair,
+    RecordsLike,
+    RunAccumulator,
+    ScanPart,
+    iter_pairs,
+    make_evaluator,
+    scan_range,
+)
+from .results import RecordResult, RunResult
+
+#: Records per chunk. Fixed (never derived from the worker count) so that results do
+#: not depend on how many workers scored them.
+CHUNK_SIZE = 1024
+#: Worst records a digest keeps by default.
+WORST = 20
+#: Record problems a digest lists by default (all are counted).
+PROBLEMS = 20
+
+
+class WorkerError(RuntimeError):
+    """A worker process stopped without finishing its chunk (killed, out of memory, or
+    started from a script without an ``if __name__ == "__main__":`` guard)."""
+
+
+def import_modules(modules: Sequence[str], paths: Sequence[str] = ()) -> None:
+    """Import modules that register custom comparators/transforms (``paths`` first on
+    ``sys.path``). A module that fails to import is an ``InputError``."""
+    for p in reversed(paths):
+        if p not in sys.path:
+            sys.path.insert(0, p)
+    problems: list[Problem] = []
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:
+            problems.append(Problem(
+                "module-import-failed", f"cannot import comparator module {name!r}: "
+                f"{type(exc).__name__}: {exc}",
+                suggestion="check the module name and that it is importable from the "
+                "configuration's folder"))
+    if problems:
+        raise InputError(problems, "a comparator module could not be imported")
+
+
+@dataclass(frozen=True)
+class EvalSpec:
+    """Everything needed to build the evaluator again in another process."""
+
+    schema: Any
+    base_uri: str | None = None
+    id_field: str | None = None
+    fields: tuple[str, ...] = ()
+    target: str | None = None
+    null_policy: str | None = None
+    #: Modules to import first (they register custom comparators).
+    modules: tuple[str, ...] = ()
+    #: Folders put on ``sys.path`` before importing ``modules``.
+    module_paths: tuple[str, ...] = ()
+
+    def evaluator(self) -> Evaluator:
+        import_modules(self.modules, self.module_paths)
+        return make_evaluator(self.schema, id_field=self.id_field,
+                              fields=list(self.fields) or None, target=self.target,
+                              null_policy=self.null_policy, base_uri=self.base_uri)
+
+
+@dataclass(frozen=True, slots=True)
+class WorstRecord:
+    """A badly scored record with the gold and extracted records it came from
+    (``None`` for a side that had no record)."""
+
+    record: RecordResult
+    gold: Any
+    extracted: Any
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.record.to_dict(), "gold": self.gold, "extracted_record": self.extracted}
+
+
+@dataclass(frozen=True, slots=True)
+class RecordProblem:
+    """A record that could not be read or paired."""
+
+    index: int
+    record_id: Any
+    problem: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "record_id": self.record_id, "problem": self.problem}
+
+
+def _errors(rec: RecordResult) -> int:
+    c = rec.counts
+    return c.mismatches + c.omissions + c.hallucinations + c.errors
+
+
+def worst_key(rec: RecordResult) -> tuple[float, int, int]:
+    """Worst first: lowest F1, then most wrong fields, then record order."""
+    return (rec.f1, -_errors(rec), rec.index)
+
+
+@dataclass
+class Digest:
+    """Mergeable side information of a run that a report shows."""
+
+    keep: int = WORST
+    keep_problems: int = PROBLEMS
+    worst: list[WorstRecord] = field(default_factory=list)
+    repaired: int = 0
+    problems: list[RecordProblem] = field(default_factory=list)
+    n_problems: int = 0
+
+    def add(self, rec: RecordResult, gold: Any, extracted: Any) -> None:
+        if rec.repaired:
+            self.repaired += 1
+        if rec.problem:
+            self.n_problems += 1
+            if len(self.problems) < self.keep_problems:
+                self.problems.append(RecordProblem(rec.index, rec.record_id, rec.problem))
+        # Worst records are paired ones: a record missing on one side is listed as a
+        # record problem, and its side-by-side view would be one empty column.
+        if (self.keep <= 0 or gold is NO_RECORD or extracted is NO_RECORD
+                or not rec.field_results or not _errors(rec)):
+            return
+        if len(self.worst) >= self.keep and worst_key(rec) >= worst_key(self.worst[-1].record):
+            return
+        self.worst.append(WorstRecord(rec, None if gold is NO_RECORD else gold,
+                                      None if extracted is NO_RECORD else extracted))
+        self.worst.sort(key=lambda w: worst_key(w.record))
+        del self.worst[self.keep:]
+
+    def update(self, other: Digest) -> None:
+        self.repaired += other.repaired
+        self.n_problems += other.n_problems
+        self.problems = sorted([*self.problems, *other.problems],
+                               key=lambda p: p.index)[:self.keep_problems]
+        self.worst = sorted([*self.worst, *other.worst],
+                            key=lambda w: worst_key(w.record))[:self.keep]
+
+
+@dataclass(frozen=True)
+class EvalOutcome:
+    """A run and its digest, with how long it took and on how many workers."""
+
+    run: RunResult
+    digest: Digest
+    seconds: float
+    workers: int
+
+
+def score_chunk(evaluator: Evaluator, pairs: Iterable[Pair], keep_records: bool,
+                worst: int, keep_problems: int = PROBLEMS) -> tuple[RunAccumulator, Digest]:
+    acc = RunAccumulator(keep_records=keep_records)
+    digest = Digest(worst, keep_problems)
+    for pair in pairs:
+        pair = pair.resolve()
+        digest.add(pair.score(evaluator, acc), pair.gold, pair.extracted)
+    return acc, digest
+
+
+_worker_evaluator: Evaluator | None = None
+
+
+def _init_worker(spec: EvalSpec) -> None:
+    global _worker_evaluator
+    _worker_evaluator = spec.evaluator()
+
+
+def _score_in_worker(pairs: list[Pair], keep_records: bool, worst: int,
+                     keep_problems: int) -> tuple[RunAccumulator, Digest]:
+    assert _worker_evaluator is not None
+    return score_chunk(_worker_evaluator, pairs, keep_records, worst, keep_problems)
+
+
+def _warm() -> None:
+    """Nothing: submitted once per worker so processes start (and import) early."""
+
+
+def _chunks(pairs: Iterator[Pair], size: int) -> Iterator[list[Pair]]:
+    chunk: list[Pair] = []
+    for p in pairs:
+        chunk.append(p)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def start_method(requested: str | None = None) -> str:
+    """How worker processes start: ``fork`` on Linux when this process runs no other
+    thread (instant: workers inherit the imported engine), else ``spawn`` (each worker
+    imports the engine; safe everywhere and with threads). Workers re-parse the schema
+    and import the comparator modules either way, so results never depend on it."""
+    if requested is not None:
+        return requested
+    if sys.platform.startswith("linux") and threading.active_count() == 1 \
+            and "fork" in multiprocessing.get_all_start_methods():
+        return "fork"
+    return "spawn"
+
+
+def evaluate_files(spec: EvalSpec, gold: RecordsLike, extracted: RecordsLike, *,
+                   workers: int = 1, keep_records: bool = False, worst: int = WORST,
+                   keep_problems: int = PROBLEMS, chunk_size: int = CHUNK_SIZE,
+                   progress: Callable[[int], None] | None = None,
+                   start: str | None = None) -> EvalOutcome:
+    """Score a suite in chunks, streaming the files, on ``workers`` processes.
+
+    ``progress(records_done)`` is called after each chunk. The schema is checked in
+    this process first, so a broken schema or comparator module raises here, located,
+    before any worker starts. Results do not depend on ``workers``. ``start`` is the
+    worker start method (see ``start_method``).
+    """
+    if workers < 1:
+        raise InputError([Problem("bad-option", f"workers must be at least 1, not {workers}")])
+    started = time.perf_counter()
+    evaluator = spec.evaluator()
+    acc = RunAccumulator(keep_records=keep_records)
+    digest = Digest(worst, keep_problems)
+    done = 0
+
+    def absorb(part: tuple[RunAccumulator, Digest], size: int) -> None:
+        nonlocal done
+        acc.update(part[0])
+        digest.update(part[1])
+        done += size
+        if progress is not None:
+            progress(done)
+
+    if workers == 1:
+        pairs = iter_pairs(gold, extracted, evaluator.id_field, stream=True)
+        for chunk in _chunks(pairs, chunk_size):
+            absorb(score_chunk(evaluator, chunk, keep_records, worst, keep_problems),
+                   len(chunk))
+        return EvalOutcome(acc.result(), digest, time.perf_counter() - started, workers)
+    ctx = multiprocessing.get_context(start_method(start))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                               initializer=_init_worker, initargs=(spec,))
+    # Start the workers now, so they import while this process opens the files.
+    warming = [pool.submit(_warm) for _ in range(workers)]
+
+    def scanner(path: str, ranges: list[tuple[int, int]], id_field: str) -> list[ScanPart]:
+        futures = [pool.submit(scan_range, path, a, b, id_field) for a, b in ranges]
+        return [f.result() for f in futures]
+
+    pending: deque[tuple[Future[tuple[RunAccumulator, Digest]], int]] = deque()
+    try:
+        pairs = iter_pairs(gold, extracted, evaluator.id_field, stream=True,
+                           scanner=scanner, scan_parts=2 * workers)
+        for chunk in _chunks(pairs, chunk_size):
+            pending.append((pool.submit(_score_in_worker, chunk, keep_records, worst,
+                                        keep_problems), len(chunk)))
+            while len(pending) > 3 * workers:
+                future, size = pending.popleft()
+                absorb(future.result(), size)
+        while pending:
+            future, size = pending.popleft()
+            absorb(future.result(), size)
+        for w in warming:
+            w.result()
+    except BrokenProcessPool as exc:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise WorkerError(f"a worker process stopped unexpectedly ({exc}); "
+                          "run again with one worker to see why") from None
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+    return EvalOutcome(acc.result(), digest, time.perf_counter() - started, workers)

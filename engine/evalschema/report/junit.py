@@ -1,0 +1,92 @@
+"""JUnit XML, so CI systems show a run as tests: one test suite per run, one test
+case for the overall F1 (when ``fail_under`` is set) and one per field. A field's test
+case fails when the field's F1 is below its threshold; fields without a threshold
+pass and carry their figures in ``system-out``.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from pathlib import Path
+
+from .model import RunReport
+
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _x(text: object) -> str:
+    """Text XML 1.0 can hold (control characters dropped; escaping is ElementTree's)."""
+    return _INVALID_XML.sub("", str(text))
+
+
+def _part(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", text).strip("_") or "run"
+
+
+def _classname(rep: RunReport) -> str:
+    """``evalschema.SUITE.RUN``: dots only between parts (CI tools split on them)."""
+    run = Path(rep.extracted).name.removesuffix(".jsonl").removesuffix(".json") \
+        if rep.extracted else rep.label
+    return ".".join(["evalschema", *([_part(rep.suite)] if rep.suite else []), _part(run)])
+
+
+def runs_junit(reports: Sequence[RunReport]) -> str:
+    root = ET.Element("testsuites", name="evalschema")
+    total = failures = 0
+    seconds = 0.0
+    for rep in reports:
+        run = rep.run
+        checks = {c.field: c for c in rep.checks}
+        cases: list[ET.Element] = []
+        classname = _classname(rep)
+        overall = checks.get(None)
+        if overall is not None:
+            case = ET.Element("testcase", classname=_x(classname), name=_x(overall.name),
+                              time="0")
+            if not overall.passed:
+                failure = ET.SubElement(case, "failure", type="threshold",
+                                        message=_x(overall.describe()))
+                failure.text = _x(f"{overall.name} is {overall.value:.4f}, below the "
+                                  f"fail-under threshold {overall.threshold:.4f}")
+            cases.append(case)
+        for path, agg in run.per_field.items():
+            case = ET.Element("testcase", classname=_x(classname), name=_x(path or "(record)"),
+                              time="0")
+            c = agg.counts
+            out = ET.SubElement(case, "system-out")
+            out.text = _x(f"F1 {agg.f1:.4f} precision {agg.precision:.4f} recall "
+                          f"{agg.recall:.4f}: {c.matches} match, {c.mismatches} mismatch, "
+                          f"{c.omissions} omission, {c.hallucinations} hallucination")
+            check = checks.get(path)
+            if check is not None and not check.passed:
+                failure = ET.Element("failure", type="threshold", message=_x(check.describe()))
+                failure.text = _x(f"{path}: F1 {check.value:.4f} is below its threshold "
+                                  f"{check.threshold:.4f}")
+                case.insert(0, failure)
+            cases.append(case)
+        for key in checks:  # thresholds on fields the run never judged
+            if key is not None and key not in run.per_field:
+                cases.append(ET.Element("testcase", classname=_x(classname), name=_x(key),
+                                        time="0"))
+        n_fail = sum(1 for case in cases if case.find("failure") is not None)
+        suite = ET.SubElement(root, "testsuite", name=_x(rep.label), tests=str(len(cases)),
+                              failures=str(n_fail), errors="0", skipped="0",
+                              time=f"{rep.seconds or 0.0:.3f}")
+        props = ET.SubElement(suite, "properties")
+        for key, value in (("records", run.total_records), ("fields", run.total_fields),
+                           ("mean_f1", f"{run.mean_f1:.6f}"), ("micro_f1", f"{run.micro_f1:.6f}"),
+                           ("mean_precision", f"{run.mean_precision:.6f}"),
+                           ("mean_recall", f"{run.mean_recall:.6f}")):
+            ET.SubElement(props, "property", name=key, value=_x(value))
+        suite.extend(cases)
+        total += len(cases)
+        failures += n_fail
+        seconds += rep.seconds or 0.0
+    root.set("tests", str(total))
+    root.set("failures", str(failures))
+    root.set("errors", "0")
+    root.set("time", f"{seconds:.3f}")
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

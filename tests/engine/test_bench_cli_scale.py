@@ -1,0 +1,19 @@
+"""bench/cli_scale.py --quick runs end to end (so the benchmark does not rot)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_cli_scale_quick() -> None:
+    got = subprocess.run([sys.executable, str(REPO / "bench" / "cli_scale.py"), "--quick"],
+                         capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert got.returncode == 0, got.stderr[-3000:]
+    out = got.stdout
+    assert "1. memory:" in out and "peak RSS" in out and "memory PASS" in out
+    assert "2. workers: 2,000 records" in out and "identical JSON: True" in out
+    assert "summary: " in out

@@ -1,0 +1,56 @@
+"""Markdown and JUnit renderers: structure and escaping of user data."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from evalschema.gate import check_run
+from evalschema.parallel import EvalSpec, evaluate_files
+from evalschema.report import RunReport, run_text
+from evalschema.report.junit import runs_junit
+from evalschema.report.markdown import code, runs_markdown
+
+SCHEMA = {"type": "object", "properties": {
+    "a|b": {"type": "string"}, "ok": {"type": "string"}, "n": {"type": "number"}}}
+GOLD = [{"a|b": "x", "ok": "y", "n": 1}, {"a|b": "<&>", "ok": "y", "n": 2}]
+EXT = [{"a|b": "x", "ok": "z", "n": 1}, {"a|b": "nope\u0001", "ok": "y", "n": 2, "extra": 1}]
+
+
+def report(**kw: object) -> RunReport:
+    out = evaluate_files(EvalSpec(SCHEMA), GOLD, EXT)
+    checks = check_run(out.run, fail_under=0.99, thresholds={"ok": 0.4, "n": 1.0})
+    return RunReport.from_outcome(out, 'run "1" <x>', suite="s", extracted="runs/a.b.jsonl",
+                                  checks=checks, **kw)  # type: ignore[arg-type]
+
+
+def test_markdown_escapes_cells_and_code() -> None:
+    md = runs_markdown([report()])
+    assert "| `a\\|b` |" in md  # a pipe in a field name does not split the table
+    assert "&lt;x&gt;" in md and "<x>" not in md
+    assert code("a`b") == "``a`b``"
+    rows = [ln for ln in md.splitlines() if ln.startswith("| `")]
+    assert all(ln.count(" | ") >= 3 for ln in rows)
+
+
+def test_junit_structure_and_control_characters() -> None:
+    rep = report()
+    xml = runs_junit([rep, rep])
+    root = ET.fromstring(xml)  # well-formed despite \u0001 and <&> in the data
+    assert root.tag == "testsuites" and len(root) == 2
+    suite = root[0]
+    names = [c.get("name") for c in suite.findall("testcase")]
+    assert names[0] == "overall macro F1"
+    assert set(names[1:]) == set(rep.run.per_field)
+    failing = {c.get("name") for c in suite.findall("testcase") if c.find("failure") is not None}
+    expected = {c.name for c in rep.checks if not c.passed}
+    assert failing == expected and "n" not in failing
+    assert suite.get("failures") == str(len(expected))
+    assert {c.get("classname") for c in suite.findall("testcase")} == {"evalschema.s.a_b"}
+    assert root.get("tests") == str(2 * len(names))
+
+
+def test_text_lists_thresholds() -> None:
+    text = run_text(report())
+    assert "thresholds: FAILED" in text
+    assert "  ok    n: F1 1.0000 >= 1.0000" in text
+    assert "  FAIL  overall macro F1" in text

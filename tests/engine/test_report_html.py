@@ -1,0 +1,239 @@
+"""The HTML report: self-contained, escaped, and working in a real browser.
+
+The browser tests render reports in headless Chromium (Debian's ``chromium``; skipped
+with a reason when it is not installed), read the DOM after the page's script ran
+(``--dump-dom``), and save screenshots under ``artifacts/``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evalschema import evaluate
+from evalschema.compare import compare_runs
+from evalschema.gate import check_run
+from evalschema.parallel import EvalSpec, evaluate_files
+from evalschema.records import load_json
+from evalschema.report import RunReport
+from evalschema.report.html import compare_html, runs_html, split_fields
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+ARTIFACTS = REPO / "artifacts"
+SCHEMA = EXAMPLES / "invoices.eval.json"
+GOLD = EXAMPLES / "invoices.gold.jsonl"
+RUN_A = EXAMPLES / "invoices.model-a.extracted.jsonl"
+RUN_B = EXAMPLES / "invoices.model-b.extracted.jsonl"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-sync", "--disable-background-networking", "--disable-component-update"]
+
+
+def report(extracted: Path = RUN_B, **kw: Any) -> RunReport:
+    out = evaluate_files(EvalSpec(load_json(SCHEMA), str(SCHEMA)), GOLD, extracted)
+    checks = check_run(out.run, fail_under=0.85, thresholds={"total": 0.9})
+    return RunReport.from_outcome(out, f"invoices · {extracted.name}", suite="invoices",
+                                  extracted=str(extracted), checks=checks,
+                                  settings={"schema": str(SCHEMA), "gold": str(GOLD)},
+                                  schema=load_json(SCHEMA), **kw)
+
+
+def chromium(tmp_path: Path, page: Path, *, dump: bool = True, shot: str | None = None,
+             fragment: str = "", height: int = 2000) -> str:
+    if CHROMIUM is None:
+        print("chromium not installed: apt-get install -y --no-install-recommends chromium")
+        pytest.skip("chromium is not installed (apt-get install -y --no-install-recommends "
+                    "chromium)")
+    profile = tmp_path / f"chromium-profile-{time.monotonic_ns()}"
+    base = [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--window-size=1280,{height}"]
+    url = page.resolve().as_uri() + fragment
+    dom = ""
+    if dump:
+        got = subprocess.run([*base, "--dump-dom", url], capture_output=True, text=True,
+                             timeout=120)
+        assert got.returncode == 0, got.stderr[-2000:]
+        dom = got.stdout
+    if shot:
+        ARTIFACTS.mkdir(exist_ok=True)
+        target = ARTIFACTS / shot
+        got = subprocess.run([*base, f"--screenshot={target}", url], capture_output=True,
+                             text=True, timeout=120)
+        assert got.returncode == 0, got.stderr[-2000:]
+        assert target.stat().st_size > 10_000  # a real picture, not a blank page
+    return dom
+
+
+class Dom(HTMLParser):
+    """Just enough of the DOM: field-table rows, chart bars and diff marks, scripts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[dict[str, Any]] = []
+        self.bars: list[dict[str, str | None]] = []
+        self.diffs: list[dict[str, str | None]] = []
+        self.scripts = 0
+        self.root: dict[str, str | None] = {}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "html":
+            self.root = a
+        if tag == "script":
+            self.scripts += 1
+        if tag == "table" and "sortable" in (a.get("class") or ""):
+            self.tables.append({"attrs": a, "rows": []})
+        if tag == "tr" and self.tables and "data-order" in a:
+            self.tables[-1]["rows"].append(a)
+        if tag == "rect" and a.get("class") == "bar":
+            self.bars.append(a)
+        if tag == "g" and (a.get("class") or "").startswith("diff"):
+            self.diffs.append(a)
+
+
+def parse(dom: str) -> Dom:
+    d = Dom()
+    d.feed(dom)
+    return d
+
+
+# -- static ---------------------------------------------------------------------------------
+
+
+def test_self_contained() -> None:
+    html = runs_html([report()])
+    assert html.startswith("<!DOCTYPE html>")
+    for needle in ("<link", "src=", "@import", "url(", "<iframe", "<object", "<img"):
+        assert needle not in html, needle
+    # links only to anchors in the page; URLs only as text (the schema's "$schema") or as
+    # the SVG namespace
+    assert set(re.findall(r'href="([^"]*)"', html)) <= {f"#run-{i}" for i in range(1, 9)}
+    assert set(re.findall(r'xmlns="([^"]*)"', html)) == {"http://www.w3.org/2000/svg"}
+    assert html.count("<script>") == 1 and html.count("<style>") == 1
+    assert "default-src 'none'" in html  # and the page forbids fetching anything
+
+
+def test_user_data_is_escaped(tmp_path: Path) -> None:
+    evil = "</pre><script>alert('x')</script><img src=x onerror=alert(1)>"
+    schema = {"type": "object", "x-eval-id": "id", "properties": {
+        "id": {"type": "string"}, "note<b>": {"type": "string"},
+        "name": {"type": "string"}}}
+    gold = [{"id": f'r"1<{i}>', "note<b>": evil, "name": "A & B"} for i in range(3)]
+    ext = [{"id": f'r"1<{i}>', "note<b>": "plain", "name": "<i>B</i>"} for i in range(3)]
+    run = evaluate(gold, ext, schema, keep_records=False)
+    out = evaluate_files(EvalSpec(schema), gold, ext)
+    rep = RunReport.from_outcome(out, "label <u>", extracted="x<y>.jsonl",
+                                 settings={"command": "evalschema eval '<script>'"},
+                                 schema=schema)
+    html = runs_html([rep], command="evalschema eval --x '<script>'")
+    assert run.total_records == 3
+    assert "<script>alert" not in html and "<img src=x" not in html
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html
+    assert "note&lt;b&gt;" in html and "note<b>" not in html and "label &lt;u&gt;" in html
+    assert "x&lt;y&gt;.jsonl" in html or "x<y>" not in html
+    assert html.count("<script>") == 1
+    c = compare_runs([evaluate(gold, gold, schema), evaluate(gold, ext, schema)],
+                     ["<a>", "b"], resamples=50)
+    chtml = compare_html(c, settings={"x": evil})
+    assert "<script>alert" not in chtml and chtml.count("<script>") == 1
+    page = tmp_path / "evil.html"
+    page.write_text(html, encoding="utf-8")
+    dom = parse(chromium(tmp_path, page))
+    assert dom.scripts == 1  # the report's own script only
+    assert dom.root.get("data-render-ms")
+
+
+# -- in the browser -------------------------------------------------------------------------
+
+
+def test_eval_report_in_chromium(tmp_path: Path) -> None:
+    rep = report()
+    page = tmp_path / "eval.html"
+    page.write_text(runs_html([rep], title="evalschema report · invoices"), encoding="utf-8")
+    dom = parse(chromium(tmp_path, page, shot="report-eval.png", height=2400))
+    judged, _extra = split_fields(rep.run.per_field)
+    (table,) = dom.tables
+    assert table["attrs"]["data-sorted"] == "f1:asc"  # the script sorted it on load
+    f1s = [float(r["data-s-f1"]) for r in table["rows"]]
+    assert len(f1s) == len(judged) and f1s == sorted(f1s)
+    assert f1s != [judged[k].f1 for k in judged]  # not the schema order it was written in
+    assert [b["width"] for b in dom.bars] and len(dom.bars) == len(judged)
+    widths = [float(b["width"] or 0) for b in dom.bars]
+    assert widths == sorted(widths) and widths[-1] > widths[0]
+    assert float(dom.root["data-render-ms"] or "nan") < 5000
+    # another sort, asked for in the URL
+    dom = parse(chromium(tmp_path, page, fragment="#sort=field-desc"))
+    names = [r["data-s-field"] for r in dom.tables[0]["rows"]]
+    assert dom.tables[0]["attrs"]["data-sorted"] == "field:desc"
+    assert names == sorted(names, reverse=True)
+
+
+def test_compare_report_in_chromium(tmp_path: Path) -> None:
+    a, b = evaluate(GOLD, RUN_A, SCHEMA), evaluate(GOLD, RUN_B, SCHEMA)
+    c = compare_runs([a, b], ["model-a", "model-b"])
+    page = tmp_path / "compare.html"
+    page.write_text(compare_html(c, settings={"gold": str(GOLD)}, schema=load_json(SCHEMA)),
+                    encoding="utf-8")
+    dom = parse(chromium(tmp_path, page, shot="report-compare.png", height=2400))
+    judged = [f for f in c.fields if not f.only_extracted]
+    assert len(dom.diffs) == len(judged) + 2  # one per field, plus macro and micro F1
+    significant = {d["data-field"] for d in dom.diffs if "ns" not in (d["class"] or "")}
+    assert "total" in significant and "invoice_id" not in significant
+    (table,) = dom.tables
+    deltas = [float(r["data-s-d_1"]) for r in table["rows"]]
+    assert table["attrs"]["data-sorted"] == "d_1:asc" and deltas == sorted(deltas)
+
+
+def test_a_10000_record_run_stays_small_and_loads_fast(tmp_path: Path) -> None:
+    gold_lines = GOLD.read_text(encoding="utf-8").splitlines()
+    ext_by_id: dict[str, str] = {}
+    for line in RUN_B.read_text(encoding="utf-8").splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and isinstance(rec.get("invoice_id"), str):
+            ext_by_id.setdefault(rec["invoice_id"], line)
+    gold_out, ext_out = [], []
+    for k in range(42):  # 42 x 240 = 10,080 records
+        for line in gold_lines:
+            rid = json.loads(line)["invoice_id"]
+            new = f"{rid}-{k:02d}"
+            gold_out.append(line.replace(f'"{rid}"', f'"{new}"', 1))
+            if rid in ext_by_id:
+                ext_out.append(ext_by_id[rid].replace(f'"{rid}"', f'"{new}"', 1))
+    gold = tmp_path / "gold.jsonl"
+    ext = tmp_path / "ext.jsonl"
+    gold.write_text("\n".join(gold_out) + "\n", encoding="utf-8")
+    ext.write_text("\n".join(reversed(ext_out)) + "\n", encoding="utf-8")
+    out = evaluate_files(EvalSpec(load_json(SCHEMA), str(SCHEMA)), gold, ext)
+    assert out.run.total_records == 10_080
+    rep = RunReport.from_outcome(out, "invoices · 10k", schema=load_json(SCHEMA))
+    started = time.perf_counter()
+    html = runs_html([rep])
+    render_s = time.perf_counter() - started
+    size = len(html.encode())
+    page = tmp_path / "big.html"
+    page.write_text(html, encoding="utf-8")
+    started = time.perf_counter()
+    dom = parse(chromium(tmp_path, page, shot="report-10k.png"))
+    browser_s = time.perf_counter() - started
+    load_ms = float(dom.root["data-render-ms"] or "nan")
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "report-10k.txt").write_text(
+        f"10,080 records: HTML {size / 1024:.1f} KiB, written in {render_s * 1000:.0f} ms; "
+        f"Chromium load to script end {load_ms:.0f} ms; headless Chromium run {browser_s:.1f} s\n",
+        encoding="utf-8")
+    print((ARTIFACTS / "report-10k.txt").read_text())
+    assert size < 600 * 1024, size
+    assert len(rep.worst) == 20
+    assert load_ms < 3000, load_ms
+    assert len(dom.tables[0]["rows"]) == len(split_fields(rep.run.per_field)[0])
