@@ -312,9 +312,9 @@ def iter_raw_lines(path: str | Path, *, strict: bool = False) -> Iterator[RawLin
             for lineno, _, indent, text in iter_lines(p))
 
 
-def read_line_at(path: str | Path, offset: int, *, handle: BinaryIO | None = None,
-                 lineno: int | None = None, strict: bool = False) -> RawLine:
-    """The unparsed record on the line starting at byte ``offset``."""
+def _line_text_at(path: str | Path, offset: int, handle: BinaryIO | None,
+                  lineno: int | None) -> str:
+    """The decoded text of the line starting at byte ``offset``."""
     p = Path(path)
     f = handle if handle is not None else _open(p)
     try:
@@ -325,24 +325,21 @@ def read_line_at(path: str | Path, offset: int, *, handle: BinaryIO | None = Non
             f.close()
     if offset == 0 and raw.startswith(_BOM):
         raw = raw[3:]
-    text = _decode(raw, str(p), lineno or 0)
-    return RawLine(text.strip(), str(p), lineno, len(text) - len(text.lstrip()), strict)
+    return _decode(raw, str(p), lineno or 0)
+
+
+def read_line_at(path: str | Path, offset: int, *, handle: BinaryIO | None = None,
+                 lineno: int | None = None, strict: bool = False) -> RawLine:
+    """The unparsed record on the line starting at byte ``offset``."""
+    text = _line_text_at(path, offset, handle, lineno)
+    return RawLine(text.strip(), str(path), lineno, len(text) - len(text.lstrip()), strict)
 
 
 def read_record_at(path: str | Path, offset: int, *, strict: bool = False,
                    handle: BinaryIO | None = None, lineno: int | None = None) -> RawRecord:
     """The record on the line starting at byte ``offset`` (see ``RawRecord.offset``)."""
-    p = Path(path)
-    f = handle if handle is not None else _open(p)
-    try:
-        f.seek(offset)
-        raw = f.readline()
-    finally:
-        if handle is None:
-            f.close()
-    if offset == 0 and raw.startswith(_BOM):
-        raw = raw[3:]
-    text = _decode(raw, str(p), lineno or 0)
+    text = _line_text_at(path, offset, handle, lineno)
     stripped = text.strip()
+    p = Path(path)
     return parse_line(stripped, str(p), lineno or 0, strict=strict,
                       indent=len(text) - len(text.lstrip()), offset=offset)

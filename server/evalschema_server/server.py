@@ -97,6 +97,10 @@ class EvalSchemaServer(LanguageServer):
             return False
         return has_xeval_keys((analysis or self.analysis(doc.uri)).doc)
 
+    def open_analysis(self, uri: str) -> SchemaAnalysis | None:
+        """The analysis of an open document, or None when it is not open."""
+        return self.analysis(uri) if self.store.get(uri) is not None else None
+
     def analysis(self, uri: str) -> SchemaAnalysis:
         doc = self.store.get(uri)
         text = doc.text if doc else ""
@@ -310,10 +314,9 @@ def on_completion(ls: EvalSchemaServer, params: types.CompletionParams
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 @guarded(default=None)
 def on_hover(ls: EvalSchemaServer, params: types.HoverParams) -> types.Hover | None:
-    doc = ls.store.get(params.text_document.uri)
-    if doc is None:
+    analysis = ls.open_analysis(params.text_document.uri)
+    if analysis is None:
         return None
-    analysis = ls.analysis(doc.uri)
     found = hover.hover(analysis, ls.to_offset(analysis.doc, params.position), ls.registry)
     if found is None:
         return None
@@ -364,10 +367,9 @@ def _code_action(ls: EvalSchemaServer, analysis: SchemaAnalysis, uri: str, fix: 
 @guarded(default=None)
 def on_symbols(ls: EvalSchemaServer, params: types.DocumentSymbolParams
                ) -> list[types.DocumentSymbol] | None:
-    doc = ls.store.get(params.text_document.uri)
-    if doc is None:
+    analysis = ls.open_analysis(params.text_document.uri)
+    if analysis is None:
         return None
-    analysis = ls.analysis(doc.uri)
     kinds = {"object": types.SymbolKind.Object, "array": types.SymbolKind.Array,
              "field": types.SymbolKind.Field}
 
@@ -385,14 +387,13 @@ def on_symbols(ls: EvalSchemaServer, params: types.DocumentSymbolParams
 @guarded(default=None)
 def on_definition(ls: EvalSchemaServer, params: types.DefinitionParams
                   ) -> types.Location | None:
-    doc = ls.store.get(params.text_document.uri)
-    if doc is None:
+    analysis = ls.open_analysis(params.text_document.uri)
+    if analysis is None:
         return None
-    analysis = ls.analysis(doc.uri)
     found = symbols.definition(analysis, ls.to_offset(analysis.doc, params.position))
     if found is None:
         return None
-    return types.Location(doc.uri, ls.to_range(analysis.doc, *found))
+    return types.Location(params.text_document.uri, ls.to_range(analysis.doc, *found))
 
 
 @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
@@ -401,10 +402,9 @@ def on_definition(ls: EvalSchemaServer, params: types.DefinitionParams
 @guarded(default=None)
 def on_semantic_tokens(ls: EvalSchemaServer, params: types.SemanticTokensParams
                        ) -> types.SemanticTokens | None:
-    doc = ls.store.get(params.text_document.uri)
-    if doc is None:
+    analysis = ls.open_analysis(params.text_document.uri)
+    if analysis is None:
         return None
-    analysis = ls.analysis(doc.uri)
     data: list[int] = []
     prev_line = prev_char = 0
     for offset, length, kind in tokens.semantic_tokens(analysis):
