@@ -2,7 +2,7 @@
 
 Targets (issue: language server part 1):
 - completion answers within 50 ms at the 95th percentile, right after an edit;
-- diagnostics are republished within 200 ms of an edit (the default 75 ms debounce
+- diagnostics are republished within 200 ms of an edit (the default 40 ms debounce
   included: the time a user waits).
 
 Runs the server as a subprocess over stdio (``python -m evalschema_server``), drives it

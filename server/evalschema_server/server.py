@@ -13,6 +13,7 @@ import fnmatch
 import gc
 import importlib
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -26,11 +27,12 @@ from evalschema.errors import Severity
 from evalschema.registry import Registry
 
 from .analysis import XEVAL_PREFIX, SchemaAnalysis, analyze, has_xeval_keys, release
-from .document import JsonDocument
+from .document import JsonDocument, LineIndex
 from .features import actions, completion, hover, symbols, tokens
 from .guard import guarded, report_once
 from .settings import Settings
 from .store import DocumentStore, OpenDocument
+from .window import window_at
 
 SOURCE = "evalschema"
 
@@ -109,6 +111,8 @@ class EvalSchemaServer(LanguageServer):
         if cached is not None and cached[0] == version and cached[1].text == text:
             return cached[1]
         result = analyze(text, self.registry, base_uri=uri_to_path(uri))
+        if doc is not None:
+            doc.edited_from = len(text)
         # Keep the collector from re-scanning the new tree on every later collection
         # (a 20,000-line schema is ~100,000 nodes); replaced trees are freed by
         # reference counting once ``release`` has cut their parent links.
@@ -294,21 +298,49 @@ def on_completion(ls: EvalSchemaServer, params: types.CompletionParams
     doc = ls.store.get(params.text_document.uri)
     if doc is None:
         return None
-    analysis = ls.analysis(doc.uri)
-    if not ls.is_eval_schema(doc, analysis):
-        return None
-    offset = ls.to_offset(analysis.doc, params.position)
+    edits = _complete_in_window(ls, doc, params.position)
+    if edits is None:
+        analysis = ls.analysis(doc.uri)
+        if not ls.is_eval_schema(doc, analysis):
+            return None
+        lines = analysis.doc.lines
+        offset = lines.offset(params.position.line, params.position.character, ls.encoding)
+        edits = completion.complete(analysis, offset, ls.registry, ls.snippets)
+    else:
+        lines = LineIndex(doc.text)
+
+    def rng(start: int, end: int) -> types.Range:
+        return types.Range(types.Position(*lines.position(start, ls.encoding)),
+                           types.Position(*lines.position(end, ls.encoding)))
+
     items = []
-    for e in completion.complete(analysis, offset, ls.registry, ls.snippets):
+    for e in edits:
         items.append(types.CompletionItem(
             label=e.label, kind=e.kind, detail=e.detail,
             documentation=types.MarkupContent(types.MarkupKind.Markdown, e.doc) if e.doc else None,
-            text_edit=types.TextEdit(ls.to_range(analysis.doc, e.start, e.end), e.new_text),
+            text_edit=types.TextEdit(rng(e.start, e.end), e.new_text),
             insert_text_format=types.InsertTextFormat.Snippet if e.snippet
             else types.InsertTextFormat.PlainText,
             sort_text=e.sort, filter_text=e.new_text if e.start != e.end else None,
         ))
     return types.CompletionList(is_incomplete=False, items=items)
+
+
+def _complete_in_window(ls: EvalSchemaServer, doc: OpenDocument, position: types.Position
+                        ) -> list[completion.Edit] | None:
+    """Completion from a re-parsed window when the last full parse is one edit behind."""
+    cached = ls.analyses.get(doc.uri)
+    if cached is None or cached[1].text == doc.text or doc.edited_from >= len(cached[1].text):
+        return None
+    if not ls.is_eval_schema(doc, cached[1]):
+        return None
+    offset = LineIndex(doc.text).offset(position.line, position.character, ls.encoding)
+    win = window_at(cached[1], doc.text, doc.edited_from, offset)
+    if win is None:
+        return None
+    shim = SchemaAnalysis(doc.text, win.doc, ls.registry)
+    return [replace(e, start=e.start + win.offset, end=e.end + win.offset)
+            for e in completion.complete(shim, offset - win.offset, ls.registry, ls.snippets)]
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)

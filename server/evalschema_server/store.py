@@ -21,6 +21,9 @@ class OpenDocument:
     text: str
     version: int | None
     language_id: str = "json"
+    #: The lowest offset any edit touched since ``mark_parsed``: text before it is
+    #: unchanged since the last full parse (completion re-parses only what follows).
+    edited_from: int = 0
 
 
 class DocumentStore:
@@ -28,7 +31,7 @@ class DocumentStore:
         self.docs: dict[str, OpenDocument] = {}
 
     def open(self, item: types.TextDocumentItem) -> OpenDocument:
-        doc = OpenDocument(item.uri, item.text, item.version, item.language_id)
+        doc = OpenDocument(item.uri, item.text, item.version, item.language_id, len(item.text))
         self.docs[item.uri] = doc
         return doc
 
@@ -43,8 +46,10 @@ class DocumentStore:
                                      encoding)
                 end = lines.offset(change.range.end.line, change.range.end.character, encoding)
                 text = text[:start] + change.text + text[max(start, end):]
+                doc.edited_from = min(doc.edited_from, start)
             else:
                 text = change.text
+                doc.edited_from = 0
         doc.text = text
         doc.version = params.text_document.version
         return doc
