@@ -66,6 +66,8 @@ class EvalSchemaServer(LanguageServer):
         self.store = DocumentStore()
         self.analyses: dict[str, tuple[int | None, SchemaAnalysis]] = {}
         self.pending: dict[str, asyncio.TimerHandle] = {}
+        self.warming: dict[str, asyncio.TimerHandle] = {}
+        self.to_release: list[JsonDocument] = []
         self.logged_errors: set[str] = set()
         self.imported_modules: set[str] = set()
         self.pull_diagnostics = False
@@ -123,11 +125,14 @@ class EvalSchemaServer(LanguageServer):
         return result
 
     def release_later(self, doc: JsonDocument) -> None:
-        """Free a replaced tree after the current request has been answered."""
-        try:
-            asyncio.get_running_loop().call_later(0.25, release, doc)
-        except RuntimeError:  # no loop (direct calls in tests): free it now
-            release(doc)
+        """Free a replaced tree once the diagnostics it delays are out (see ``publish``)."""
+        self.to_release.append(doc)
+        if len(self.to_release) > 4:  # no publish coming (pull clients, tests): free now
+            self.release_pending()
+
+    def release_pending(self) -> None:
+        while self.to_release:
+            release(self.to_release.pop())
 
     # -- configuration ------------------------------------------------------
 
@@ -182,6 +187,7 @@ class EvalSchemaServer(LanguageServer):
             return
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, diagnostics=diags, version=doc.version if doc else None))
+        self.release_pending()
 
     def schedule(self, uri: str, immediate: bool = False) -> None:
         handle = self.pending.pop(uri, None)
@@ -192,6 +198,21 @@ class EvalSchemaServer(LanguageServer):
         loop = asyncio.get_event_loop()
         delay = 0 if immediate else self.settings.debounce_ms / 1000
         self.pending[uri] = loop.call_later(delay, self.publish, uri)
+        if not immediate:
+            # Parse during the debounce, once the requests that came with the edit
+            # (completion, mostly) have been answered: the publish then only checks.
+            warm = self.warming.pop(uri, None)
+            if warm is not None:
+                warm.cancel()
+            self.warming[uri] = loop.call_later(min(delay / 2, 0.015), self.warm, uri)
+
+    def warm(self, uri: str) -> None:
+        self.warming.pop(uri, None)
+        if self.store.get(uri) is not None:
+            try:
+                self.analysis(uri)
+            except Exception as exc:
+                report_once(self, "parse", exc)
 
 
 server = EvalSchemaServer()
@@ -269,9 +290,10 @@ def did_save(ls: EvalSchemaServer, params: types.DidSaveTextDocumentParams) -> N
 @guarded()
 def did_close(ls: EvalSchemaServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
-    handle = ls.pending.pop(uri, None)
-    if handle is not None:
-        handle.cancel()
+    for timers in (ls.pending, ls.warming):
+        handle = timers.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
     ls.store.close(uri)
     old = ls.analyses.pop(uri, None)
     if old is not None:
