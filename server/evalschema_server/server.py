@@ -23,6 +23,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from evalschema import __version__, default_registry
+from evalschema.config import find_config, load_config
 from evalschema.errors import Severity
 from evalschema.registry import Registry
 
@@ -68,6 +69,8 @@ class EvalSchemaServer(LanguageServer):
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.warming: dict[str, asyncio.TimerHandle] = {}
         self.to_release: list[JsonDocument] = []
+        #: Schemas that the workspace's evalschema.toml names (absolute paths).
+        self.config_schemas: set[str] = set()
         self.logged_errors: set[str] = set()
         self.imported_modules: set[str] = set()
         self.pull_diagnostics = False
@@ -94,8 +97,11 @@ class EvalSchemaServer(LanguageServer):
     # -- which documents ----------------------------------------------------
 
     def is_eval_schema(self, doc: OpenDocument, analysis: SchemaAnalysis | None = None) -> bool:
-        name = Path(uri_to_path(doc.uri) or urlparse(doc.uri).path).name
+        path = uri_to_path(doc.uri)
+        name = Path(path or urlparse(doc.uri).path).name
         if any(fnmatch.fnmatch(name, p) for p in self.settings.schema_patterns):
+            return True
+        if path is not None and str(Path(path).resolve()) in self.config_schemas:
             return True
         if doc.language_id not in ("json", "jsonc") or XEVAL_PREFIX not in doc.text:
             return False
@@ -135,6 +141,15 @@ class EvalSchemaServer(LanguageServer):
             release(self.to_release.pop())
 
     # -- configuration ------------------------------------------------------
+
+    def read_project_config(self, root: str) -> None:
+        """Remember the schemas an evalschema.toml (or [tool.evalschema]) names."""
+        found = find_config(root)
+        if found is None:
+            return
+        loaded = load_config(found)
+        if loaded.config is not None:
+            self.config_schemas.update(str(s.schema.resolve()) for s in loaded.config.suites)
 
     def apply_settings(self, raw: Any) -> None:
         self.settings = Settings.from_dict(raw)
@@ -228,6 +243,10 @@ def on_initialize(ls: EvalSchemaServer, params: types.InitializeParams) -> None:
     ls.snippets = bool(comp and comp.completion_item and comp.completion_item.snippet_support)
     if params.root_uri:
         ls.root_path = uri_to_path(params.root_uri)
+    roots = [uri_to_path(f.uri) for f in params.workspace_folders or []] or [ls.root_path]
+    for root in roots:
+        if root:
+            ls.read_project_config(root)
     if params.initialization_options is not None:
         ls.apply_settings(params.initialization_options)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 import pytest_lsp
@@ -348,3 +349,37 @@ async def test_server_survives_garbage(client: LanguageClient) -> None:
         await client.text_document_hover_async(types.HoverParams(
             types.TextDocumentIdentifier(URI), types.Position(0, 1)))
     assert not [m for m in client.log_messages if m.type == types.MessageType.Error]
+
+
+@pytest.fixture
+def project_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("proj")
+    (folder / "evalschema.toml").write_text(
+        '[[suite]]\nname = "s"\nschema = "rules.json"\ngold = "g.jsonl"\n'
+        'extracted = ["run.jsonl"]\n')
+    (folder / "rules.json").write_text('{"type": "object"}')
+    (folder / "g.jsonl").write_text("{}\n")
+    (folder / "run.jsonl").write_text("{}\n")
+    return folder
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[*SERVER[:1], "-m", "evalschema",
+                                                                "serve", "--stdio"]))
+async def project_client(lsp_client: LanguageClient, project_dir: Path
+                         ):  # type: ignore[no-untyped-def]
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"), root_uri=project_dir.as_uri()))
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+async def test_evalschema_serve_and_schemas_named_by_the_project_config(
+        project_client: LanguageClient, project_dir: Path) -> None:
+    uri = (project_dir / "rules.json").as_uri()
+    # No x-eval key and no .eval.json name: recognised only because evalschema.toml names it.
+    diags = await open_and_wait(project_client, uri, '{"type": "object", "properties": {"a": '
+                                '{"type": "strng"}}}')
+    assert [d.code for d in diags] == ["bad-type"]
+    other = await open_and_wait(project_client, (project_dir / "other.json").as_uri(),
+                                '{"type": "strng"}')
+    assert other == []
