@@ -96,14 +96,23 @@ class EvalSchemaServer(LanguageServer):
 
     # -- which documents ----------------------------------------------------
 
-    def is_eval_schema(self, doc: OpenDocument, analysis: SchemaAnalysis | None = None) -> bool:
+    def named_as_schema(self, doc: OpenDocument) -> bool:
+        """By file name or by the project configuration, without reading the text."""
         path = uri_to_path(doc.uri)
         name = Path(path or urlparse(doc.uri).path).name
         if any(fnmatch.fnmatch(name, p) for p in self.settings.schema_patterns):
             return True
-        if path is not None and str(Path(path).resolve()) in self.config_schemas:
+        return path is not None and str(Path(path).resolve()) in self.config_schemas
+
+    def might_be_schema(self, doc: OpenDocument) -> bool:
+        """Cheap pre-check, so plain JSON files are never parsed."""
+        return self.named_as_schema(doc) or (
+            doc.language_id in ("json", "jsonc") and XEVAL_PREFIX in doc.text)
+
+    def is_eval_schema(self, doc: OpenDocument, analysis: SchemaAnalysis | None = None) -> bool:
+        if self.named_as_schema(doc):
             return True
-        if doc.language_id not in ("json", "jsonc") or XEVAL_PREFIX not in doc.text:
+        if not self.might_be_schema(doc):
             return False
         return has_xeval_keys((analysis or self.analysis(doc.uri)).doc)
 
@@ -171,7 +180,7 @@ class EvalSchemaServer(LanguageServer):
 
     def diagnostics(self, uri: str) -> list[types.Diagnostic]:
         doc = self.store.get(uri)
-        if doc is None:
+        if doc is None or not self.might_be_schema(doc):
             return []
         analysis = self.analysis(uri)
         if not self.is_eval_schema(doc, analysis):
@@ -223,7 +232,8 @@ class EvalSchemaServer(LanguageServer):
 
     def warm(self, uri: str) -> None:
         self.warming.pop(uri, None)
-        if self.store.get(uri) is not None:
+        doc = self.store.get(uri)
+        if doc is not None and self.might_be_schema(doc):
             try:
                 self.analysis(uri)
             except Exception as exc:
@@ -338,6 +348,8 @@ def on_completion(ls: EvalSchemaServer, params: types.CompletionParams
                   ) -> types.CompletionList | None:
     doc = ls.store.get(params.text_document.uri)
     if doc is None:
+        return None
+    if not ls.might_be_schema(doc):
         return None
     edits = _complete_in_window(ls, doc, params.position)
     if edits is None:
