@@ -73,7 +73,7 @@ def _candidates(text: str, want_object: bool) -> list[tuple[str, str]]:
         if not positions:
             break
         begin = min(positions)
-        end = _balanced_end(text, begin)
+        end = balanced_end(text, begin)
         if end is None:
             # Unbalanced: offer the rest of the text, repair may still close it.
             out.append(("embedded", text[begin:]))
@@ -83,12 +83,14 @@ def _candidates(text: str, want_object: bool) -> list[tuple[str, str]]:
     return out
 
 
-def _balanced_end(text: str, begin: int) -> int | None:
-    """Index of the bracket closing the one at ``begin``, skipping strings."""
+def balanced_end(text: str, begin: int, limit: int | None = None) -> int | None:
+    """Index of the bracket closing the one at ``begin``, skipping strings; None when it
+    is not closed (within ``limit`` characters)."""
     depth = 0
     quote: str | None = None
     escaped = False
-    for i in range(begin, len(text)):
+    stop = len(text) if limit is None else min(len(text), begin + limit)
+    for i in range(begin, stop):
         ch = text[i]
         if quote:
             if escaped:

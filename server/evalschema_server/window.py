@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from evalschema.lenient import balanced_end
+
 from .analysis import SchemaAnalysis
 from .document import JsonDocument, Node, parse
 
@@ -26,30 +28,6 @@ class Window:
     offset: int
 
 
-def _balanced_end(text: str, begin: int, limit: int) -> int | None:
-    depth = 0
-    in_string = escaped = False
-    stop = min(len(text), begin + limit)
-    for i in range(begin, stop):
-        ch = text[i]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-            if depth == 0:
-                return i
-    return None
-
-
 def window_at(old: SchemaAnalysis, text: str, edited_from: int, offset: int) -> Window | None:
     """The re-parsed object around ``offset`` in ``text``, or None when a full parse is needed."""
     anchor = min(edited_from, offset)
@@ -61,7 +39,7 @@ def window_at(old: SchemaAnalysis, text: str, edited_from: int, offset: int) -> 
     start = node.offset
     if text[start:start + 1] != "{":
         return None
-    end = _balanced_end(text, start, MAX_WINDOW)
+    end = balanced_end(text, start, MAX_WINDOW)
     if end is None or not start < offset <= end:
         return None
     frag = parse(text[start:end + 1], comments=True)
