@@ -383,3 +383,34 @@ async def test_evalschema_serve_and_schemas_named_by_the_project_config(
     other = await open_and_wait(project_client, (project_dir / "other.json").as_uri(),
                                 '{"type": "strng"}')
     assert other == []
+
+
+async def test_skip_and_annotate_edits_applied_and_rechecked(client: LanguageClient) -> None:
+    text = ('{"type": "object", "properties": {"a": {"type": "string"}, '
+            '"n": {"type": "number", "x-eval-compare": "bogus"}}}')
+    [diag] = await open_and_wait(client, URI, text)
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(URI), diag.range, types.CodeActionContext([diag])))
+    assert actions is not None
+    by_title = {a.title: a for a in actions if isinstance(a, types.CodeAction)}
+    skip = by_title["Skip this field (x-eval-skip)"]
+    assert skip.edit is not None and skip.edit.changes is not None
+    [edit] = skip.edit.changes[URI]
+    after = await change_and_wait(client, URI, 2, [types.TextDocumentContentChangePartial(
+        edit.range, edit.new_text)])
+    assert [d.code for d in after] == ["unknown-comparator"]  # skipped, but still misspelt
+    skipped_text = text.replace('{"type": "number"', '{"x-eval-skip": true, "type": "number"')
+    annotate = next(a for a in (await client.text_document_code_action_async(
+        types.CodeActionParams(types.TextDocumentIdentifier(URI), after[0].range,
+                               types.CodeActionContext(after))) or [])
+        if isinstance(a, types.CodeAction) and a.title.startswith("Annotate schema"))
+    assert annotate.edit is not None and annotate.edit.changes is not None
+    [edit] = annotate.edit.changes[URI]
+    after = await change_and_wait(client, URI, 3, [types.TextDocumentContentChangePartial(
+        edit.range, edit.new_text)])
+    assert [d.code for d in after] == ["unknown-comparator"]
+    fixed = skipped_text.replace('{"type": "string"}', '{"x-eval-compare": "exact", '
+                                 '"type": "string"}').replace('"bogus"', '"numeric"')
+    final = await change_and_wait(client, URI, 4, [types.TextDocumentContentChangeWholeDocument(
+        fixed)])
+    assert final == []
