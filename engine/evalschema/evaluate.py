@@ -7,8 +7,10 @@ mergeable, so a run can be split across processes or re-scored one record at a t
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -28,7 +30,6 @@ from .records import (
     iter_records_text,
     load_json,
     load_records,
-    parse_line,
     read_line_at,
 )
 from .registry import Registry
@@ -39,7 +40,6 @@ from .results import (
     RecordResult,
     RunResult,
     Status,
-    f1_score,
 )
 from .schema.select import select_fields, select_target
 from .schema.tree import SchemaNode, parse_eval_schema
@@ -111,16 +111,11 @@ class RunAccumulator:
         if not counted:
             return
         self.n += 1
-        c = record.counts
-        # The metrics of Counts, computed once here (this runs once per record).
-        s, both = c.score_sum, c.matches + c.mismatches
-        pd, rd = both + c.hallucinations, both + c.omissions
-        p = s / pd if pd else 1.0
-        r = s / rd if rd else 1.0
+        p, r, f1, w = record.counts.metrics()  # once, not four property calls
         self.sum_p += p
         self.sum_r += r
-        self.sum_f1 += f1_score(p, r, pd + c.omissions)
-        self.sum_w += c.weighted_score_sum / c.weight_sum if c.weight_sum else 1.0
+        self.sum_f1 += f1
+        self.sum_w += w
 
     def update(self, other: RunAccumulator) -> None:
         """Fold ``other`` into this accumulator in place (the same sums as ``merge``)."""
@@ -196,10 +191,7 @@ class Evaluator:
             gold = ptr_resolve(gold, tp, None) if gold is not _NO_RECORD else gold
             extracted = ptr_resolve(extracted, tp, None) if extracted is not _NO_RECORD \
                 else extracted
-        scorer.record_index = index
-        scorer.record_id = record_id
-        scorer.out = []
-        scorer.pending = {}
+        scorer.begin(index, record_id)
         path = self.target_path
         if gold is _NO_RECORD and extracted is _NO_RECORD:
             # Unreadable and unpaired: listed with its problem, scored nowhere (its gold
@@ -584,10 +576,7 @@ def split_ranges(path: str | Path, parts: int) -> list[tuple[int, int]]:
 def scan_range(path: str, start: int, end: int, id_field: str) -> ScanPart:
     """Scan the records of ``path`` between byte ``start`` and ``end`` (line starts) for
     their ids: the work of indexing an extracted file, splittable across processes."""
-    import json
-
     part = ScanPart([], [], [], [], [], 0)
-    loads = json.loads
     with open(path, "rb") as f:
         f.seek(start)
         pos = start
@@ -612,31 +601,41 @@ def scan_range(path: str, start: int, end: int, id_field: str) -> ScanPart:
             j += 1
             indent = len(text) - len(text.lstrip())
             part.offsets.append(offset)
-            part.lengths.append(len(stripped.encode()) + 4 * indent + 2
-                                + (3 if offset == 0 else 0))
+            part.lengths.append(_span_length(stripped, indent, offset))
             part.lines.append(lineno)
-            value: Any = None
-            if stripped.startswith("{"):
-                try:
-                    value = loads(stripped)
-                except (ValueError, RecursionError):
-                    value = None
-            if type(value) is not dict:
-                read, _, problem = _read_extracted(
-                    parse_line(stripped, path, lineno, strict=False, indent=indent))
-                if read is _NO_RECORD:
-                    part.ids.append(None)
-                    part.problems.append((j, problem or "unreadable", True))
-                    continue
-                value = read
-            rid = value.get(id_field)
-            if rid is None or isinstance(rid, dict | list):
-                part.ids.append(None)
-                part.problems.append((j, f"extracted record has no {id_field!r}", False))
-            else:
-                part.ids.append(rid)
+            rid, problem, unread = _line_id(stripped, id_field,
+                                            partial(RawLine, stripped, path, lineno, indent))
+            part.ids.append(rid)
+            if problem is not None:
+                part.problems.append((j, problem, unread))
         part.n_lines = lineno
     return part
+
+
+def _span_length(text: str, indent: int, offset: int) -> int:
+    """Bytes to read back for a line: room for a multi-byte indent, a BOM, the break."""
+    return len(text.encode()) + 4 * indent + 2 + (3 if offset == 0 else 0)
+
+
+def _line_id(text: str, id_field: str, raw_line: Callable[[], RawLine]
+             ) -> tuple[Any, str | None, bool]:
+    """(id, problem, unreadable) of one stripped JSONL line: json.loads for plain objects,
+    the lenient reader (through ``raw_line``) for anything else."""
+    value: Any = None
+    if text.startswith("{"):
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            value = None
+    if type(value) is not dict:
+        read, _, problem = _read_extracted(raw_line().parse())
+        if read is _NO_RECORD:
+            return None, problem or "unreadable", True
+        value = read
+    rid = value.get(id_field)
+    if rid is None or isinstance(rid, dict | list):
+        return None, f"extracted record has no {id_field!r}", False
+    return rid, None, False
 
 
 #: Scans the byte ranges of an extracted file, in order (e.g. on worker processes).
@@ -739,11 +738,8 @@ class _ExtractedIndex:
         """The fast path for a JSONL file: read each line's id without building record
         objects (lines that are not plain JSON objects take the general path). False
         when the file turns out to hold one JSON array on one line."""
-        import json
-
         by_id, leftovers = self.by_id, self.leftovers
         offsets, lengths, lines = self.offsets, self.lengths, self.lines
-        loads = json.loads
         j = -1
         for j, (lineno, offset, indent, text) in enumerate(iter_lines(self.source)):
             if j == 0 and text.startswith("["):
@@ -752,24 +748,12 @@ class _ExtractedIndex:
                                                           type(lines)("l"))
                 return False
             offsets.append(offset)
-            lengths.append(len(text.encode()) + 4 * indent + 2 + (3 if offset == 0 else 0))
+            lengths.append(_span_length(text, indent, offset))
             lines.append(lineno)
-            value: Any = None
-            if text.startswith("{"):
-                try:
-                    value = loads(text)
-                except (ValueError, RecursionError):
-                    value = None
-            if type(value) is not dict:
-                read, _, problem = _read_extracted(self._line(j).parse())
-                if read is _NO_RECORD:
-                    leftovers.append((j, problem or "unreadable"))
-                    self.unread += 1
-                    continue
-                value = read
-            rid = value.get(id_field)
-            if rid is None or isinstance(rid, dict | list):
-                leftovers.append((j, f"extracted record has no {id_field!r}"))
+            rid, problem, unread = _line_id(text, id_field, partial(self._line, j))
+            if problem is not None:
+                leftovers.append((j, problem))
+                self.unread += unread
                 continue
             first = by_id.setdefault(rid, j)
             if first != j:

@@ -102,24 +102,34 @@ class Counts(NamedTuple):
         """Results that count in precision/recall (match, mismatch, omission, hallucination)."""
         return self.matches + self.mismatches + self.omissions + self.hallucinations
 
+    def metrics(self) -> tuple[float, float, float, float]:
+        """(precision, recall, F1, weighted score), computed together: the one place
+        these formulas live."""
+        both = self.matches + self.mismatches
+        p_denom = both + self.hallucinations
+        r_denom = both + self.omissions
+        s = self.score_sum
+        precision = s / p_denom if p_denom else 1.0
+        recall = s / r_denom if r_denom else 1.0
+        weighted = self.weighted_score_sum / self.weight_sum if self.weight_sum else 1.0
+        return precision, recall, f1_score(precision, recall, p_denom + self.omissions), weighted
+
     @property
     def precision(self) -> float:
-        denom = self.matches + self.mismatches + self.hallucinations
-        return self.score_sum / denom if denom else 1.0
+        return self.metrics()[0]
 
     @property
     def recall(self) -> float:
-        denom = self.matches + self.mismatches + self.omissions
-        return self.score_sum / denom if denom else 1.0
+        return self.metrics()[1]
 
     @property
     def f1(self) -> float:
-        return f1_score(self.precision, self.recall, self.scored)
+        return self.metrics()[2]
 
     @property
     def weighted_score(self) -> float:
         """Weighted mean of field scores; omissions and hallucinations count as 0."""
-        return self.weighted_score_sum / self.weight_sum if self.weight_sum else 1.0
+        return self.metrics()[3]
 
     def merge(self, other: Counts) -> Counts:
         return Counts(

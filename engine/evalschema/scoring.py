@@ -54,12 +54,16 @@ class RecordScorer:
     def score(self, gold: Any, extracted: Any, *, index: int = 0,
               record_id: Any = None) -> list[FieldResult]:
         """All field results for one record pair; batch leaves are left pending."""
+        self.begin(index, record_id)
+        self.node(self.root, gold, extracted, "", "", "")
+        return self.out
+
+    def begin(self, index: int, record_id: Any) -> None:
+        """Start a record: results and pending batches are per record."""
         self.record_index = index
         self.record_id = record_id
         self.out = []
         self.pending = {}
-        self.node(self.root, gold, extracted, "", "", "")
-        return self.out
 
     # -- emitting -----------------------------------------------------------
 

@@ -45,12 +45,7 @@ def vectorized_f1(items: SchemaNode, g: Sequence[Any], e: Sequence[Any],
             ev = [_ABSENT if v is None else v for v in ev]
         gp = np.fromiter((v is not _ABSENT for v in gv), bool, n)
         ep = np.fromiter((v is not _ABSENT for v in ev), bool, m)
-        try:
-            gt = [_transform(child, v) for v in gv]
-            et = [_transform(child, v) for v in ev]
-        except Exception:
-            return None
-        scores = child.matrix(gt, et)
+        scores = _matrix(child, gv, ev)
         if scores is None:
             return None
         both = gp[:, None] & ep[None, :]
@@ -75,17 +70,25 @@ def _scalar_f1(items: SchemaNode, g: Sequence[Any], e: Sequence[Any]) -> np.ndar
     if items.skip or items.matrix is None or (items.null_policy == "absent" and (
             any(v is None for v in g) or any(v is None for v in e))):
         return None
-    try:
-        gt = [_transform(items, v) for v in g]
-        et = [_transform(items, v) for v in e]
-    except Exception:
-        return None
-    scores = items.matrix(gt, et)
+    scores = _matrix(items, g, e)
     if scores is None:
         return None
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(scores > 0, 2 * scores * scores / np.where(scores > 0, 2 * scores, 1.0),
                         0.0)
+
+
+def _matrix(node: SchemaNode, g: Sequence[Any], e: Sequence[Any]) -> np.ndarray | None:
+    """The node's comparator over all pairs, after its transforms; None when a value
+    needs the per-pair path (a transform fails, or the matrix form declines)."""
+    assert node.matrix is not None
+    try:
+        gt = [_transform(node, v) for v in g]
+        et = [_transform(node, v) for v in e]
+    except Exception:
+        return None
+    result: np.ndarray | None = node.matrix(gt, et)
+    return result
 
 
 def _transform(node: SchemaNode, value: Any) -> Any:
