@@ -21,6 +21,11 @@ class _Logs(Protocol):
     def window_log_message(self, params: types.LogMessageParams) -> None: ...
 
 
+class ClientError(Exception):
+    """A request's bad input: answered to the client as an error with this message
+    (not logged as an internal error)."""
+
+
 def report_once(server: _Logs, where: str, exc: BaseException) -> None:
     key = f"{where}:{type(exc).__name__}:{exc}"
     log.exception("evalschema: internal error in %s", where)
@@ -44,6 +49,8 @@ def guarded(default: Any = None) -> Callable[[F], F]:
         def sync(server: Any, *args: Any) -> Any:
             try:
                 return fn(server, *args)
+            except ClientError:
+                raise
             except Exception as exc:
                 report_once(server, fn.__name__, exc)
                 return default
@@ -52,6 +59,8 @@ def guarded(default: Any = None) -> Callable[[F], F]:
         async def asyn(server: Any, *args: Any) -> Any:
             try:
                 return await fn(server, *args)
+            except ClientError:
+                raise
             except Exception as exc:
                 report_once(server, fn.__name__, exc)
                 return default

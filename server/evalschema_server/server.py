@@ -27,11 +27,13 @@ from evalschema.config import find_config, load_config
 from evalschema.errors import Severity
 from evalschema.registry import Registry
 
+from . import eval_handlers
 from .analysis import XEVAL_PREFIX, SchemaAnalysis, analyze, has_xeval_keys, release
 from .document import JsonDocument, LineIndex
+from .evaluation.service import EvaluationService
 from .features import actions, completion, hover, symbols, tokens
 from .guard import guarded, report_once
-from .settings import Settings
+from .settings import EvalSettings, Settings
 from .store import DocumentStore, OpenDocument
 from .window import window_at
 
@@ -41,6 +43,17 @@ SOURCE = "evalschema"
 def uri_to_path(uri: str) -> str | None:
     parsed = urlparse(uri)
     return unquote(parsed.path) if parsed.scheme == "file" else None
+
+
+def file_path(uri: str) -> Path | None:
+    """The resolved path of a file URI (the form suites use), or None."""
+    path = uri_to_path(uri)
+    if not path:
+        return None
+    try:
+        return Path(path).resolve()
+    except (OSError, RuntimeError):
+        return None
 
 
 class Protocol(LanguageServerProtocol):
@@ -69,6 +82,7 @@ class EvalSchemaServer(LanguageServer):
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.warming: dict[str, asyncio.TimerHandle] = {}
         self.to_release: list[JsonDocument] = []
+        self.background: set[asyncio.Task[None]] = set()
         #: Schemas that the workspace's evalschema.toml names (absolute paths).
         self.config_schemas: set[str] = set()
         self.logged_errors: set[str] = set()
@@ -76,6 +90,72 @@ class EvalSchemaServer(LanguageServer):
         self.pull_diagnostics = False
         self.snippets = False
         self.root_path: str | None = None
+        self.roots: list[Path] = []
+        #: Open documents by resolved file path (the evaluation reads their unsaved text).
+        self.open_paths: dict[Path, str] = {}
+        self.progress_tokens: dict[str, bool] = {}
+        self.evaluation = EvaluationService(self)
+
+    # -- the evaluation service's view of the editor --------------------------
+
+    def open_text(self, path: Path) -> str | None:
+        uri = self.open_paths.get(path)
+        doc = self.store.get(uri) if uri is not None else None
+        return doc.text if doc is not None else None
+
+    def to_uri(self, path: Path) -> str:
+        return self.open_paths.get(path) or path.as_uri()
+
+    @property
+    def eval_settings(self) -> EvalSettings:
+        return self.settings.evaluation
+
+    def notify(self, method: str, params: Any) -> None:
+        self.send_raw(method, params)
+
+    def send_raw(self, method: str, params: Any) -> None:
+        """A notification whose params are plain JSON: diagnostics of a large data file
+        are built as dicts, and sending them through lsprotocol's converter would cost
+        more than building them (see evaluation/findings.py)."""
+        self.protocol._send_data({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def log_error(self, where: str, exc: BaseException) -> None:
+        report_once(self, where, exc)
+
+    def progress_begin(self, token: str, title: str) -> None:
+        window = self.client_capabilities.window
+        if window is None or not window.work_done_progress:
+            return
+        self.progress_tokens[token] = False
+
+        async def create() -> None:
+            try:
+                await asyncio.wait_for(self.work_done_progress.create_async(token), 5)
+            except Exception:
+                self.progress_tokens.pop(token, None)
+                return
+            if token not in self.progress_tokens:  # ended before the client answered
+                return
+            self.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+                title=title, cancellable=True, message="starting", percentage=0))
+            self.progress_tokens[token] = True
+
+        task = asyncio.get_running_loop().create_task(create())
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
+    def progress_report(self, token: str, done: int, total: int) -> None:
+        if self.progress_tokens.get(token):
+            self.work_done_progress.report(token, types.WorkDoneProgressReport(
+                message=f"{done}/{total} records",
+                percentage=int(100 * done / total) if total else 100))
+
+    def progress_end(self, token: str, message: str) -> None:
+        if self.progress_tokens.pop(token, False):
+            self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+
+    def publish_eval(self, uri: str) -> None:
+        self.send_diagnostics(uri)
 
     # -- encoding and ranges ------------------------------------------------
 
@@ -203,15 +283,26 @@ class EvalSchemaServer(LanguageServer):
         self.pending.pop(uri, None)
         if self.pull_diagnostics:
             return
-        doc = self.store.get(uri)
-        try:
-            diags = self.diagnostics(uri)
-        except Exception as exc:
-            report_once(self, "diagnostics", exc)
-            return
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=uri, diagnostics=diags, version=doc.version if doc else None))
+        self.send_diagnostics(uri)
         self.release_pending()
+
+    def send_diagnostics(self, uri: str) -> None:
+        """Push a document's diagnostics: the schema checks (unless the client pulls
+        those) and the evaluation's findings, in one list."""
+        out: list[Any] = []
+        if not self.pull_diagnostics:
+            try:
+                own = self.diagnostics(uri)
+            except Exception as exc:
+                report_once(self, "diagnostics", exc)
+                return
+            out = [self.protocol._converter.unstructure(d) for d in own]
+        out.extend(self.evaluation.diagnostics_for(uri))
+        doc = self.store.get(uri)
+        params: dict[str, Any] = {"uri": uri, "diagnostics": out}
+        if doc is not None and doc.version is not None:
+            params["version"] = doc.version
+        self.send_raw(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
 
     def schedule(self, uri: str, immediate: bool = False) -> None:
         handle = self.pending.pop(uri, None)
@@ -257,6 +348,7 @@ def on_initialize(ls: EvalSchemaServer, params: types.InitializeParams) -> None:
     for root in roots:
         if root:
             ls.read_project_config(root)
+    ls.roots = [Path(r) for r in roots if r]
     if params.initialization_options is not None:
         ls.apply_settings(params.initialization_options)
 
@@ -265,6 +357,13 @@ def on_initialize(ls: EvalSchemaServer, params: types.InitializeParams) -> None:
 @guarded()
 async def on_initialized(ls: EvalSchemaServer, params: types.InitializedParams) -> None:
     await _pull_configuration(ls)
+    await ls.evaluation.start(ls.roots)
+
+
+@server.feature(types.SHUTDOWN)
+@guarded()
+def on_shutdown(ls: EvalSchemaServer, params: None) -> None:
+    ls.evaluation.shutdown()
 
 
 async def _pull_configuration(ls: EvalSchemaServer) -> None:
@@ -299,7 +398,12 @@ async def on_configuration(ls: EvalSchemaServer,
 @guarded()
 def did_open(ls: EvalSchemaServer, params: types.DidOpenTextDocumentParams) -> None:
     ls.store.open(params.text_document)
+    path = file_path(params.text_document.uri)
+    if path is not None:
+        ls.open_paths[path] = params.text_document.uri
     ls.schedule(params.text_document.uri, immediate=True)
+    if path is not None:
+        ls.evaluation.opened(path)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -307,12 +411,18 @@ def did_open(ls: EvalSchemaServer, params: types.DidOpenTextDocumentParams) -> N
 def did_change(ls: EvalSchemaServer, params: types.DidChangeTextDocumentParams) -> None:
     ls.store.change(params, ls.encoding)
     ls.schedule(params.text_document.uri)
+    path = file_path(params.text_document.uri)
+    if path is not None:
+        ls.evaluation.changed(path)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 @guarded()
 def did_save(ls: EvalSchemaServer, params: types.DidSaveTextDocumentParams) -> None:
     ls.schedule(params.text_document.uri, immediate=True)
+    path = file_path(params.text_document.uri)
+    if path is not None:
+        ls.evaluation.saved(path)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -324,12 +434,14 @@ def did_close(ls: EvalSchemaServer, params: types.DidCloseTextDocumentParams) ->
         if handle is not None:
             handle.cancel()
     ls.store.close(uri)
+    path = file_path(uri)
+    if path is not None and ls.open_paths.get(path) == uri:
+        del ls.open_paths[path]
     old = ls.analyses.pop(uri, None)
     if old is not None:
         ls.release_later(old[1].doc)
-    if not ls.pull_diagnostics:
-        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri,
-                                                                            diagnostics=[]))
+    # The schema checks go; the evaluation's findings stay (they concern the file on disk).
+    ls.send_diagnostics(uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
@@ -399,13 +511,24 @@ def _complete_in_window(ls: EvalSchemaServer, doc: OpenDocument, position: types
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 @guarded(default=None)
 def on_hover(ls: EvalSchemaServer, params: types.HoverParams) -> types.Hover | None:
-    analysis = ls.open_analysis(params.text_document.uri)
-    if analysis is None:
+    uri = params.text_document.uri
+    doc = ls.store.get(uri)
+    if doc is None:
         return None
-    found = hover.hover(analysis, ls.to_offset(analysis.doc, params.position), ls.registry)
-    if found is None:
+    if not ls.is_eval_schema(doc):
+        return eval_handlers.data_hover(ls, uri, doc.text, params.position)
+    analysis = ls.analysis(uri)
+    offset = ls.to_offset(analysis.doc, params.position)
+    found = hover.hover(analysis, offset, ls.registry)
+    figures = eval_handlers.field_hover(ls, uri, analysis, offset)
+    if found is None and figures is None:
         return None
-    text, start, end = found
+    text, start, end = found if found is not None else ("", offset, offset)
+    if figures:
+        text = f"{text}\n\n---\n\n{figures}" if text else figures
+        if found is None:
+            node = analysis.doc.node_at(offset)
+            start, end = (node.offset, node.end) if node is not None else (offset, offset)
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text),
                        ls.to_range(analysis.doc, start, end))
 
@@ -471,14 +594,35 @@ def on_symbols(ls: EvalSchemaServer, params: types.DocumentSymbolParams
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
 @guarded(default=None)
 def on_definition(ls: EvalSchemaServer, params: types.DefinitionParams
-                  ) -> types.Location | None:
-    analysis = ls.open_analysis(params.text_document.uri)
-    if analysis is None:
+                  ) -> types.Location | list[types.Location] | None:
+    uri = params.text_document.uri
+    doc = ls.store.get(uri)
+    if doc is None:
         return None
+    if not ls.is_eval_schema(doc):
+        return eval_handlers.data_definition(ls, uri, doc.text, params.position)
+    analysis = ls.analysis(uri)
     found = symbols.definition(analysis, ls.to_offset(analysis.doc, params.position))
     if found is None:
         return None
-    return types.Location(params.text_document.uri, ls.to_range(analysis.doc, *found))
+    return types.Location(uri, ls.to_range(analysis.doc, *found))
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+@guarded(default=None)
+def on_code_lens(ls: EvalSchemaServer, params: types.CodeLensParams
+                 ) -> list[types.CodeLens] | None:
+    return eval_handlers.code_lenses(ls, params.text_document.uri) or None
+
+
+@server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+@guarded(default=None)
+def on_inlay_hints(ls: EvalSchemaServer, params: types.InlayHintParams
+                   ) -> list[types.InlayHint] | None:
+    analysis = ls.open_analysis(params.text_document.uri)
+    if analysis is None:
+        return None
+    return eval_handlers.inlay_hints(ls, params.text_document.uri, analysis, params.range) or None
 
 
 @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
@@ -500,3 +644,6 @@ def on_semantic_tokens(ls: EvalSchemaServer, params: types.SemanticTokensParams
         data.extend([delta_line, delta_char, end_char - char, kind, 0])
         prev_line, prev_char = line, char
     return types.SemanticTokens(data=data)
+
+
+eval_handlers.register(server)

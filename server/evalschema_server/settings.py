@@ -8,6 +8,20 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class EvalSettings:
+    """The ``evalschema`` settings that concern evaluation."""
+
+    #: "save" (default): runs follow saves and file changes on disk; "change": also edits.
+    run_on: str = "save"
+    run_on_startup: bool = True
+    watch_files: bool = True
+    gold_diagnostics: bool = False
+    severity: dict[str, str] = field(default_factory=dict)
+    field_threshold: float | None = None
+    debounce_ms: int = 50
+
+
+@dataclass(frozen=True)
 class Settings:
     #: Python modules to import so their custom comparators/transforms register.
     comparator_modules: tuple[str, ...] = ()
@@ -15,6 +29,8 @@ class Settings:
     schema_patterns: tuple[str, ...] = ("*.eval.json", "*.eval.jsonc")
     #: Delay after the last keystroke before diagnostics are recomputed.
     debounce_ms: int = 40
+    #: Evaluation: when suites run, what is shown and how loudly.
+    evaluation: EvalSettings = field(default_factory=EvalSettings)
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -33,5 +49,31 @@ class Settings:
             if isinstance(patterns, list | tuple) else cls.schema_patterns,
             debounce_ms=int(debounce) if isinstance(debounce, int | float)
             and not isinstance(debounce, bool) and 0 <= debounce <= 10_000 else 40,
+            evaluation=_eval_settings(raw),
             extra=dict(raw),
         )
+
+
+def _eval_settings(raw: Mapping[str, Any]) -> EvalSettings:
+    d = EvalSettings()
+    run_on = raw.get("runOn", d.run_on)
+    severity = raw.get("severity")
+    threshold = raw.get("fieldThreshold")
+    debounce = raw.get("evaluationDebounceMs", d.debounce_ms)
+    return EvalSettings(
+        run_on=run_on if run_on in ("save", "change") else d.run_on,
+        run_on_startup=_flag(raw.get("runOnStartup"), d.run_on_startup),
+        watch_files=_flag(raw.get("watchFiles"), d.watch_files),
+        gold_diagnostics=_flag(raw.get("goldDiagnostics"), d.gold_diagnostics),
+        severity={k: v for k, v in severity.items() if isinstance(k, str)
+                  and v in ("error", "warning", "information", "hint", "off")}
+        if isinstance(severity, Mapping) else {},
+        field_threshold=float(threshold) if isinstance(threshold, int | float)
+        and not isinstance(threshold, bool) and 0 <= threshold <= 1 else None,
+        debounce_ms=int(debounce) if isinstance(debounce, int | float)
+        and not isinstance(debounce, bool) and 0 <= debounce <= 10_000 else d.debounce_ms,
+    )
+
+
+def _flag(value: Any, default: bool) -> bool:
+    return value if isinstance(value, bool) else default

@@ -1,0 +1,175 @@
+"""A gold or extracted file as record slices: each record's text and where it starts.
+
+The engine scores values; the editor needs offsets. A slice keeps both: the record's
+source text (one JSONL line, or one element of a JSON array), its offset in the file,
+and its parsed value. Slices of unchanged text parse once: ``SliceParser`` caches by
+text, which is what makes re-reading a 10,000-line file after a one-line edit cheap.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from evalschema.evaluate import NO_RECORD
+from evalschema.lenient import LenientParseError, parse_lenient
+
+from ..document import parse
+
+
+@dataclass(frozen=True, slots=True)
+class RecordSlice:
+    """One record of a data file."""
+
+    #: Position among the file's records (0-based).
+    index: int
+    #: Offset of ``text`` in the file's text.
+    start: int
+    text: str
+    #: The record as read, or ``NO_RECORD`` when it cannot be read.
+    value: Any
+    repaired: bool = False
+    #: Why the record cannot be read or used.
+    problem: str | None = None
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.text)
+
+
+@dataclass(frozen=True, slots=True)
+class FileIssue:
+    """A problem of the file as a whole, at an offset range (a JSON syntax error)."""
+
+    start: int
+    end: int
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class DataFile:
+    path: str
+    text: str
+    records: tuple[RecordSlice, ...]
+    issues: tuple[FileIssue, ...] = ()
+    jsonl: bool = True
+
+    def record_at(self, offset: int) -> RecordSlice | None:
+        """The record whose text holds ``offset`` (binary search over starts)."""
+        recs = self.records
+        lo, hi = 0, len(recs)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if recs[mid].start <= offset:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo == 0:
+            return None
+        rec = recs[lo - 1]
+        return rec if offset <= rec.end else None
+
+
+def is_jsonl(path: str, text: str) -> bool:
+    if path.endswith((".jsonl", ".ndjson")):
+        return True
+    if path.endswith(".json"):
+        return False
+    return not text.lstrip().startswith("[")
+
+
+class SliceParser:
+    """Parses record texts, remembering the last file's answers by text."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, tuple[Any, bool, str | None]] = {}
+
+    def read(self, path: str, text: str, *, strict: bool) -> DataFile:
+        """``strict`` (gold): a record must be valid JSON. Otherwise (extracted) text
+        answers are rescued leniently, as the engine does."""
+        if text.startswith("\ufeff"):
+            text = " " + text[1:]  # keep offsets: the BOM becomes a blank
+        if is_jsonl(path, text):
+            return self._jsonl(path, text, strict)
+        return self._array(path, text, strict)
+
+    def _value(self, text: str, strict: bool) -> tuple[Any, bool, str | None]:
+        got = self._cache.get(text)
+        if got is None:
+            got = self._cache[text] = _parse_record(text, strict)
+        return got
+
+    def _jsonl(self, path: str, text: str, strict: bool) -> DataFile:
+        records: list[RecordSlice] = []
+        old, self._cache = self._cache, {}
+        pos = 0
+        for line in text.split("\n"):
+            stripped = line.strip()
+            if stripped:
+                lead = len(line) - len(line.lstrip())
+                got = old.get(stripped)
+                if got is None:
+                    got = _parse_record(stripped, strict)
+                self._cache[stripped] = got
+                value, repaired, problem = got
+                records.append(RecordSlice(len(records), pos + lead, stripped, value, repaired,
+                                           problem))
+            pos += len(line) + 1
+        return DataFile(path, text, tuple(records), (), True)
+
+    def _array(self, path: str, text: str, strict: bool) -> DataFile:
+        doc = parse(text, comments=False, trailing_commas=False)
+        root = doc.root
+        issues = tuple(FileIssue(i.offset, i.end, i.code, i.message) for i in doc.issues)
+        if root is None or root.kind != "array":
+            # A single record, or nothing readable.
+            stripped = text.strip()
+            if not stripped:
+                return DataFile(path, text, (), issues, False)
+            start = len(text) - len(text.lstrip())
+            value, repaired, problem = self._value(stripped, strict)
+            return DataFile(path, text, (RecordSlice(0, start, stripped, value, repaired,
+                                                     problem),), issues, False)
+        records = []
+        for i, node in enumerate(root.children):
+            chunk = text[node.offset:node.end]
+            value, repaired, problem = self._value(chunk, strict)
+            records.append(RecordSlice(i, node.offset, chunk, value, repaired, problem))
+        return DataFile(path, text, tuple(records), issues, False)
+
+
+def _parse_record(text: str, strict: bool) -> tuple[Any, bool, str | None]:
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        return NO_RECORD, False, "the record is nested too deeply to read"
+    except ValueError as exc:
+        if strict:
+            return NO_RECORD, False, f"not valid JSON: {getattr(exc, 'msg', exc)}"
+        try:
+            got = parse_lenient(text)
+        except LenientParseError as lexc:
+            return NO_RECORD, False, f"unreadable record: {lexc}"
+        value = got.value
+        if not isinstance(value, dict):
+            return NO_RECORD, False, f"the record is {type(value).__name__}, not an object"
+        return value, True, None
+    if not isinstance(value, dict):
+        if isinstance(value, str) and not strict:
+            return _parse_record(value, strict)
+        return NO_RECORD, False, f"the record is {_json_type(value)}, not an object"
+    return value, False, None
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else type(value).__name__

@@ -1,0 +1,327 @@
+"""A suite's results as diagnostics, where they happen.
+
+Each scored record yields *marks*: offsets relative to its record's text (the wrong
+value, the invented key, the parent of a missing field), with the message and the
+related gold value. Marks depend only on the record pair's texts, so they are cached
+with the scores and an incremental run only locates what changed; converting them to
+editor positions is one table lookup per mark.
+
+Diagnostics are built as plain JSON (dicts), not lsprotocol objects: a 10,000-record
+file can carry tens of thousands, and converting each through cattrs would take longer
+than the whole re-score.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalschema.results import Status
+
+from ..document import JsonDocument, LineIndex, parse
+from .locate import RecordLocator, Span
+from .runner import RunOutcome, ScoredRecord, SuiteOutcome
+
+SOURCE = "evalschema"
+SEVERITIES = {"error": 1, "warning": 2, "information": 3, "info": 3, "hint": 4}
+#: Finding kind -> default severity name ("off" hides the kind).
+DEFAULT_SEVERITY: dict[str, str] = {
+    "mismatch": "warning", "omission": "warning", "hallucination": "warning",
+    "error": "error", "record": "warning", "input": "error", "threshold": "warning",
+}
+_MAX_VALUE = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """One finding of a record pair, relative to its record texts."""
+
+    #: "extracted" or "gold": whose text ``span`` is in.
+    side: str
+    span: Span
+    kind: str
+    code: str
+    message: str
+    field: str = ""
+    schema_pointer: str = ""
+    #: The gold value's span in the gold record's text (related information).
+    gold_span: Span | None = None
+
+
+@dataclass(frozen=True)
+class FindingOptions:
+    encoding: str = "utf-16"
+    severity: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_SEVERITY))
+    gold_diagnostics: bool = False
+    field_threshold: float | None = None
+
+
+@dataclass
+class MarkCache:
+    """Marks by record pair texts, kept for the records of the last run only."""
+
+    marks: dict[tuple[Any, ...], tuple[Mark, ...]] = field(default_factory=dict)
+    fingerprint: Any = None
+
+
+def fmt(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, float) else repr(value)
+    return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 1] + "…"
+
+
+def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, str]
+                 ) -> tuple[Mark, ...]:
+    rec = s.record
+    g, e = s.gold, s.extracted
+    if e is None and g is None:
+        return ()
+    if e is None or g is None:
+        return _unpaired(s, locator)
+    out: list[Mark] = []
+    for r in rec.field_results:
+        st = r.status
+        if st is Status.MATCH or st is Status.SKIPPED or st is Status.PENDING:
+            continue
+        label = labels.get(r.schema_pointer) or r.comparator or ""
+        gold_span = locator.value(g.text, r.gold_pointer)
+        if st is Status.MISMATCH:
+            span = locator.value(e.text, r.extracted_pointer)
+            if span is None:
+                continue
+            msg = (f"{r.path}: {fmt(r.extracted)} ≠ gold {fmt(r.gold)} ({label}) "
+                   f"score {r.score:.2f}")
+            if r.reason:
+                msg += f": {r.reason}"
+            out.append(Mark("extracted", span, "mismatch", "mismatch", msg, r.field,
+                            r.schema_pointer, gold_span))
+        elif st is Status.HALLUCINATION:
+            span = locator.key(e.text, r.extracted_pointer)
+            if span is None:
+                continue
+            out.append(Mark("extracted", span, "hallucination", "hallucination",
+                            f"{r.path}: invented {fmt(r.extracted)} (gold has no value here)",
+                            r.field, r.schema_pointer, None))
+        elif st is Status.OMISSION:
+            near = locator.nearest(e.text, r.extracted_pointer or r.gold_pointer)
+            if near is None:
+                continue
+            out.append(Mark("extracted", near[0], "omission", "omission",
+                            f"{r.path}: missing (gold {fmt(r.gold)})", r.field,
+                            r.schema_pointer, gold_span))
+        else:  # error, batch_error
+            span = locator.value(e.text, r.extracted_pointer) or \
+                (locator.nearest(e.text, r.extracted_pointer or r.gold_pointer) or ((0, 1), ""))[0]
+            out.append(Mark("extracted", span, "error", str(st),
+                            f"{r.path}: {r.reason or st} ({label})", r.field, r.schema_pointer,
+                            gold_span))
+        if (st is Status.MISMATCH or st is Status.OMISSION) and gold_span is not None:
+            out.append(Mark("gold", gold_span, str(st), str(st),
+                            f"{r.path}: gold {fmt(r.gold)}, extracted "
+                            f"{fmt(r.extracted) if st is Status.MISMATCH else 'nothing'} "
+                            f"({label}) score {r.score:.2f}", r.field, r.schema_pointer,
+                            gold_span))
+    return tuple(out)
+
+
+def _unpaired(s: ScoredRecord, locator: RecordLocator) -> tuple[Mark, ...]:
+    rec = s.record
+    n = sum(1 for r in rec.field_results if r.status is Status.OMISSION
+            or r.status is Status.HALLUCINATION)
+    rid = "" if rec.record_id is None else f" {fmt(rec.record_id)}"
+    if s.extracted is not None:
+        e = s.extracted
+        root = locator.doc(e.text).root
+        span = (root.offset, root.offset + 1) if root is not None else (0, len(e.text))
+        return (Mark("extracted", span, "record", "record-hallucinated",
+                     f"record{rid}: {rec.problem or 'no gold record'}; its {n} fields count "
+                     "as hallucinations"),)
+    g = s.gold
+    assert g is not None
+    return (Mark("gold", (0, min(1, len(g.text))), "record", "record-omitted",
+                 f"record{rid}: {rec.problem or 'missing from this run'}; its {n} fields "
+                 "count as omissions"),)
+
+
+@dataclass
+class _Doc:
+    """A file's text, its line table and its URI, made once per publish."""
+
+    uri: str
+    text: str
+    _lines: LineIndex | None = None
+
+    @property
+    def lines(self) -> LineIndex:
+        if self._lines is None:
+            self._lines = LineIndex(self.text)
+        return self._lines
+
+
+class DiagnosticBuilder:
+    """Turns one suite outcome into ``{uri: [diagnostic dicts]}``."""
+
+    def __init__(self, outcome: SuiteOutcome, options: FindingOptions, cache: MarkCache,
+                 locator: RecordLocator, to_uri: Callable[[Path], str],
+                 schema_open: bool) -> None:
+        self.o = outcome
+        self.opt = options
+        self.cache = cache
+        self.locator = locator
+        self.to_uri = to_uri
+        self.schema_open = schema_open
+        self.out: dict[str, list[dict[str, Any]]] = {}
+        self.docs: dict[Path, _Doc] = {}
+        self._schema_doc: JsonDocument | None = None
+        self.labels = {n.pointer: n.label for n in outcome.evaluator.root.walk()} \
+            if outcome.evaluator else {}
+
+    # -- helpers ------------------------------------------------------------
+
+    def doc(self, path: Path) -> _Doc:
+        got = self.docs.get(path)
+        if got is None:
+            got = self.docs[path] = _Doc(self.to_uri(path), self.o.texts.get(path, ""))
+        return got
+
+    def rng(self, d: _Doc, start: int, end: int) -> dict[str, Any]:
+        enc = self.opt.encoding
+        sl, sc = d.lines.position(start, enc)
+        el, ec = d.lines.position(max(start, end), enc)
+        return {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}
+
+    def severity(self, kind: str) -> int | None:
+        name = self.opt.severity.get(kind, DEFAULT_SEVERITY.get(kind, "warning"))
+        return SEVERITIES.get(name)
+
+    def add(self, path: Path, start: int, end: int, kind: str, code: str, message: str,
+            related: list[dict[str, Any]] | None = None, data: Any = None) -> None:
+        sev = self.severity(kind)
+        if sev is None:
+            return
+        d = self.doc(path)
+        diag: dict[str, Any] = {"range": self.rng(d, start, end), "severity": sev,
+                                "code": code, "source": SOURCE, "message": message}
+        if related:
+            diag["relatedInformation"] = related
+        if data is not None:
+            diag["data"] = data
+        self.out.setdefault(d.uri, []).append(diag)
+
+    def schema_doc(self) -> JsonDocument | None:
+        if self._schema_doc is None and self.o.schema_text is not None:
+            self._schema_doc = parse(self.o.schema_text)
+        return self._schema_doc
+
+    def schema_key_span(self, pointer: str) -> Span | None:
+        doc = self.schema_doc()
+        if doc is None:
+            return None
+        prop = doc.property_at_pointer(pointer)
+        if prop is not None and prop.key_node is not None:
+            return prop.key_node.offset, prop.key_node.end
+        node = doc.node_at_pointer(pointer)
+        return None if node is None else (node.offset, min(node.end, node.offset + 1))
+
+    def related(self, gold_start: int | None, m: Mark) -> list[dict[str, Any]]:
+        out = []
+        cfg = self.o.suite.config
+        if m.gold_span is not None and gold_start is not None:
+            d = self.doc(cfg.gold)
+            out.append({"location": {"uri": d.uri, "range": self.rng(
+                d, gold_start + m.gold_span[0], gold_start + m.gold_span[1])},
+                "message": "gold value"})
+        if m.schema_pointer:
+            span = self.schema_key_span(m.schema_pointer)
+            if span is not None:
+                d = self.doc(cfg.schema)
+                label = self.labels.get(m.schema_pointer) or "schema rule"
+                out.append({"location": {"uri": d.uri, "range": self.rng(d, *span)},
+                            "message": f"schema rule: {label}"})
+        return out
+
+    # -- building -----------------------------------------------------------
+
+    def build(self) -> dict[str, list[dict[str, Any]]]:
+        o = self.o
+        for path in o.suite.files:
+            self.out.setdefault(self.to_uri(path), [])
+        for issue in o.issues:
+            self.add(issue.path, issue.start, issue.end,
+                     "input" if issue.severity == "error" else "record", issue.code,
+                     issue.message)
+        if o.schema_problems and not self.schema_open:
+            self._schema_problems()
+        marks: dict[tuple[Any, ...], tuple[Mark, ...]] = {}
+        old = self.cache.marks if self.cache.fingerprint == o.schema_text else {}
+        for run in o.runs:
+            self._run(run, old, marks)
+        self.cache.marks, self.cache.fingerprint = marks, o.schema_text
+        self._thresholds()
+        return self.out
+
+    def _schema_problems(self) -> None:
+        for p in self.o.schema_problems:
+            span = self.schema_key_span(p.pointer) if p.pointer else None
+            start, end = span if span else (0, 0)
+            self.add(self.o.suite.config.schema, start, end, "input", p.code,
+                     p.message + (f" ({p.suggestion})" if p.suggestion else ""))
+
+    def _run(self, run: RunOutcome, old: dict[tuple[Any, ...], tuple[Mark, ...]],
+             marks: dict[tuple[Any, ...], tuple[Mark, ...]]) -> None:
+        cfg = self.o.suite.config
+        for s in run.scored:
+            key = (s.gold.text if s.gold else None, s.extracted.text if s.extracted else None,
+                   s.record.problem)
+            got = old.get(key) or marks.get(key)
+            if got is None:
+                got = record_marks(s, self.locator, self.labels)
+            marks[key] = got
+            for m in got:
+                if m.side == "extracted" and s.extracted is not None:
+                    base = s.extracted.start
+                    path = run.path
+                elif m.side == "gold" and s.gold is not None:
+                    if m.kind != "record" and not self.opt.gold_diagnostics:
+                        continue
+                    base = s.gold.start
+                    path = cfg.gold
+                    if m.kind == "record":  # a record missing from the run: on the run file
+                        self.add(run.path, 0, 0, "record", m.code, f"{m.message}",
+                                 [{"location": {"uri": self.doc(cfg.gold).uri,
+                                                "range": self.rng(self.doc(cfg.gold), base,
+                                                                  s.gold.end)},
+                                   "message": "gold record"}])
+                        continue
+                    m = Mark(m.side, m.span, m.kind, m.code, f"[{run.label}] {m.message}",
+                             m.field, m.schema_pointer, m.gold_span)
+                else:
+                    continue
+                self.add(path, base + m.span[0], base + m.span[1], m.kind, m.code, m.message,
+                         self.related(s.gold.start if s.gold else None, m),
+                         {"field": m.field, "record": s.record.index})
+
+    def _thresholds(self) -> None:
+        cfg = self.o.suite.config
+        pointers = self.o.field_pointers
+        default = self.opt.field_threshold
+        for run in self.o.runs:
+            for name, agg in run.result.per_field.items():
+                limit = cfg.thresholds.get(name, default)
+                if limit is None:
+                    continue
+                f1 = agg.counts.f1
+                if f1 >= limit:
+                    continue
+                span = self.schema_key_span(pointers.get(name, ""))
+                if span is None:
+                    continue
+                c = agg.counts
+                self.add(cfg.schema, *span, "threshold", "below-threshold",
+                         f"{name}: F1 {f1:.3f} < {limit:g} in {run.label} ({c.matches} matched, "
+                         f"{c.mismatches} wrong, {c.omissions} missing, {c.hallucinations} "
+                         "invented)", data={"field": name, "run": run.label})
+
+

@@ -1,0 +1,76 @@
+"""From JSON Pointers in a record to offsets in its text, and back.
+
+The engine reports pointers; the tolerant parser knows where each value sits. Records
+are small, so parsing one on demand is cheap; the last few parsed are kept for the
+hover and go-to-definition requests that tend to come in runs on the same record.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from ..document import JsonDocument, Node, parse
+
+Span = tuple[int, int]
+
+
+class RecordLocator:
+    def __init__(self, size: int = 64) -> None:
+        self._docs: OrderedDict[str, JsonDocument] = OrderedDict()
+        self._size = size
+
+    def doc(self, text: str) -> JsonDocument:
+        got = self._docs.get(text)
+        if got is None:
+            got = parse(text, comments=True, trailing_commas=True)
+            self._docs[text] = got
+            if len(self._docs) > self._size:
+                self._docs.popitem(last=False)
+        else:
+            self._docs.move_to_end(text)
+        return got
+
+    def value(self, text: str, pointer: str | None) -> Span | None:
+        """The span of the value at ``pointer``."""
+        if pointer is None:
+            return None
+        node = self.doc(text).node_at_pointer(pointer)
+        return None if node is None else (node.offset, node.end)
+
+    def key(self, text: str, pointer: str | None) -> Span | None:
+        """The span of the key whose value is at ``pointer`` (the value's for array items)."""
+        if pointer is None:
+            return None
+        doc = self.doc(text)
+        prop = doc.property_at_pointer(pointer)
+        if prop is not None and prop.key_node is not None:
+            return prop.key_node.offset, prop.key_node.end
+        return self.value(text, pointer)
+
+    def nearest(self, text: str, pointer: str | None) -> tuple[Span, str] | None:
+        """Where to show something missing at ``pointer``: the key of the nearest parent
+        present, or the first character of the record; with that parent's pointer."""
+        if pointer is None:
+            return None
+        doc = self.doc(text)
+        p = pointer
+        while p:
+            p = p.rsplit("/", 1)[0]
+            if not p:
+                break
+            if doc.node_at_pointer(p) is not None:
+                span = self.key(text, p)
+                if span is not None:
+                    return span, p
+        root = doc.root
+        if root is None:
+            return None
+        return (root.offset, root.offset + 1), ""
+
+    def pointer_at(self, text: str, offset: int) -> str | None:
+        """The pointer of the value (or of the property whose key) lies at ``offset``."""
+        doc = self.doc(text)
+        node: Node | None = doc.node_at(offset, include_right_boundary=True)
+        if node is None:
+            return None
+        return doc.pointer(node)

@@ -1,0 +1,391 @@
+"""Running a suite for the editor: tolerant pairing, incremental scoring, cancellation.
+
+Unlike ``evalschema.evaluate``, a bad record never stops the run: it becomes an
+``InputIssue`` located in its file and the other records are scored. Scores are cached
+per (gold text, extracted text) of each record pair for as long as the schema and
+options stay the same, so saving a 10,000-record file after one edit re-scores one
+record. Runs execute on a worker thread; they read only the texts handed to them
+(the editor's unsaved content) or the disk, and write nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalschema.errors import EvalSchemaError, Problem
+from evalschema.evaluate import NO_RECORD, Evaluator, RunAccumulator, make_evaluator
+from evalschema.gcpause import gc_paused
+from evalschema.results import RecordResult, RunResult
+from evalschema.schema.tree import SchemaNode
+
+from ..document import parse
+from .datafile import DataFile, RecordSlice, SliceParser
+from .suites import Suite
+
+#: (done, total) records, called from the worker thread.
+Progress = Callable[[int, int], None]
+
+
+class Cancelled(Exception):
+    """The run was cancelled or superseded."""
+
+
+class CancelToken:
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def check(self) -> None:
+        if self._event.is_set():
+            raise Cancelled
+
+
+@dataclass(frozen=True, slots=True)
+class InputIssue:
+    """A problem with the input, at an offset range of a file's text."""
+
+    path: Path
+    start: int
+    end: int
+    code: str
+    message: str
+    severity: str = "error"
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredRecord:
+    record: RecordResult
+    gold: RecordSlice | None
+    extracted: RecordSlice | None
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """One extracted file scored against the suite's gold."""
+
+    path: Path
+    label: str
+    data: DataFile
+    result: RunResult
+    scored: tuple[ScoredRecord, ...]
+    #: Record slice index -> position in ``scored``, for each side.
+    by_extracted: dict[int, int] = field(default_factory=dict)
+    by_gold: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SuiteOutcome:
+    suite: Suite
+    runs: tuple[RunOutcome, ...] = ()
+    gold: DataFile | None = None
+    schema_text: str | None = None
+    evaluator: Evaluator | None = None
+    issues: tuple[InputIssue, ...] = ()
+    schema_problems: tuple[Problem, ...] = ()
+    #: The text of every file the run read, to tell whether results are still current.
+    texts: dict[Path, str] = field(default_factory=dict)
+    started: float = 0.0
+    seconds: float = 0.0
+
+    def run(self, path: Path) -> RunOutcome | None:
+        return next((r for r in self.runs if r.path == path), None)
+
+    def node_for(self, schema_pointer: str) -> SchemaNode | None:
+        if self.evaluator is None:
+            return None
+        return next((n for n in self.evaluator.root.walk() if n.pointer == schema_pointer), None)
+
+    @property
+    def field_pointers(self) -> dict[str, str]:
+        """Field path -> schema pointer of its node."""
+        if self.evaluator is None:
+            return {}
+        return {n.path: n.pointer for n in self.evaluator.root.walk() if n.path}
+
+
+#: (gold text, extracted text, problem) -> the record's result.
+_Key = tuple[str | None, str | None, str | None]
+
+
+@dataclass
+class SuiteCache:
+    """What one suite's next run can reuse."""
+
+    fingerprint: tuple[Any, ...] | None = None
+    evaluator: Evaluator | None = None
+    records: dict[_Key, RecordResult] = field(default_factory=dict)
+    parsers: dict[Path, SliceParser] = field(default_factory=dict)
+
+    def parser(self, path: Path) -> SliceParser:
+        got = self.parsers.get(path)
+        if got is None:
+            got = self.parsers[path] = SliceParser()
+        return got
+
+
+@dataclass(frozen=True, slots=True)
+class _Pair:
+    record_id: Any
+    gold: RecordSlice | None
+    extracted: RecordSlice | None
+    problem: str | None = None
+
+
+def read_text(path: Path, texts: dict[Path, str]) -> str:
+    """The editor's text for an open file, else the disk's (``OSError`` when unreadable)."""
+    got = texts.get(path)
+    if got is not None:
+        return got
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise OSError(f"not UTF-8 text (byte {exc.start})") from None
+
+
+def run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache, token: CancelToken,
+              progress: Progress | None = None, generation: int = 0) -> SuiteOutcome:
+    """Score every extracted file of ``suite``; raises ``Cancelled`` when cancelled."""
+    t0 = time.perf_counter()
+    started = time.time()
+    cfg = suite.config
+    issues: list[InputIssue] = []
+    texts: dict[Path, str] = {}
+
+    def load(path: Path) -> str | None:
+        try:
+            text = read_text(path, open_texts)
+        except OSError as exc:
+            reason = exc.strerror or str(exc) if isinstance(exc, OSError) else str(exc)
+            issues.append(InputIssue(path, 0, 0, "unreadable-file", f"cannot read {path.name}: "
+                                     f"{reason}"))
+            return None
+        texts[path] = text
+        return text
+
+    schema_text = load(cfg.schema)
+    if schema_text is None:
+        return SuiteOutcome(suite, issues=tuple(issues), texts=texts, started=started)
+    fingerprint = (schema_text, cfg.id_field, cfg.null_policy, cfg.fields, cfg.target,
+                   generation)
+    if cache.fingerprint != fingerprint:
+        cache.fingerprint, cache.evaluator, cache.records = fingerprint, None, {}
+        try:
+            cache.evaluator = _evaluator(suite, schema_text)
+        except EvalSchemaError as exc:
+            cache.fingerprint = None
+            return SuiteOutcome(suite, schema_text=schema_text, issues=tuple(issues),
+                                schema_problems=tuple(exc.problems), texts=texts,
+                                started=started)
+    evaluator = cache.evaluator
+    assert evaluator is not None
+    gold_text = load(cfg.gold)
+    if gold_text is None:
+        return SuiteOutcome(suite, schema_text=schema_text, evaluator=evaluator,
+                            issues=tuple(issues), texts=texts, started=started)
+    gold = cache.parser(cfg.gold).read(str(cfg.gold), gold_text, strict=True)
+    issues.extend(_file_issues(cfg.gold, gold))
+    plans: list[tuple[Path, DataFile, list[_Pair]]] = []
+    gold_pairs_checked = False
+    for path in cfg.extracted:
+        text = load(path)
+        if text is None:
+            continue
+        data = cache.parser(path).read(str(path), text, strict=False)
+        issues.extend(_file_issues(path, data))
+        pairs = pair_records(gold, data, evaluator.id_field, issues, path,
+                             report_gold=not gold_pairs_checked)
+        gold_pairs_checked = True
+        plans.append((path, data, pairs))
+    total = sum(len(p) for _, _, p in plans)
+    done = 0
+    runs: list[RunOutcome] = []
+    used: dict[_Key, RecordResult] = {}
+    last_report = 0.0
+    with gc_paused():
+        for path, data, pairs in plans:
+            acc = RunAccumulator()
+            scored: list[ScoredRecord] = []
+            for number, p in enumerate(pairs):
+                if (number & 63) == 0:
+                    token.check()
+                    now = time.perf_counter()
+                    if progress is not None and now - last_report > 0.1:
+                        last_report = now
+                        progress(done, total)
+                rec = _score(evaluator, p, number, acc, cache.records, used, issues,
+                             path if p.extracted else cfg.gold)
+                scored.append(ScoredRecord(rec, p.gold, p.extracted))
+                done += 1
+            by_ext = {s.extracted.index: i for i, s in enumerate(scored) if s.extracted}
+            by_gold = {s.gold.index: i for i, s in enumerate(scored) if s.gold}
+            runs.append(RunOutcome(path, label_of(suite, path), data, acc.result(),
+                                   tuple(scored), by_ext, by_gold))
+    token.check()
+    cache.records = used
+    if progress is not None:
+        progress(total, total)
+    return SuiteOutcome(suite, tuple(runs), gold, schema_text, evaluator, tuple(issues), (),
+                        texts, started, time.perf_counter() - t0)
+
+
+def label_of(suite: Suite, path: Path) -> str:
+    name = path.name
+    stem = suite.config.schema.name.split(".eval.")[0] + "."
+    for suffix in (".extracted.jsonl", ".extracted.json", ".jsonl", ".json", ".ndjson"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return name[len(stem):] if name.startswith(stem) and len(name) > len(stem) else name
+
+
+def _evaluator(suite: Suite, schema_text: str) -> Evaluator:
+    try:
+        schema = json.loads(schema_text)
+    except ValueError:
+        doc = parse(schema_text)  # JSONC: comments and trailing commas
+        if doc.issues and any(i.code != "comment" for i in doc.issues):
+            first = doc.issues[0]
+            raise EvalSchemaError([Problem(first.code, f"the schema is not valid JSON: "
+                                           f"{first.message}", source=str(suite.config.schema))],
+                                  "the schema does not parse") from None
+        schema = doc.value()
+    cfg = suite.config
+    return make_evaluator(schema, id_field=cfg.id_field, null_policy=cfg.null_policy,
+                          fields=cfg.fields or None, target=cfg.target,
+                          base_uri=str(cfg.schema))
+
+
+def _file_issues(path: Path, data: DataFile) -> list[InputIssue]:
+    return [InputIssue(path, i.start, i.end, i.code, i.message) for i in data.issues]
+
+
+def pair_records(gold: DataFile, ext: DataFile, id_field: str | None,
+                 issues: list[InputIssue], ext_path: Path, *, report_gold: bool = True
+                 ) -> list[_Pair]:
+    """Pair records by ``id_field``, else by position; bad records become issues."""
+    gold_path = Path(gold.path)
+
+    def issue(path: Path, s: RecordSlice, code: str, message: str, severity: str = "error"
+              ) -> None:
+        issues.append(InputIssue(path, s.start, s.end, code, message, severity))
+
+    for s in ext.records:
+        if s.value is NO_RECORD:
+            issue(ext_path, s, "unreadable-record", f"record {s.index + 1} cannot be read: "
+                  f"{s.problem}; it is not scored")
+    if id_field is None:
+        out = []
+        for i, g in enumerate(gold.records):
+            e = ext.records[i] if i < len(ext.records) else None
+            if g.value is NO_RECORD:
+                if report_gold:
+                    issue(gold_path, g, "unreadable-record", f"gold record {i + 1} cannot be "
+                          f"read: {g.problem}")
+                out.append(_Pair(None, None, None, "its gold record cannot be read"))
+                continue
+            if e is not None and e.value is NO_RECORD:
+                out.append(_Pair(None, g, None, e.problem))
+                continue
+            out.append(_Pair(None, g, e, None if e else "no extracted record"))
+        for e in ext.records[len(gold.records):]:
+            if e.value is not NO_RECORD:
+                out.append(_Pair(None, None, e, "no gold record at this position"))
+        return out
+    by_id: dict[Any, RecordSlice] = {}
+    gold_ok: list[RecordSlice] = []
+    seen_gold: dict[Any, RecordSlice] = {}
+    for g in gold.records:
+        if g.value is NO_RECORD:
+            if report_gold:
+                issue(gold_path, g, "unreadable-record", f"gold record {g.index + 1} cannot be "
+                      f"read: {g.problem}; it is not scored")
+            continue
+        rid = g.value.get(id_field)
+        if rid is None or isinstance(rid, dict | list):
+            if report_gold:
+                issue(gold_path, g, "missing-id", f"gold record {g.index + 1} has no usable "
+                      f"{id_field!r}; it is not scored")
+            continue
+        first = seen_gold.get(rid)
+        if first is not None:
+            if report_gold:
+                issue(gold_path, g, "duplicate-id", f"gold id {rid!r} appears again (first in "
+                      f"record {first.index + 1}); this record is not scored")
+            continue
+        seen_gold[rid] = g
+        gold_ok.append(g)
+    leftovers: list[_Pair] = []
+    for e in ext.records:
+        if e.value is NO_RECORD:
+            continue
+        rid = e.value.get(id_field)
+        if rid is None or isinstance(rid, dict | list):
+            issue(ext_path, e, "missing-id", f"record {e.index + 1} has no usable {id_field!r}: "
+                  "it cannot be paired, so its fields count as hallucinations", "warning")
+            leftovers.append(_Pair(None, None, e, f"extracted record has no {id_field!r}"))
+        elif rid in by_id:
+            issue(ext_path, e, "duplicate-id", f"id {rid!r} appears again (first in record "
+                  f"{by_id[rid].index + 1}): this record counts as hallucinated", "warning")
+            leftovers.append(_Pair(rid, None, e, f"duplicate id {rid!r}"))
+        else:
+            by_id[rid] = e
+    out = []
+    for g in gold_ok:
+        rid = g.value[id_field]
+        e = by_id.pop(rid, None)
+        out.append(_Pair(rid, g, e, None if e else f"no extracted record with id {rid!r}"))
+    extra = [_Pair(rid, None, e, "no gold record with this id") for rid, e in by_id.items()]
+    out.extend(sorted([*extra, *leftovers],
+                      key=lambda p: p.extracted.index if p.extracted else 0))
+    return out
+
+
+def _score(evaluator: Evaluator, p: _Pair, number: int, acc: RunAccumulator,
+           cache: dict[_Key, RecordResult], used: dict[_Key, RecordResult],
+           issues: list[InputIssue], path: Path) -> RecordResult:
+    g, e = p.gold, p.extracted
+    gi = g.index if g else None
+    ei = e.index if e else None
+    key = (g.text if g else None, e.text if e else None, p.problem)
+    rec = cache.get(key) or used.get(key)
+    if rec is not None:
+        if rec.index != number or rec.gold_index != gi or rec.extracted_index != ei:
+            rec = rec._replace(index=number, gold_index=gi, extracted_index=ei,
+                               field_results=tuple(f._replace(record_index=number)
+                                                   for f in rec.field_results))
+        counted = g is not None or e is not None
+        if counted:
+            acc.tally(rec.field_results)
+        acc.add(rec, counted=counted)
+        used[key] = rec
+        return rec
+    gv = g.value if g else NO_RECORD
+    ev = e.value if e else NO_RECORD
+    try:
+        rec = evaluator.score_pair(gv, ev, index=number, record_id=p.record_id, gold_index=gi,
+                                   extracted_index=ei, acc=acc,
+                                   repaired=bool(e and e.repaired), problem=p.problem)
+    except Exception as exc:  # a custom comparator's bug must not stop the run
+        where = e or g
+        if where is not None:
+            issues.append(InputIssue(path, where.start, where.end, "scoring-failed",
+                                     f"scoring this record failed: {type(exc).__name__}: {exc}"))
+        rec = RecordResult(number, p.record_id, (), acc.tally(()), gi, ei, False,
+                           f"scoring failed: {exc}")
+        acc.add(rec, counted=False)
+        return rec
+    used[key] = rec
+    return rec

@@ -1,0 +1,351 @@
+"""Evaluation in the editor: which suites exist, when they run, and what gets shown.
+
+The service owns the suites (re-discovered when configuration or files change), the
+scheduler, the last outcome of each suite and the diagnostics built from it. It talks
+to the client only through the small ``Client`` protocol the server implements, so it
+holds no LSP plumbing itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Protocol
+
+from evalschema.errors import Problem
+
+from ..document import LineIndex
+from ..settings import EvalSettings
+from .findings import DiagnosticBuilder, FindingOptions, MarkCache
+from .locate import RecordLocator, Span
+from .runner import SuiteOutcome
+from .scheduler import Hooks, Scheduler
+from .suites import SKIP_DIRS, Discovery, Suite, discover
+from .views import summary
+
+log = logging.getLogger(__name__)
+
+CONFIG_NAMES = ("evalschema.toml", "pyproject.toml")
+WATCHED_SUFFIXES = (".json", ".jsonl", ".ndjson", ".jsonc", ".toml")
+
+
+class Client(Protocol):
+    """What the service needs from the language server."""
+
+    def open_text(self, path: Path) -> str | None: ...
+    def to_uri(self, path: Path) -> str: ...
+    def publish_eval(self, uri: str) -> None: ...
+    def notify(self, method: str, params: Any) -> None: ...
+    def progress_begin(self, token: str, title: str) -> None: ...
+    def progress_report(self, token: str, done: int, total: int) -> None: ...
+    def progress_end(self, token: str, message: str) -> None: ...
+    def log_error(self, where: str, exc: BaseException) -> None: ...
+    @property
+    def encoding(self) -> str: ...
+    @property
+    def eval_settings(self) -> EvalSettings: ...
+
+
+class EvaluationService:
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.roots: list[Path] = []
+        self.discovery = Discovery()
+        self.outcomes: dict[str, SuiteOutcome] = {}
+        #: suite key -> uri -> diagnostics (plain JSON).
+        self.diags: dict[str, dict[str, list[dict[str, Any]]]] = {}
+        self.config_diags: dict[str, list[dict[str, Any]]] = {}
+        self.marks: dict[str, MarkCache] = {}
+        self.locator = RecordLocator()
+        self.scheduler = Scheduler(Hooks(self._started, self._progress, self._finished,
+                                         self._cancelled, self._failed), self._snapshot)
+        self._watch: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._rediscover_timer: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- lifecycle ----------------------------------------------------------
+
+    async def start(self, roots: Iterable[Path]) -> None:
+        self.roots = [r.resolve() for r in roots]
+        await self.rediscover()
+        if self.client.eval_settings.run_on_startup:
+            for suite in self.discovery.suites:
+                self.scheduler.request(suite, 0)
+        if self.client.eval_settings.watch_files and self.roots:
+            self._watch = asyncio.get_running_loop().create_task(self._watch_files())
+
+    def shutdown(self) -> None:
+        self._stop.set()
+        self.scheduler.shutdown()
+        if self._watch is not None:
+            self._watch.cancel()
+
+    async def rediscover(self) -> set[str]:
+        """Find the suites again; returns the keys of suites that are new or changed."""
+        texts = {p: t for p in self._config_paths() if (t := self.client.open_text(p))}
+
+        def read(path: Path) -> str | None:
+            if path in texts:
+                return texts[path]
+            try:
+                return path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                return None
+
+        roots = list(self.roots)
+        found = await asyncio.get_running_loop().run_in_executor(None, discover, roots, read)
+        old = {s.key: s for s in self.discovery.suites}
+        self.discovery = found
+        changed = {s.key for s in found.suites if old.get(s.key) != s}
+        gone = set(old) - {s.key for s in found.suites}
+        self.scheduler.forget({s.key for s in found.suites})
+        for key in gone:
+            self.outcomes.pop(key, None)
+            stale = self.diags.pop(key, {})
+            for uri in stale:
+                self.client.publish_eval(uri)
+        self._publish_config(found.config_problems)
+        return changed
+
+    async def set_roots(self, roots: Iterable[Path]) -> None:
+        """Workspace folders were added or removed."""
+        self.roots = [r.resolve() for r in roots]
+        await self._rediscover_and_run(True)
+        if self._watch is not None:  # watch the new set of folders
+            self._watch.cancel()
+            self._stop = asyncio.Event()
+            self._watch = None
+        if self.client.eval_settings.watch_files and self.roots:
+            self._watch = asyncio.get_running_loop().create_task(self._watch_files())
+
+    def _config_paths(self) -> list[Path]:
+        return [r / n for r in self.roots for n in CONFIG_NAMES]
+
+    # -- events from the editor ---------------------------------------------
+
+    def suites_for(self, path: Path) -> list[Suite]:
+        return self.discovery.using(path)
+
+    def saved(self, path: Path) -> None:
+        if path.name in CONFIG_NAMES or self._unknown_data_file(path):
+            self._schedule_rediscover(run_all_changed=True)
+        for suite in self.suites_for(path):
+            self.scheduler.request(suite, self.client.eval_settings.debounce_ms / 1000)
+
+    def changed(self, path: Path) -> None:
+        if path.name in CONFIG_NAMES:
+            self._schedule_rediscover(run_all_changed=False, delay=0.2)
+            return
+        if self.client.eval_settings.run_on == "change":
+            for suite in self.suites_for(path):
+                self.scheduler.request(suite, 0.3)
+
+    def opened(self, path: Path) -> None:
+        for suite in self.suites_for(path):
+            if suite.key not in self.outcomes and suite.key not in self.scheduler.active:
+                self.scheduler.request(suite, 0)
+
+    def _unknown_data_file(self, path: Path) -> bool:
+        return path.name.endswith(WATCHED_SUFFIXES) and path not in self.discovery.files
+
+    def _schedule_rediscover(self, *, run_all_changed: bool, delay: float = 0.05) -> None:
+        if self._rediscover_timer is not None:
+            self._rediscover_timer.cancel()
+        loop = asyncio.get_running_loop()
+
+        def fire() -> None:
+            self._rediscover_timer = None
+            self._spawn(self._rediscover_and_run(run_all_changed))
+
+        self._rediscover_timer = loop.call_later(delay, fire)
+
+    async def _rediscover_and_run(self, run_changed: bool, paths: Iterable[Path] = ()) -> None:
+        changed = await self.rediscover()
+        keys = set(changed) if run_changed else set()
+        for p in paths:
+            keys.update(s.key for s in self.suites_for(p))
+        for suite in self.discovery.suites:
+            if suite.key in keys:
+                self.scheduler.request(suite, 0)
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- files changed on disk ----------------------------------------------
+
+    async def _watch_files(self) -> None:
+        try:
+            from watchfiles import Change, awatch
+        except ImportError:  # pragma: no cover - a dependency of the server extra
+            return
+
+        def wanted(change: Change, path: str) -> bool:
+            parts = Path(path).parts
+            return path.endswith(WATCHED_SUFFIXES) and not any(p in SKIP_DIRS for p in parts)
+
+        try:
+            async for changes in awatch(*self.roots, watch_filter=wanted, stop_event=self._stop,
+                                        debounce=150, step=50, recursive=True,
+                                        ignore_permission_denied=True):
+                self.on_disk_changes([(c == Change.modified, Path(p)) for c, p in changes])
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a watcher failure must not take the server down
+            self.client.log_error("file watcher", exc)
+
+    def on_disk_changes(self, changes: list[tuple[bool, Path]]) -> None:
+        """React to files written by other programs (open documents: the editor wins)."""
+        paths = {p.resolve() for _, p in changes}
+        structural = any(not modified or p.name in CONFIG_NAMES for modified, p in changes) \
+            or any(self._unknown_data_file(p) for p in paths)
+        fresh = [p for p in paths if self.client.open_text(p) is None]
+        if structural:
+            self._spawn(self._rediscover_and_run(True, fresh))
+            return
+        for suite in {s.key: s for p in fresh for s in self.suites_for(p)}.values():
+            self.scheduler.request(suite, 0.05)
+
+    # -- runs ---------------------------------------------------------------
+
+    def _snapshot(self, suite: Suite) -> dict[Path, str]:
+        out = {}
+        for path in suite.files:
+            text = self.client.open_text(path)
+            if text is not None:
+                out[path] = text
+        return out
+
+    async def _started(self, suite: Suite, run_id: str) -> None:
+        self.client.notify("evalschema/runStarted", {"suite": suite.name, "key": suite.key})
+        self.client.progress_begin(run_id, f"evalschema: {suite.name}")
+
+    def _progress(self, suite: Suite, run_id: str, done: int, total: int) -> None:
+        self.client.progress_report(run_id, done, total)
+
+    async def _finished(self, outcome: SuiteOutcome, run_id: str) -> None:
+        key = outcome.suite.key
+        s = self.client.eval_settings
+        options = FindingOptions(self.client.encoding, {**s.severity}, s.gold_diagnostics,
+                                 s.field_threshold)
+        schema_open = self.client.open_text(outcome.suite.config.schema) is not None
+        cache = self.marks.setdefault(key, MarkCache())
+        try:
+            built = DiagnosticBuilder(outcome, options, cache, self.locator, self.client.to_uri,
+                                      schema_open).build()
+        except Exception as exc:
+            self.client.log_error("diagnostics", exc)
+            built = {}
+        previous = self.diags.get(key, {})
+        stale = self.stale_paths(outcome)
+        for path in stale:
+            uri = self.client.to_uri(path)
+            built[uri] = previous.get(uri, [])
+        self.outcomes[key] = outcome
+        self.diags[key] = built
+        for uri in {*built, *previous}:
+            if uri not in {self.client.to_uri(p) for p in stale}:
+                self.client.publish_eval(uri)
+        self.client.progress_end(run_id, _done_message(outcome))
+        self.client.notify("evalschema/runFinished",
+                           {"suite": summary(outcome, self.client.to_uri), "cancelled": False})
+        if stale and self.client.eval_settings.run_on == "change":
+            self.scheduler.request(outcome.suite, 0.3)
+
+    def stale_paths(self, outcome: SuiteOutcome) -> list[Path]:
+        """Files whose editor text changed while the run read an older one."""
+        out = []
+        for path, text in outcome.texts.items():
+            now = self.client.open_text(path)
+            if now is not None and now != text:
+                out.append(path)
+        return out
+
+    async def _cancelled(self, suite: Suite, run_id: str) -> None:
+        self.client.progress_end(run_id, "cancelled")
+        self.client.notify("evalschema/runFinished",
+                           {"suite": {"name": suite.name, "key": suite.key, "runs": []},
+                            "cancelled": True})
+
+    def _failed(self, suite: Suite, exc: BaseException) -> None:
+        self.client.log_error(f"run of suite {suite.name}", exc)
+
+    # -- what is shown ------------------------------------------------------
+
+    def diagnostics_for(self, uri: str) -> list[dict[str, Any]]:
+        out = list(self.config_diags.get(uri, ()))
+        for per_uri in self.diags.values():
+            out.extend(per_uri.get(uri, ()))
+        return out
+
+    def clear(self) -> None:
+        self.scheduler.cancel_all()
+        uris = {u for d in self.diags.values() for u in d}
+        self.outcomes.clear()
+        self.diags.clear()
+        for uri in uris:
+            self.client.publish_eval(uri)
+
+    def outcomes_for(self, path: Path) -> list[SuiteOutcome]:
+        return [o for o in self.outcomes.values() if path in o.suite.files]
+
+    def schema_span(self, outcome: SuiteOutcome) -> Any:
+        """Pointer -> span of the property key in the schema text the run used."""
+        from ..document import parse
+
+        doc = parse(outcome.schema_text or "")
+
+        def span(pointer: str) -> Span | None:
+            prop = doc.property_at_pointer(pointer)
+            if prop is not None and prop.key_node is not None:
+                return prop.key_node.offset, prop.key_node.end
+            node = doc.node_at_pointer(pointer)
+            return None if node is None else (node.offset, node.offset + 1)
+
+        return span
+
+    def _publish_config(self, problems: dict[Path, tuple[Problem, ...]]) -> None:
+        old = set(self.config_diags)
+        self.config_diags = {}
+        for path, probs in problems.items():
+            uri = self.client.to_uri(path)
+            text = self.client.open_text(path)
+            if text is None:
+                try:
+                    text = path.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    text = ""
+            self.config_diags[uri] = [_config_diag(p, text, self.client.encoding)
+                                      for p in probs]
+        for uri in old | set(self.config_diags):
+            self.client.publish_eval(uri)
+
+
+def _done_message(outcome: SuiteOutcome) -> str:
+    parts = [f"{r.label}: F1 {r.result.mean_f1:.3f}" for r in outcome.runs]
+    return "; ".join(parts) or "no runs"
+
+
+def _config_diag(p: Problem, text: str, encoding: str) -> dict[str, Any]:
+    lines = LineIndex(text)
+    line = max((p.line or 1) - 1, 0)
+    start = lines.offset(line, max((p.column or 1) - 1, 0), "utf-32")
+    end = lines.line_end(line) if line < lines.line_count else start
+    # The key or value token: up to the first blank or '=' after it.
+    chunk = text[start:end]
+    stop = len(chunk)
+    for i, ch in enumerate(chunk):
+        if ch in " \t=" and i:
+            stop = i
+            break
+    sl, sc = lines.position(start, encoding)
+    el, ec = lines.position(start + stop, encoding)
+    message = p.message + (f" ({p.suggestion})" if p.suggestion else "")
+    return {"range": {"start": {"line": sl, "character": sc}, "end": {"line": el,
+                                                                      "character": ec}},
+            "severity": 1 if str(p.severity) == "error" else 2, "code": p.code,
+            "source": "evalschema", "message": message}

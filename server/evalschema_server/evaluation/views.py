@@ -1,0 +1,222 @@
+"""What the editor shows of results, besides diagnostics: hovers on values, the way
+to the gold value and the schema rule, per-field figures on the schema, and the
+report and summary that commands return. Plain functions over ``SuiteOutcome``s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evalschema.results import Counts, FieldResult, RunResult, Status
+
+from .findings import fmt
+from .locate import RecordLocator, Span
+from .runner import RunOutcome, ScoredRecord, SuiteOutcome
+
+ToUri = Callable[[Path], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """The results at an offset of a data file: one per run that scored it."""
+
+    outcome: SuiteOutcome
+    run: RunOutcome
+    side: str  # "extracted" or "gold"
+    scored: ScoredRecord
+    #: Pointer within the record, and the results at or under it.
+    pointer: str
+    results: tuple[FieldResult, ...]
+    span: Span  # absolute, in the file
+
+
+def hits(outcomes: Iterable[SuiteOutcome], path: Path, text: str, offset: int,
+         locator: RecordLocator) -> list[Hit]:
+    """Results at ``offset`` of ``path``, from outcomes computed on this very text."""
+    out: list[Hit] = []
+    for o in outcomes:
+        if o.texts.get(path) != text:
+            continue  # stale or unrelated: never show results at wrong positions
+        is_gold = o.suite.config.gold == path
+        runs = o.runs if is_gold else [r for r in o.runs if r.path == path]
+        for run in runs:
+            data = o.gold if is_gold else run.data
+            if data is None:
+                continue
+            rec = data.record_at(offset)
+            if rec is None:
+                continue
+            index = (run.by_gold if is_gold else run.by_extracted).get(rec.index)
+            if index is None:
+                continue
+            scored = run.scored[index]
+            rel = offset - rec.start
+            pointer = locator.pointer_at(rec.text, rel)
+            if pointer is None:
+                continue
+            results = _results_at(scored, pointer, is_gold)
+            if not results:
+                continue
+            span = locator.value(rec.text, pointer) or (rel, rel)
+            out.append(Hit(o, run, "gold" if is_gold else "extracted", scored, pointer,
+                           results, (rec.start + span[0], rec.start + span[1])))
+    return out
+
+
+def _results_at(scored: ScoredRecord, pointer: str, is_gold: bool) -> tuple[FieldResult, ...]:
+    def ptr(r: FieldResult) -> str | None:
+        return r.gold_pointer if is_gold else r.extracted_pointer
+
+    exact = tuple(r for r in scored.record.field_results if ptr(r) == pointer)
+    if exact:
+        return exact
+    prefix = pointer + "/"
+    return tuple(r for r in scored.record.field_results
+                 if (p := ptr(r)) is not None and (p.startswith(prefix) or pointer == ""))
+
+
+def _item_of(pointer: str | None) -> str | None:
+    """The innermost array item of a pointer: ``/line_items/2/price`` -> ``/line_items/2``."""
+    if pointer is None:
+        return None
+    segs = pointer.split("/")
+    for i in range(len(segs) - 1, 0, -1):
+        if segs[i].isdigit():
+            return "/".join(segs[: i + 1])
+    return None
+
+
+def hover_markdown(hit: Hit, labels: dict[str, str]) -> str:
+    head = f"**evalschema** · suite `{hit.outcome.suite.name}` · run `{hit.run.label}`"
+    results = hit.results
+    if len(results) == 1 and (results[0].extracted_pointer if hit.side == "extracted"
+                              else results[0].gold_pointer) == hit.pointer:
+        r = results[0]
+        label = labels.get(r.schema_pointer) or r.comparator or "—"
+        lines = [head, "", f"`{r.path}`: **{r.status}** · score {r.score:.2f} · {label}", "",
+                 "| | value (after transforms) |", "|---|---|",
+                 f"| gold | `{_cell(r.gold, r.status is Status.HALLUCINATION)}` |",
+                 f"| extracted | `{_cell(r.extracted, r.status is Status.OMISSION)}` |"]
+        if r.reason:
+            lines += ["", r.reason]
+        g_item, e_item = _item_of(r.gold_pointer), _item_of(r.extracted_pointer)
+        if g_item and e_item and hit.side == "extracted":
+            lines += ["", f"aligned with gold element `{g_item}`"]
+        return "\n".join(lines)
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[str(r.status)] = counts.get(str(r.status), 0) + 1
+    summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+    lines = [head, "", f"`{hit.pointer or '/'}`: {len(results)} fields: {summary}"]
+    pairs = {(_item_of(r.gold_pointer), _item_of(r.extracted_pointer)) for r in results}
+    pairs = {(g, e) for g, e in pairs if g and e and e == hit.pointer}
+    if hit.side == "extracted" and len(pairs) == 1:
+        g, _ = next(iter(pairs))
+        lines += ["", f"aligned with gold element `{g}`"]
+    elif hit.side == "extracted" and not pairs and _item_of(hit.pointer) == hit.pointer:
+        lines += ["", "not aligned with any gold element"]
+    wrong = [r for r in results if r.status is not Status.MATCH][:8]
+    if wrong:
+        lines += [""] + [f"- `{r.path}`: {r.status} ({r.score:.2f})" for r in wrong]
+    return "\n".join(lines)
+
+
+def _cell(value: Any, absent: bool) -> str:
+    return "(none)" if absent else fmt(value).replace("|", "\\|").replace("`", "'")
+
+
+def definitions(hit: Hit, locator: RecordLocator, schema_span: Callable[[str], Span | None]
+                ) -> list[tuple[Path, Span]]:
+    """From an extracted value to its gold value and the schema rule that judged it."""
+    out: list[tuple[Path, Span]] = []
+    cfg = hit.outcome.suite.config
+    r = hit.results[0]
+    g = hit.scored.gold
+    if hit.side == "extracted" and g is not None:
+        gp = r.gold_pointer if len(hit.results) == 1 else _item_of(r.gold_pointer)
+        span = locator.value(g.text, gp)
+        if span is not None:
+            out.append((cfg.gold, (g.start + span[0], g.start + span[1])))
+    span = schema_span(r.schema_pointer)
+    if span is not None:
+        out.append((cfg.schema, span))
+    return out
+
+
+def figures(result: RunResult) -> dict[str, float]:
+    return {"precision": result.mean_precision, "recall": result.mean_recall,
+            "f1": result.mean_f1, "micro_f1": result.micro_f1}
+
+
+def summary(outcome: SuiteOutcome, to_uri: ToUri) -> dict[str, Any]:
+    return {"name": outcome.suite.name, "key": outcome.suite.key,
+            "runs": [{"extracted": to_uri(r.path), "label": r.label,
+                      "records": r.result.total_records, **figures(r.result)}
+                     for r in outcome.runs],
+            "problems": len(outcome.issues) + len(outcome.schema_problems)}
+
+
+def report(outcome: SuiteOutcome, to_uri: ToUri, worst: Callable[[RunOutcome, str],
+                                                                 dict[str, Any] | None]
+           ) -> dict[str, Any]:
+    cfg = outcome.suite.config
+    runs = []
+    for r in outcome.runs:
+        rows = []
+        for name, agg in sorted(r.result.per_field.items()):
+            c = agg.counts
+            rows.append({"field": name, "precision": c.precision, "recall": c.recall,
+                         "f1": c.f1, "matches": c.matches, "mismatches": c.mismatches,
+                         "omissions": c.omissions, "hallucinations": c.hallucinations,
+                         "worst": worst(r, name)})
+        runs.append({"extracted": to_uri(r.path), "label": r.label,
+                     "records": r.result.total_records, **figures(r.result), "fields": rows,
+                     "result": r.result.to_dict()})
+    return {"name": cfg.name, "key": outcome.suite.key, "schema": to_uri(cfg.schema),
+            "gold": to_uri(cfg.gold), "runs": runs,
+            "problems": [{"uri": to_uri(i.path), "code": i.code, "message": i.message}
+                         for i in outcome.issues]
+            + [{"uri": to_uri(cfg.schema), "code": p.code, "message": p.message}
+               for p in outcome.schema_problems]}
+
+
+def worst_example(run: RunOutcome, field: str) -> tuple[ScoredRecord, FieldResult] | None:
+    """The lowest-scoring wrong result of ``field`` in ``run`` (first such, in file order)."""
+    best: tuple[float, int, ScoredRecord, FieldResult] | None = None
+    for s in run.scored:
+        if s.extracted is None:
+            continue
+        for r in s.record.field_results:
+            if r.field != field or r.status is Status.MATCH or r.status is Status.SKIPPED:
+                continue
+            key = (r.score, s.extracted.index)
+            if best is None or key < best[:2]:
+                best = (r.score, s.extracted.index, s, r)
+    return None if best is None else (best[2], best[3])
+
+
+def field_line(counts: Counts) -> str:
+    c = counts
+    return (f"P {c.precision:.2f} · R {c.recall:.2f} · F1 {c.f1:.2f} · ✓{c.matches} "
+            f"≠{c.mismatches} ∅{c.omissions} +{c.hallucinations}")
+
+
+def field_hover(outcomes: Iterable[SuiteOutcome], field: str) -> str | None:
+    rows = []
+    for o in outcomes:
+        for r in o.runs:
+            agg = r.result.per_field.get(field)
+            if agg is None:
+                continue
+            c = agg.counts
+            rows.append(f"| {o.suite.name} · {r.label} | {c.precision:.3f} | {c.recall:.3f} | "
+                        f"{c.f1:.3f} | {c.matches} | {c.mismatches} | {c.omissions} | "
+                        f"{c.hallucinations} |")
+    if not rows:
+        return None
+    return "\n".join([f"**`{field}`** in the last runs", "",
+                      "| run | P | R | F1 | ✓ | ≠ | ∅ | + |", "|---|---|---|---|---|---|---|---|",
+                      *rows])

@@ -1,0 +1,62 @@
+"""A small suite on disk for the evaluation tests: schema, gold and one extracted run,
+written so that each kind of finding sits at a known place."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+SCHEMA = {
+    "type": "object",
+    "x-eval-id": "id",
+    "properties": {
+        "id": {"type": "string"},
+        "name": {"type": "string", "x-eval-compare": "normalized"},
+        "price": {"type": "number",
+                  "x-eval-compare": {"numeric": {"tolerance": {"rel": 0.01}}}},
+        "currency": {"type": "string"},
+        "items": {
+            "type": "array",
+            "x-eval-align": {"match_by": "key_field", "key": "sku"},
+            "items": {"type": "object", "properties": {
+                "sku": {"type": "string"},
+                "qty": {"type": "integer", "x-eval-compare": "numeric"}}},
+        },
+    },
+}
+
+GOLD = [
+    {"id": "a", "name": "Crème brûlée 🍮", "price": 12.5, "currency": "EUR",
+     "items": [{"sku": "x1", "qty": 1}, {"sku": "x2", "qty": 2}]},
+    {"id": "b", "name": "Widget", "price": 3.0, "currency": "USD",
+     "items": [{"sku": "y1", "qty": 5}]},
+    {"id": "c", "name": "Gadget", "price": 7.25, "currency": "GBP", "items": []},
+]
+
+#: Line 0: accents and an emoji before a wrong price; line 1: an invented key and a
+#: missing currency; line 2: not JSON at all; line 3: record c, right.
+EXTRACTED_LINES = [
+    '{"id": "a", "name": "Crème brûlée 🍮", "price": 13.9, "currency": "EUR", '
+    '"items": [{"sku": "x2", "qty": 2}, {"sku": "x1", "qty": 1}]}',
+    '{"id": "b", "name": "widget", "price": 3.0, "color": "red", '
+    '"items": [{"sku": "y1", "qty": 4}]}',
+    "I could not read the document.",
+    '{"id": "c", "name": "Gadget", "price": 7.25, "currency": "GBP", "items": []}',
+]
+
+
+def write_suite(folder: Path, *, name: str = "shop", config: bool = False) -> dict[str, Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    schema = folder / f"{name}.eval.json"
+    gold = folder / f"{name}.gold.jsonl"
+    extracted = folder / f"{name}.run1.extracted.jsonl"
+    schema.write_text(json.dumps(SCHEMA, indent=2) + "\n", encoding="utf-8")
+    gold.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in GOLD),
+                    encoding="utf-8")
+    extracted.write_text("\n".join(EXTRACTED_LINES) + "\n", encoding="utf-8")
+    if config:
+        (folder / "evalschema.toml").write_text(
+            f'[[suite]]\nname = "{name}-suite"\nschema = "{schema.name}"\n'
+            f'gold = "{gold.name}"\nextracted = ["{name}.*.extracted.jsonl"]\n'
+            '[suite.thresholds]\nprice = 0.9\n', encoding="utf-8")
+    return {"schema": schema, "gold": gold, "extracted": extracted}
