@@ -18,6 +18,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.basicConfig(filename=args.log_file, level=logging.INFO)
     from .server import server
 
+    # Runs score on a worker thread; hand the interpreter back to the event loop
+    # every millisecond (default 5 ms) so requests are answered while one is going on.
+    sys.setswitchinterval(0.001)
     server.start_io()
     return 0
 

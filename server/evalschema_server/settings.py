@@ -19,6 +19,8 @@ class EvalSettings:
     severity: dict[str, str] = field(default_factory=dict)
     field_threshold: float | None = None
     debounce_ms: int = 50
+    #: Diagnostics per data file (in file order); 0 means no limit.
+    max_diagnostics_per_file: int = 2000
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,7 @@ def _eval_settings(raw: Mapping[str, Any]) -> EvalSettings:
     severity = raw.get("severity")
     threshold = raw.get("fieldThreshold")
     debounce = raw.get("evaluationDebounceMs", d.debounce_ms)
+    limit = raw.get("maxDiagnosticsPerFile")
     return EvalSettings(
         run_on=run_on if run_on in ("save", "change") else d.run_on,
         run_on_startup=_flag(raw.get("runOnStartup"), d.run_on_startup),
@@ -72,6 +75,8 @@ def _eval_settings(raw: Mapping[str, Any]) -> EvalSettings:
         and not isinstance(threshold, bool) and 0 <= threshold <= 1 else None,
         debounce_ms=int(debounce) if isinstance(debounce, int | float)
         and not isinstance(debounce, bool) and 0 <= debounce <= 10_000 else d.debounce_ms,
+        max_diagnostics_per_file=int(limit) if isinstance(limit, int)
+        and not isinstance(limit, bool) and limit >= 0 else d.max_diagnostics_per_file,
     )
 
 

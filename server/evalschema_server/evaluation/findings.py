@@ -31,6 +31,7 @@ SEVERITIES = {"error": 1, "warning": 2, "information": 3, "info": 3, "hint": 4}
 DEFAULT_SEVERITY: dict[str, str] = {
     "mismatch": "warning", "omission": "warning", "hallucination": "warning",
     "error": "error", "record": "warning", "input": "error", "threshold": "warning",
+    "limit": "information",
 }
 _MAX_VALUE = 60
 
@@ -57,6 +58,8 @@ class FindingOptions:
     severity: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_SEVERITY))
     gold_diagnostics: bool = False
     field_threshold: float | None = None
+    #: Diagnostics per file, in file order; 0 means no limit.
+    max_per_file: int = 2000
 
 
 @dataclass
@@ -143,6 +146,23 @@ def _unpaired(s: ScoredRecord, locator: RecordLocator) -> tuple[Mark, ...]:
     return (Mark("gold", (0, min(1, len(g.text))), "record", "record-omitted",
                  f"record{rid}: {rec.problem or 'missing from this run'}; its {n} fields "
                  "count as omissions"),)
+
+
+def _file_order(run: RunOutcome) -> list[ScoredRecord]:
+    """Scored records in the extracted file's order (pairing follows the gold's);
+    records missing from the run last."""
+    scored = run.scored
+    by_ext = run.by_extracted
+    ordered = [scored[by_ext[i]] for i in sorted(by_ext)]
+    ordered.extend(s for s in scored if s.extracted is None)
+    return ordered
+
+
+def _finding_count(s: ScoredRecord) -> int:
+    if s.extracted is None or s.gold is None:
+        return 1 if s.extracted is not None or s.gold is not None else 0
+    c = s.record.counts
+    return c.mismatches + c.omissions + c.hallucinations + c.errors + c.batch_errors
 
 
 @dataclass
@@ -271,8 +291,19 @@ class DiagnosticBuilder:
 
     def _run(self, run: RunOutcome, old: dict[tuple[Any, ...], tuple[Mark, ...]],
              marks: dict[tuple[Any, ...], tuple[Mark, ...]]) -> None:
+        """The run's findings in file order, up to the per-file limit: past it only
+        the count is kept (computing marks is what costs, so it stops too)."""
         cfg = self.o.suite.config
-        for s in run.scored:
+        cap = self.opt.max_per_file
+        run_uri = self.doc(run.path).uri
+        gold_uri = self.doc(cfg.gold).uri
+        hidden = 0
+        for s in _file_order(run):
+            full = cap and len(self.out.get(run_uri, ())) >= cap
+            if full and (not self.opt.gold_diagnostics
+                         or len(self.out.get(gold_uri, ())) >= cap):
+                hidden += _finding_count(s)
+                continue
             key = (s.gold.text if s.gold else None, s.extracted.text if s.extracted else None,
                    s.record.problem)
             got = old.get(key) or marks.get(key)
@@ -281,20 +312,26 @@ class DiagnosticBuilder:
             marks[key] = got
             for m in got:
                 if m.side == "extracted" and s.extracted is not None:
+                    if full:
+                        hidden += 1
+                        continue
                     base = s.extracted.start
                     path = run.path
                 elif m.side == "gold" and s.gold is not None:
-                    if m.kind != "record" and not self.opt.gold_diagnostics:
+                    if m.kind == "record":  # a record missing from the run: on the run file
+                        if full:
+                            hidden += 1
+                            continue
+                        gold = self.doc(cfg.gold)
+                        self.add(run.path, 0, 0, "record", m.code, m.message,
+                                 [{"location": {"uri": gold.uri, "range": self.rng(
+                                     gold, s.gold.start, s.gold.end)}, "message": "gold record"}])
+                        continue
+                    if not self.opt.gold_diagnostics or (
+                            cap and len(self.out.get(gold_uri, ())) >= cap):
                         continue
                     base = s.gold.start
                     path = cfg.gold
-                    if m.kind == "record":  # a record missing from the run: on the run file
-                        self.add(run.path, 0, 0, "record", m.code, f"{m.message}",
-                                 [{"location": {"uri": self.doc(cfg.gold).uri,
-                                                "range": self.rng(self.doc(cfg.gold), base,
-                                                                  s.gold.end)},
-                                   "message": "gold record"}])
-                        continue
                     m = Mark(m.side, m.span, m.kind, m.code, f"[{run.label}] {m.message}",
                              m.field, m.schema_pointer, m.gold_span)
                 else:
@@ -302,6 +339,11 @@ class DiagnosticBuilder:
                 self.add(path, base + m.span[0], base + m.span[1], m.kind, m.code, m.message,
                          self.related(s.gold.start if s.gold else None, m),
                          {"field": m.field, "record": s.record.index})
+        if hidden:
+            self.add(run.path, 0, 0, "limit", "more-findings",
+                     f"{hidden:,} more findings in this file are not shown (the limit is "
+                     f"{cap:,} per file: setting evalschema.maxDiagnosticsPerFile); the report "
+                     "and hovers have them all")
 
     def _thresholds(self) -> None:
         cfg = self.o.suite.config

@@ -15,12 +15,16 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .runner import Cancelled, CancelToken, SuiteCache, SuiteOutcome, run_suite
 from .suites import Suite
 
-#: (suite, token) -> the editor texts of open files, taken on the event loop.
+#: suite -> the editor texts of its open files, taken on the event loop.
 Snapshot = Callable[[Suite], dict[Path, str]]
+#: (outcome, the texts it was run on) -> what the server shows, built on the worker
+#: thread too (locating thousands of findings must not hold up the event loop).
+Build = Callable[[SuiteOutcome, dict[Path, str]], Any]
 
 
 @dataclass
@@ -29,7 +33,7 @@ class Hooks:
 
     started: Callable[[Suite, str], Awaitable[None]]
     progress: Callable[[Suite, str, int, int], None]
-    finished: Callable[[SuiteOutcome, str], Awaitable[None]]
+    finished: Callable[[SuiteOutcome, str, Any], Awaitable[None]]
     cancelled: Callable[[Suite, str], Awaitable[None]]
     failed: Callable[[Suite, BaseException], None]
 
@@ -44,6 +48,7 @@ class _Active:
 class Scheduler:
     hooks: Hooks
     snapshot: Snapshot
+    build: Build
     #: Bumped when registered comparators change, so cached scores are not reused.
     generation: int = 0
     caches: dict[str, SuiteCache] = field(default_factory=dict)
@@ -142,9 +147,8 @@ class Scheduler:
 
         try:
             await self.hooks.started(suite, run_id)
-            outcome = await loop.run_in_executor(
-                self._executor, run_suite, suite, texts, cache, token, progress,
-                self.generation)
+            outcome, built = await loop.run_in_executor(
+                self._executor, self._job, suite, texts, cache, token, progress)
         except Cancelled:
             await self._after_cancel(suite, run_id, key)
             return
@@ -157,8 +161,14 @@ class Scheduler:
             await self._after_cancel(suite, run_id, key)
             return
         self._clear(key, run_id)
-        await self.hooks.finished(outcome, run_id)
+        await self.hooks.finished(outcome, run_id, built)
         self._resolve(key, outcome)
+
+    def _job(self, suite: Suite, texts: dict[Path, str], cache: SuiteCache, token: CancelToken,
+             progress: Callable[[int, int], None]) -> tuple[SuiteOutcome, Any]:
+        outcome = run_suite(suite, texts, cache, token, progress, self.generation)
+        token.check()
+        return outcome, self.build(outcome, texts)
 
     async def _after_cancel(self, suite: Suite, run_id: str, key: str) -> None:
         self._clear(key, run_id)

@@ -58,9 +58,13 @@ class EvaluationService:
         self.diags: dict[str, dict[str, list[dict[str, Any]]]] = {}
         self.config_diags: dict[str, list[dict[str, Any]]] = {}
         self.marks: dict[str, MarkCache] = {}
+        #: For hovers and commands, on the event loop.
         self.locator = RecordLocator()
+        #: For building diagnostics, on the worker thread (the cache is not shared).
+        self._build_locator = RecordLocator(size=256)
         self.scheduler = Scheduler(Hooks(self._started, self._progress, self._finished,
-                                         self._cancelled, self._failed), self._snapshot)
+                                         self._cancelled, self._failed), self._snapshot,
+                                   self._build)
         self._watch: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._rediscover_timer: asyncio.TimerHandle | None = None
@@ -227,29 +231,32 @@ class EvaluationService:
     def _progress(self, suite: Suite, run_id: str, done: int, total: int) -> None:
         self.client.progress_report(run_id, done, total)
 
-    async def _finished(self, outcome: SuiteOutcome, run_id: str) -> None:
-        key = outcome.suite.key
+    def _build(self, outcome: SuiteOutcome, texts: dict[Path, str]
+               ) -> dict[str, list[dict[str, Any]]]:
+        """Diagnostics of an outcome (runs on the worker thread)."""
         s = self.client.eval_settings
         options = FindingOptions(self.client.encoding, {**s.severity}, s.gold_diagnostics,
-                                 s.field_threshold)
-        schema_open = self.client.open_text(outcome.suite.config.schema) is not None
-        cache = self.marks.setdefault(key, MarkCache())
-        try:
-            built = DiagnosticBuilder(outcome, options, cache, self.locator, self.client.to_uri,
-                                      schema_open).build()
-        except Exception as exc:
-            self.client.log_error("diagnostics", exc)
-            built = {}
+                                 s.field_threshold, s.max_diagnostics_per_file)
+        cache = self.marks.setdefault(outcome.suite.key, MarkCache())
+        schema_open = outcome.suite.config.schema in texts
+        return DiagnosticBuilder(outcome, options, cache, self._build_locator,
+                                 self._uri_of, schema_open).build()
+
+    def _uri_of(self, path: Path) -> str:
+        return self.client.to_uri(path)
+
+    async def _finished(self, outcome: SuiteOutcome, run_id: str,
+                        built: dict[str, list[dict[str, Any]]]) -> None:
+        key = outcome.suite.key
         previous = self.diags.get(key, {})
         stale = self.stale_paths(outcome)
-        for path in stale:
-            uri = self.client.to_uri(path)
+        stale_uris = {self.client.to_uri(p) for p in stale}
+        for uri in stale_uris:
             built[uri] = previous.get(uri, [])
         self.outcomes[key] = outcome
         self.diags[key] = built
-        for uri in {*built, *previous}:
-            if uri not in {self.client.to_uri(p) for p in stale}:
-                self.client.publish_eval(uri)
+        for uri in {*built, *previous} - stale_uris:
+            self.client.publish_eval(uri)
         self.client.progress_end(run_id, _done_message(outcome))
         self.client.notify("evalschema/runFinished",
                            {"suite": summary(outcome, self.client.to_uri), "cancelled": False})

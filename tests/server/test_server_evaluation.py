@@ -1,0 +1,268 @@
+"""End-to-end: evaluation results in the editor, through a real LSP client.
+
+The suite (``eval_workspace``) puts each kind of finding at a known place; every
+position is asserted exactly, in UTF-16 columns, including a JSONL line holding
+accents and an emoji before the wrong value.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from eval_workspace import EXTRACTED_LINES, GOLD, write_suite
+from lsp_helpers import SERVER, position, span
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+CMD = "evalschema.server."
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> dict[str, Path]:
+    return write_suite(tmp_path / "proj", config=True)
+
+
+async def _start(client: LanguageClient, folder: Path, options: dict[str, Any] | None = None
+                 ) -> None:
+    finished: list[Any] = []
+    client.feature("evalschema/runFinished")(lambda params: finished.append(params))
+    client.feature("evalschema/runStarted")(lambda params: None)
+    client.finished = finished  # type: ignore[attr-defined]
+    await client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"), root_uri=folder.as_uri(),
+        initialization_options=options))
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def client(lsp_client: LanguageClient, suite: dict[str, Path]):  # type: ignore[no-untyped-def]
+    await _start(lsp_client, suite["schema"].parent)
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+async def diagnostics(client: LanguageClient, path: Path, *, timeout: float = 15) -> list[
+        types.Diagnostic]:
+    """The evaluation's diagnostics of ``path`` once the first run has finished."""
+    uri = path.as_uri()
+    for _ in range(int(timeout / 0.05)):
+        if client.finished and uri in client.diagnostics:  # type: ignore[attr-defined]
+            return list(client.diagnostics[uri])
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no diagnostics for {path.name}")
+
+
+def by_code(diags: list[types.Diagnostic], code: str) -> list[types.Diagnostic]:
+    return [d for d in diags if d.code == code]
+
+
+def line_span(line: int, text: str, needle: str, nth: int = 0) -> types.Range:
+    r = span(text, needle, nth)
+    return types.Range(types.Position(line, r.start.character),
+                       types.Position(line, r.end.character))
+
+
+async def test_mismatch_on_the_wrong_value_after_accents_and_emoji(
+        client: LanguageClient, suite: dict[str, Path]) -> None:
+    diags = await diagnostics(client, suite["extracted"])
+    line0 = EXTRACTED_LINES[0]
+    [d] = [d for d in by_code(diags, "mismatch") if d.range.start.line == 0]
+    assert d.range == line_span(0, line0, "13.9")
+    # UTF-16: the emoji counts twice, so the column is not the code point index.
+    assert d.range.start.character == len(line0[:line0.index("13.9")].encode("utf-16-le")) // 2
+    assert d.range.start.character != line0.index("13.9")
+    assert d.message == "price: 13.9 ≠ gold 12.5 (numeric, rel 1%) score 0.00"
+    assert d.severity == types.DiagnosticSeverity.Warning
+    assert d.source == "evalschema"
+    gold_line = suite["gold"].read_text(encoding="utf-8").split("\n")[0]
+    schema_text = suite["schema"].read_text(encoding="utf-8")
+    related = {r.message: r.location for r in d.related_information or []}
+    assert related["gold value"] == types.Location(suite["gold"].as_uri(),
+                                                   line_span(0, gold_line, "12.5"))
+    assert related["schema rule: numeric, rel 1%"] == types.Location(
+        suite["schema"].as_uri(), span(schema_text, '"price"'))
+
+
+async def test_hallucination_omission_and_unreadable_record(
+        client: LanguageClient, suite: dict[str, Path]) -> None:
+    diags = await diagnostics(client, suite["extracted"])
+    line1 = EXTRACTED_LINES[1]
+    [hall] = by_code(diags, "hallucination")
+    assert hall.range == line_span(1, line1, '"color"')
+    assert hall.message == 'color: invented "red" (gold has no value here)'
+    [omit] = by_code(diags, "omission")
+    # currency is missing: shown on the record's opening brace (its nearest parent).
+    assert omit.range == types.Range(types.Position(1, 0), types.Position(1, 1))
+    assert omit.message == 'currency: missing (gold "USD")'
+    [qty] = [d for d in by_code(diags, "mismatch") if d.range.start.line == 1]
+    col = line1.index('"qty": 4') + len('"qty": ')
+    assert qty.range == types.Range(types.Position(1, col), types.Position(1, col + 1))
+    assert qty.message.startswith("items[0].qty: 4 ≠ gold 5 (numeric)")
+    [bad] = by_code(diags, "unreadable-record")
+    assert bad.range == types.Range(types.Position(2, 0),
+                                    types.Position(2, len(EXTRACTED_LINES[2])))
+    assert bad.severity == types.DiagnosticSeverity.Error
+    # Record c is right and record a's reordered items align by sku: nothing else.
+    assert len(diags) == 5, [(d.code, d.range.start.line) for d in diags]
+    # The gold file shows nothing by default.
+    assert not client.diagnostics.get(suite["gold"].as_uri())
+
+
+async def test_threshold_diagnostic_code_lens_and_inlay_hint_on_the_schema(
+        client: LanguageClient, suite: dict[str, Path]) -> None:
+    await diagnostics(client, suite["extracted"])
+    schema_text = suite["schema"].read_text(encoding="utf-8")
+    uri = suite["schema"].as_uri()
+    schema_diags = client.diagnostics.get(uri, [])
+    [low] = by_code(schema_diags, "below-threshold")
+    assert low.range == span(schema_text, '"price"')
+    assert low.message.startswith("price: F1 0.667 < 0.9 in run1")
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri, "json", 1, schema_text)))
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+        types.TextDocumentIdentifier(uri)))
+    assert lenses is not None
+    titles = [lens.command.title for lens in lenses if lens.command]
+    assert titles[0].startswith("shop-suite · run1: P 0.") and "F1 0." in titles[0]
+    evaluate = [lens.command for lens in lenses if lens.command
+                and lens.command.command == CMD + "runSuite"]
+    assert evaluate and list(evaluate[0].arguments or []) == [{"suite": "shop-suite"}]
+    assert all(lens.range.start.line == 0 for lens in lenses)
+    end = position(schema_text, '"price"', delta=len('"price"'))
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        types.TextDocumentIdentifier(uri), types.Range(types.Position(0, 0),
+                                                       types.Position(200, 0))))
+    assert hints is not None
+    [price] = [h for h in hints if h.position == end]
+    assert price.label == "F1 0.67"
+    hover = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(uri), position(schema_text, '"price"', delta=2)))
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "| shop-suite · run1 | 0.667 | 0.667 | 0.667 | 2 | 1 | 0 | 0 |" in \
+        hover.contents.value
+
+
+async def test_hover_on_values_shows_status_comparator_and_alignment(
+        client: LanguageClient, suite: dict[str, Path]) -> None:
+    await diagnostics(client, suite["extracted"])
+    uri = suite["extracted"].as_uri()
+    text = suite["extracted"].read_text(encoding="utf-8")
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri, "jsonl", 1, text)))
+    line0 = EXTRACTED_LINES[0]
+
+    async def hover_at(needle: str, delta: int = 1, nth: int = 0) -> str:
+        got = await client.text_document_hover_async(types.HoverParams(
+            types.TextDocumentIdentifier(uri), position(line0, needle, nth, delta)))
+        assert got is not None and isinstance(got.contents, types.MarkupContent)
+        return got.contents.value
+
+    price = await hover_at("13.9")
+    assert "`price`: **mismatch** · score 0.00 · numeric, rel 1%" in price
+    assert "| gold | `12.5` |" in price and "| extracted | `13.9` |" in price
+    name = await hover_at("Crème")
+    assert "**match**" in name and "normalized" in name
+    # The line items are reordered: the first extracted item is gold's second.
+    qty = await hover_at('"qty": 2', delta=8)
+    assert "`items[1].qty`: **match**" in qty  # the path of the gold element it matched
+    assert "aligned with gold element `/items/1`" in qty
+    item = await hover_at('{"sku": "x1"', delta=0)
+    assert "aligned with gold element `/items/0`" in item
+
+
+async def test_go_to_definition_reaches_the_gold_value_and_the_schema_rule(
+        client: LanguageClient, suite: dict[str, Path]) -> None:
+    await diagnostics(client, suite["extracted"])
+    uri = suite["extracted"].as_uri()
+    text = suite["extracted"].read_text(encoding="utf-8")
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri, "jsonl", 1, text)))
+    got = await client.text_document_definition_async(types.DefinitionParams(
+        types.TextDocumentIdentifier(uri), position(EXTRACTED_LINES[0], "13.9", delta=1)))
+    assert isinstance(got, list)
+    gold_line = suite["gold"].read_text(encoding="utf-8").split("\n")[0]
+    schema_text = suite["schema"].read_text(encoding="utf-8")
+    assert got == [types.Location(suite["gold"].as_uri(), line_span(0, gold_line, "12.5")),
+                   types.Location(suite["schema"].as_uri(), span(schema_text, '"price"'))]
+
+
+async def test_commands_list_run_report_infer_compare_and_clear(
+        client: LanguageClient, suite: dict[str, Path]) -> None:
+    await diagnostics(client, suite["extracted"])
+
+    async def command(name: str, arg: dict[str, Any] | None = None) -> Any:
+        return await client.workspace_execute_command_async(types.ExecuteCommandParams(
+            CMD + name, [arg or {}]))
+
+    listed = await command("listSuites")
+    [s] = listed["suites"]
+    assert s["name"] == "shop-suite" and s["extracted"] == [suite["extracted"].as_uri()]
+    assert s["config"] == (suite["schema"].parent / "evalschema.toml").as_uri()
+    ran = await command("runSuite", {"uri": suite["gold"].as_uri()})
+    [summary] = ran["suites"]
+    [run] = summary["runs"]
+    assert run["label"] == "run1" and run["records"] == 3
+    assert 0.8 < run["f1"] < 0.9
+    report = await command("showReport", {"suite": "shop-suite"})
+    rows = {r["field"]: r for r in report["suites"][0]["runs"][0]["fields"]}
+    assert rows["price"]["mismatches"] == 1 and rows["price"]["matches"] == 2
+    assert rows["price"]["worst"]["uri"] == suite["extracted"].as_uri()
+    assert rows["price"]["worst"]["range"]["start"] == {
+        "line": 0, "character": position(EXTRACTED_LINES[0], "13.9").character}
+    assert rows["id"]["worst"] is None
+    assert report["suites"][0]["runs"][0]["result"]["total_records"] == 3
+    inferred = await command("inferSchema", {"uri": suite["gold"].as_uri()})
+    assert inferred["schema"]["properties"]["price"]["type"] == "number"
+    assert json.loads(inferred["text"]) == inferred["schema"]
+    with pytest.raises(Exception, match="no suite named 'nope'"):
+        await command("runSuite", {"suite": "nope"})
+    await command("clearResults")
+    for _ in range(100):
+        if not client.diagnostics.get(suite["extracted"].as_uri()):
+            break
+        await asyncio.sleep(0.05)
+    assert not client.diagnostics[suite["extracted"].as_uri()]
+
+
+async def test_compare_two_runs(client: LanguageClient, suite: dict[str, Path]) -> None:
+    await diagnostics(client, suite["extracted"])
+    folder = suite["schema"].parent
+    perfect = folder / "shop.run2.extracted.jsonl"
+    perfect.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in GOLD),
+                       encoding="utf-8")
+    got = None
+    for _ in range(100):  # the watcher adds the new run to the suite
+        listed = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+            CMD + "listSuites", [{}]))
+        if len(listed["suites"][0]["extracted"]) == 2:
+            got = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+                CMD + "compareRuns", [{"suite": "shop-suite"}]))
+            break
+        await asyncio.sleep(0.1)
+    assert got is not None, "the new run file was not picked up"
+    assert got["result"]["labels"] == ["run1", "run2"]
+    assert got["result"]["records"] == 3
+    assert "run2" in got["markdown"]
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def gold_client(lsp_client: LanguageClient, suite: dict[str, Path]):  # type: ignore[no-untyped-def]
+    await _start(lsp_client, suite["schema"].parent, {"goldDiagnostics": True,
+                                                      "severity": {"hallucination": "off"}})
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+async def test_gold_diagnostics_and_severities_are_configurable(
+        gold_client: LanguageClient, suite: dict[str, Path]) -> None:
+    diags = await diagnostics(gold_client, suite["extracted"])
+    assert by_code(diags, "hallucination") == []
+    gold = await diagnostics(gold_client, suite["gold"])
+    gold_line = suite["gold"].read_text(encoding="utf-8").split("\n")[0]
+    [price] = [d for d in gold if d.range.start.line == 0]
+    assert price.range == line_span(0, gold_line, "12.5")
+    assert price.message.startswith("[run1] price: gold 12.5, extracted 13.9")
