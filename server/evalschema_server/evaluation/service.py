@@ -73,7 +73,7 @@ class EvaluationService:
     # -- lifecycle ----------------------------------------------------------
 
     async def start(self, roots: Iterable[Path]) -> None:
-        self.roots = [r.resolve() for r in roots]
+        self.roots = [r.resolve() for r in roots if r.is_dir()]
         await self.rediscover()
         if self.client.eval_settings.run_on_startup:
             for suite in self.discovery.suites:
@@ -116,7 +116,7 @@ class EvaluationService:
 
     async def set_roots(self, roots: Iterable[Path]) -> None:
         """Workspace folders were added or removed."""
-        self.roots = [r.resolve() for r in roots]
+        self.roots = [r.resolve() for r in roots if r.is_dir()]
         await self._rediscover_and_run(True)
         if self._watch is not None:  # watch the new set of folders
             self._watch.cancel()
