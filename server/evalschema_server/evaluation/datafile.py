@@ -85,15 +85,22 @@ class SliceParser:
 
     def __init__(self) -> None:
         self._cache: dict[str, tuple[Any, bool, str | None]] = {}
+        self._last: tuple[str, str, bool, DataFile] | None = None
 
     def read(self, path: str, text: str, *, strict: bool) -> DataFile:
         """``strict`` (gold): a record must be valid JSON. Otherwise (extracted) text
-        answers are rescued leniently, as the engine does."""
+        answers are rescued leniently, as the engine does. The same text gives the
+        same ``DataFile`` object, which lets later stages reuse their work too."""
+        last = self._last
+        if last is not None and last[1] == path and last[2] == strict and last[0] == text:
+            return last[3]
+        raw = text
         if text.startswith("\ufeff"):
             text = " " + text[1:]  # keep offsets: the BOM becomes a blank
-        if is_jsonl(path, text):
-            return self._jsonl(path, text, strict)
-        return self._array(path, text, strict)
+        got = self._jsonl(path, text, strict) if is_jsonl(path, text) else \
+            self._array(path, text, strict)
+        self._last = (raw, path, strict, got)
+        return got
 
     def _value(self, text: str, strict: bool) -> tuple[Any, bool, str | None]:
         got = self._cache.get(text)

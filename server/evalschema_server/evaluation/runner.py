@@ -127,6 +127,10 @@ class SuiteCache:
     evaluator: Evaluator | None = None
     records: dict[_Key, RecordResult] = field(default_factory=dict)
     parsers: dict[Path, SliceParser] = field(default_factory=dict)
+    #: Extracted path -> (gold file, extracted file, id field, pairs, issues found):
+    #: unchanged files (the same DataFile objects) pair the same way.
+    pairings: dict[Path, tuple[DataFile, DataFile, str | None, list[_Pair], list[InputIssue]]] \
+        = field(default_factory=dict)
 
     def parser(self, path: Path) -> SliceParser:
         got = self.parsers.get(path)
@@ -157,7 +161,18 @@ def read_text(path: Path, texts: dict[Path, str]) -> str:
 
 def run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache, token: CancelToken,
               progress: Progress | None = None, generation: int = 0) -> SuiteOutcome:
-    """Score every extracted file of ``suite``; raises ``Cancelled`` when cancelled."""
+    """Score every extracted file of ``suite``; raises ``Cancelled`` when cancelled.
+
+    The cyclic collector is paused throughout: a run allocates tens of thousands of
+    objects next to the previous run's cached results, and each collection would
+    re-scan all of them (results hold no cycles; reference counting frees them).
+    """
+    with gc_paused():
+        return _run_suite(suite, open_texts, cache, token, progress, generation)
+
+
+def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
+               token: CancelToken, progress: Progress | None, generation: int) -> SuiteOutcome:
     t0 = time.perf_counter()
     started = time.time()
     cfg = suite.config
@@ -205,34 +220,41 @@ def run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache, toke
             continue
         data = cache.parser(path).read(str(path), text, strict=False)
         issues.extend(_file_issues(path, data))
-        pairs = pair_records(gold, data, evaluator.id_field, issues, path,
-                             report_gold=not gold_pairs_checked)
+        report_gold = not gold_pairs_checked
         gold_pairs_checked = True
+        prev = cache.pairings.get(path)
+        if prev is not None and prev[0] is gold and prev[1] is data \
+                and prev[2] == evaluator.id_field:
+            pairs, found = prev[3], prev[4]
+        else:
+            found = []
+            pairs = pair_records(gold, data, evaluator.id_field, found, path)
+            cache.pairings[path] = (gold, data, evaluator.id_field, pairs, found)
+        issues.extend(i for i in found if report_gold or i.path != cfg.gold)
         plans.append((path, data, pairs))
     total = sum(len(p) for _, _, p in plans)
     done = 0
     runs: list[RunOutcome] = []
     used: dict[_Key, RecordResult] = {}
     last_report = 0.0
-    with gc_paused():
-        for path, data, pairs in plans:
-            acc = RunAccumulator()
-            scored: list[ScoredRecord] = []
-            for number, p in enumerate(pairs):
-                if (number & 63) == 0:
-                    token.check()
-                    now = time.perf_counter()
-                    if progress is not None and now - last_report > 0.1:
-                        last_report = now
-                        progress(done, total)
-                rec = _score(evaluator, p, number, acc, cache.records, used, issues,
-                             path if p.extracted else cfg.gold)
-                scored.append(ScoredRecord(rec, p.gold, p.extracted))
-                done += 1
-            by_ext = {s.extracted.index: i for i, s in enumerate(scored) if s.extracted}
-            by_gold = {s.gold.index: i for i, s in enumerate(scored) if s.gold}
-            runs.append(RunOutcome(path, label_of(suite, path), data, acc.result(),
-                                   tuple(scored), by_ext, by_gold))
+    for path, data, pairs in plans:
+        acc = RunAccumulator()
+        scored: list[ScoredRecord] = []
+        for number, p in enumerate(pairs):
+            if (number & 63) == 0:
+                token.check()
+                now = time.perf_counter()
+                if progress is not None and now - last_report > 0.1:
+                    last_report = now
+                    progress(done, total)
+            rec = _score(evaluator, p, number, acc, cache.records, used, issues,
+                         path if p.extracted else cfg.gold)
+            scored.append(ScoredRecord(rec, p.gold, p.extracted))
+            done += 1
+        by_ext = {s.extracted.index: i for i, s in enumerate(scored) if s.extracted}
+        by_gold = {s.gold.index: i for i, s in enumerate(scored) if s.gold}
+        runs.append(RunOutcome(path, label_of(suite, path), data, acc.result(),
+                               tuple(scored), by_ext, by_gold))
     token.check()
     cache.records = used
     if progress is not None:
@@ -273,8 +295,7 @@ def _file_issues(path: Path, data: DataFile) -> list[InputIssue]:
 
 
 def pair_records(gold: DataFile, ext: DataFile, id_field: str | None,
-                 issues: list[InputIssue], ext_path: Path, *, report_gold: bool = True
-                 ) -> list[_Pair]:
+                 issues: list[InputIssue], ext_path: Path) -> list[_Pair]:
     """Pair records by ``id_field``, else by position; bad records become issues."""
     gold_path = Path(gold.path)
 
@@ -291,9 +312,8 @@ def pair_records(gold: DataFile, ext: DataFile, id_field: str | None,
         for i, g in enumerate(gold.records):
             e = ext.records[i] if i < len(ext.records) else None
             if g.value is NO_RECORD:
-                if report_gold:
-                    issue(gold_path, g, "unreadable-record", f"gold record {i + 1} cannot be "
-                          f"read: {g.problem}")
+                issue(gold_path, g, "unreadable-record", f"gold record {i + 1} cannot be "
+                      f"read: {g.problem}")
                 out.append(_Pair(None, None, None, "its gold record cannot be read"))
                 continue
             if e is not None and e.value is NO_RECORD:
@@ -309,21 +329,18 @@ def pair_records(gold: DataFile, ext: DataFile, id_field: str | None,
     seen_gold: dict[Any, RecordSlice] = {}
     for g in gold.records:
         if g.value is NO_RECORD:
-            if report_gold:
-                issue(gold_path, g, "unreadable-record", f"gold record {g.index + 1} cannot be "
-                      f"read: {g.problem}; it is not scored")
+            issue(gold_path, g, "unreadable-record", f"gold record {g.index + 1} cannot be "
+                  f"read: {g.problem}; it is not scored")
             continue
         rid = g.value.get(id_field)
         if rid is None or isinstance(rid, dict | list):
-            if report_gold:
-                issue(gold_path, g, "missing-id", f"gold record {g.index + 1} has no usable "
-                      f"{id_field!r}; it is not scored")
+            issue(gold_path, g, "missing-id", f"gold record {g.index + 1} has no usable "
+                  f"{id_field!r}; it is not scored")
             continue
         first = seen_gold.get(rid)
         if first is not None:
-            if report_gold:
-                issue(gold_path, g, "duplicate-id", f"gold id {rid!r} appears again (first in "
-                      f"record {first.index + 1}); this record is not scored")
+            issue(gold_path, g, "duplicate-id", f"gold id {rid!r} appears again (first in "
+                  f"record {first.index + 1}); this record is not scored")
             continue
         seen_gold[rid] = g
         gold_ok.append(g)

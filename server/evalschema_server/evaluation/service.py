@@ -9,12 +9,14 @@ holds no LSP plumbing itself.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
 from evalschema.errors import Problem
+from evalschema.gcpause import gc_paused
 
 from ..document import LineIndex
 from ..settings import EvalSettings
@@ -239,8 +241,13 @@ class EvaluationService:
                                  s.field_threshold, s.max_diagnostics_per_file)
         cache = self.marks.setdefault(outcome.suite.key, MarkCache())
         schema_open = outcome.suite.config.schema in texts
-        return DiagnosticBuilder(outcome, options, cache, self._build_locator,
-                                 self._uri_of, schema_open).build()
+        with gc_paused():
+            built = DiagnosticBuilder(outcome, options, cache, self._build_locator,
+                                      self._uri_of, schema_open).build()
+        # Results live until the next run: keep the collector from re-scanning them
+        # (they hold no cycles, so reference counting still frees them).
+        gc.freeze()
+        return built
 
     def _uri_of(self, path: Path) -> str:
         return self.client.to_uri(path)
@@ -342,17 +349,30 @@ def _config_diag(p: Problem, text: str, encoding: str) -> dict[str, Any]:
     line = max((p.line or 1) - 1, 0)
     start = lines.offset(line, max((p.column or 1) - 1, 0), "utf-32")
     end = lines.line_end(line) if line < lines.line_count else start
-    # The key or value token: up to the first blank or '=' after it.
-    chunk = text[start:end]
-    stop = len(chunk)
-    for i, ch in enumerate(chunk):
-        if ch in " \t=" and i:
-            stop = i
-            break
+    stop = start + _token_length(text[start:end])
     sl, sc = lines.position(start, encoding)
-    el, ec = lines.position(start + stop, encoding)
+    el, ec = lines.position(stop, encoding)
     message = p.message + (f" ({p.suggestion})" if p.suggestion else "")
     return {"range": {"start": {"line": sl, "character": sc}, "end": {"line": el,
                                                                       "character": ec}},
             "severity": 1 if str(p.severity) == "error" else 2, "code": p.code,
             "source": "evalschema", "message": message}
+
+
+def _token_length(rest: str) -> int:
+    """Length of the TOML key or value that starts ``rest``: a quoted string up to its
+    closing quote, an array up to its bracket on this line, else a bare word."""
+    if not rest:
+        return 0
+    if rest[0] in "\"'":
+        close = rest.find(rest[0], 1)
+        while close > 0 and rest[0] == '"' and rest[close - 1] == "\\":
+            close = rest.find('"', close + 1)
+        return close + 1 if close > 0 else len(rest.rstrip())
+    if rest[0] == "[":
+        close = rest.rfind("]")
+        return close + 1 if close > 0 else len(rest.rstrip())
+    for i, ch in enumerate(rest):
+        if ch in " \t=#," and i:
+            return i
+    return len(rest.rstrip())
