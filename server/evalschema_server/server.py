@@ -241,6 +241,7 @@ class EvalSchemaServer(LanguageServer):
             self.config_schemas.update(str(s.schema.resolve()) for s in loaded.config.suites)
 
     def apply_settings(self, raw: Any) -> None:
+        before = self.settings
         self.settings = Settings.from_dict(raw)
         for module in self.settings.comparator_modules:
             if module in self.imported_modules:
@@ -255,6 +256,9 @@ class EvalSchemaServer(LanguageServer):
                     types.MessageType.Warning,
                     f"evalschema: cannot import comparator module {module!r}: {exc}"))
         self.analyses.clear()
+        if before != self.settings:
+            self.evaluation.settings_changed(
+                modules=before.comparator_modules != self.settings.comparator_modules)
 
     # -- diagnostics --------------------------------------------------------
 

@@ -266,3 +266,22 @@ async def test_gold_diagnostics_and_severities_are_configurable(
     [price] = [d for d in gold if d.range.start.line == 0]
     assert price.range == line_span(0, gold_line, "12.5")
     assert price.message.startswith("[run1] price: gold 12.5, extracted 13.9")
+
+
+async def test_changed_settings_apply_to_shown_results(client: LanguageClient,
+                                                       suite: dict[str, Path]) -> None:
+    diags = await diagnostics(client, suite["extracted"])
+    assert by_code(diags, "mismatch")[0].severity == types.DiagnosticSeverity.Warning
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        {"evalschema": {"severity": {"mismatch": "error", "omission": "off"}}}))
+    uri = suite["extracted"].as_uri()
+    for _ in range(200):
+        now = client.diagnostics.get(uri, [])
+        if now and all(d.severity == types.DiagnosticSeverity.Error
+                       for d in by_code(list(now), "mismatch")):
+            break
+        await asyncio.sleep(0.05)
+    now = list(client.diagnostics[uri])
+    assert {d.severity for d in by_code(now, "mismatch")} == {types.DiagnosticSeverity.Error}
+    assert by_code(now, "omission") == []
+    assert len(by_code(now, "hallucination")) == 1

@@ -53,6 +53,7 @@ class Client(Protocol):
 class EvaluationService:
     def __init__(self, client: Client) -> None:
         self.client = client
+        self.started = False
         self.roots: list[Path] = []
         self.discovery = Discovery()
         self.outcomes: dict[str, SuiteOutcome] = {}
@@ -75,6 +76,7 @@ class EvaluationService:
     # -- lifecycle ----------------------------------------------------------
 
     async def start(self, roots: Iterable[Path]) -> None:
+        self.started = True
         self.roots = [r.resolve() for r in roots if r.is_dir()]
         await self.rediscover()
         if self.client.eval_settings.run_on_startup:
@@ -126,6 +128,16 @@ class EvaluationService:
             self._watch = None
         if self.client.eval_settings.watch_files and self.roots:
             self._watch = asyncio.get_running_loop().create_task(self._watch_files())
+
+    def settings_changed(self, *, modules: bool) -> None:
+        """Show results under the new settings; new comparator modules also mean
+        cached scores may be wrong."""
+        if not self.started:
+            return
+        if modules:
+            self.scheduler.generation += 1
+        for suite in self.discovery.suites:
+            self.scheduler.request(suite, 0.1)
 
     def _config_paths(self) -> list[Path]:
         return [r / n for r in self.roots for n in CONFIG_NAMES]
