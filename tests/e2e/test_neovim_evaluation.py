@@ -1,0 +1,71 @@
+"""The evaluation save path in headless Neovim: a wrong value typed into an extracted run and
+saved gets its mismatch diagnostic, on exactly that value."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+HERE = Path(__file__).parent
+NVIM = shutil.which("nvim")
+
+pytestmark = pytest.mark.skipif(NVIM is None, reason="Neovim is not installed (CI installs it: "
+                                "apt-get install neovim)")
+
+
+def _eval_workspace() -> ModuleType:
+    """tests/server/eval_workspace.py, the suite writer (not importable from here by name)."""
+    path = HERE.parent / "server" / "eval_workspace.py"
+    spec = importlib.util.spec_from_file_location("_e2e_eval_workspace", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_saved_wrong_value_gets_a_mismatch_on_the_value(tmp_path: Path) -> None:
+    ws = _eval_workspace()
+    folder = tmp_path / "suite"
+    files = ws.write_suite(folder)
+    extracted: Path = files["extracted"]
+    wrong = ws.EXTRACTED_LINES[0]
+    assert wrong.count("13.9") == 1 and "12.5" not in wrong
+    # Start with the first record right; the test makes it wrong in the editor and saves.
+    lines = [wrong.replace("13.9", "12.5"), *ws.EXTRACTED_LINES[1:]]
+    extracted.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    # Neovim reports byte columns (converted from the server's UTF-16 positions): the accents
+    # and the emoji before the price make them differ from the character and UTF-16 columns.
+    start = len(wrong[:wrong.index("13.9")].encode("utf-8"))
+    end = start + len(b"13.9")
+    assert start != wrong.index("13.9")
+    env = {**os.environ, "EVALSCHEMA_FILE": str(extracted), "EVALSCHEMA_PYTHON": sys.executable,
+           "EVALSCHEMA_EXPECT_COL": str(start), "EVALSCHEMA_EXPECT_END_COL": str(end),
+           "XDG_STATE_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path),
+           "XDG_CONFIG_HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path)}
+    assert NVIM is not None
+    proc = subprocess.run(
+        [NVIM, "--headless", "-n", "-i", "NONE", "--noplugin", "-u",
+         str(HERE / "nvim" / "evaluation.lua")],
+        env=env, capture_output=True, text=True, encoding="utf-8", errors="replace",
+        timeout=120, stdin=subprocess.DEVNULL, cwd=folder)
+    out = proc.stdout + proc.stderr
+    print(out)
+    assert proc.returncode == 0, out
+    assert "FAIL" not in out, out
+
+    before = [ln for ln in out.splitlines() if ln.startswith("OK before ")]
+    assert before and not any(ln.startswith("OK before 0:") for ln in before
+                              if " mismatch " in ln), out
+    line0 = next(ln for ln in out.splitlines() if ln.startswith("OK line0 "))
+    assert line0.startswith(f"OK line0 0:{start}-0:{end} mismatch price: 13.9 "), line0
+    assert "gold 12.5" in line0, line0
+    # The save went to disk, so the file now holds the wrong price.
+    assert extracted.read_text(encoding="utf-8").splitlines()[0] == wrong
