@@ -1,0 +1,117 @@
+"""The extension in real VS Code: code-server with the built .vsix, driven by Playwright in
+Chromium (vscode-extension/e2e/run.mjs). Checks the squiggle and quick fix on a misspelt
+comparator, the mismatch diagnostics of an extracted file in the Problems panel, and
+"Evaluate suite" from the command palette: the status-bar F1 (against the engine's own figure
+for that run) and the results view. Screenshots go to vscode-extension/e2e/artifacts/.
+
+Needs the toolchain of vscode-extension/scripts/install-e2e.sh (code-server and its Node) and
+Chromium (apt-get install chromium); CI installs both, so this only skips where they are absent.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXT = ROOT / "vscode-extension"
+ARTIFACTS = EXT / "e2e" / "artifacts"
+CHROMIUM = os.environ.get("EVALSCHEMA_CHROMIUM", "/usr/bin/chromium")
+
+
+def _toolchain() -> tuple[dict[str, str], str | None]:
+    """The e2e environment, or the reason it cannot run here."""
+    env = {k: os.environ[k] for k in ("EVALSCHEMA_CODE_SERVER", "EVALSCHEMA_CODE_SERVER_NODE")
+           if os.environ.get(k)}
+    if len(env) < 2:
+        out = subprocess.run(["bash", str(EXT / "scripts" / "install-e2e.sh"), "--print-env"],
+                             capture_output=True, text=True, check=False).stdout
+        for name, value in re.findall(r"^export (\w+)=(.*)$", out, re.M):
+            env.setdefault(name, value)
+    missing = [f"{k}={env.get(k)}" for k in ("EVALSCHEMA_CODE_SERVER",
+                                             "EVALSCHEMA_CODE_SERVER_NODE")
+               if not env.get(k) or not Path(env[k]).exists()]
+    if missing:
+        return env, ("code-server is not installed (" + ", ".join(missing) + "); run "
+                     "vscode-extension/scripts/install-e2e.sh (CI does)")
+    if not Path(CHROMIUM).exists():
+        return env, f"Chromium is not installed at {CHROMIUM} (apt-get install chromium; CI does)"
+    return env, None
+
+
+def _ensure_built() -> Path:
+    """The .vsix and playwright-core; ./scripts/test builds them first, this covers a lone run."""
+    vsix = EXT / "dist" / "evalschema.vsix"
+    npm = shutil.which("npm")
+    if not (EXT / "node_modules" / "playwright-core").is_dir() or not vsix.exists():
+        if npm is None:
+            pytest.fail("the extension is not built and npm is not on PATH to build it")
+        subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=EXT, check=True)
+        env = {**os.environ, "EVALSCHEMA_PYTHON": sys.executable}
+        subprocess.run([npm, "run", "package"], cwd=EXT, check=True, env=env)
+    return vsix
+
+
+def _engine_f1(run: str) -> str:
+    """The engine's macro F1 of one run of the bundled suite, as the status bar rounds it."""
+    from evalschema import evaluate
+
+    ex = ROOT / "examples"
+    result = evaluate(str(ex / "invoices.gold.jsonl"), str(ex / f"invoices.{run}.extracted.jsonl"),
+                      str(ex / "invoices.eval.json"))
+    return f"{result.mean_f1:.3f}"
+
+
+def test_vscode_end_to_end(tmp_path: Path) -> None:
+    env, reason = _toolchain()
+    if reason:
+        print(f"SKIP: {reason}")
+        pytest.skip(reason)
+    vsix = _ensure_built()
+    node = shutil.which("node")
+    assert node is not None, "node is not on PATH"
+    run_env = {**os.environ, **env, "EVALSCHEMA_VSIX": str(vsix),
+               "EVALSCHEMA_PYTHON": sys.executable, "EVALSCHEMA_CHROMIUM": CHROMIUM,
+               "EVALSCHEMA_E2E_ARTIFACTS": str(ARTIFACTS), "EVALSCHEMA_E2E_TMP": str(tmp_path)}
+    started = time.monotonic()
+    proc = subprocess.run([node, str(EXT / "e2e" / "run.mjs")], cwd=EXT, env=run_env,
+                          capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    out = proc.stdout + proc.stderr
+    print(out)
+    print(f"e2e took {time.monotonic() - started:.1f}s")
+    assert proc.returncode == 0, out
+    lines = out.splitlines()
+
+    def ok(prefix: str) -> str:
+        found = [ln for ln in lines if ln.startswith("OK " + prefix)]
+        assert found, f"no 'OK {prefix}' line in:\n{out}"
+        return found[0]
+
+    # 1. The misspelt comparator: message with the suggestion, quick fix offered and applied.
+    assert "unknown comparator 'numerc' (did you mean 'numeric'?)" in ok("squiggle and message")
+    assert "Change to 'numeric'" in ok("quick fix offered")
+    ok("quick fix applied, squiggle gone")
+    # 2. The extracted file's findings in the Problems panel, from the server (source evalschema).
+    problems = [ln for ln in lines if ln.startswith("OK problem: ")]
+    assert any(" evalschema mismatch " in p for p in problems), problems
+    assert re.search(r"≠ gold", "\n".join(problems)), problems
+    ok("hover in invoices.model-b.extracted.jsonl")
+    # 3. Evaluate suite: the status bar shows model-b's F1 (the active file's run), as computed
+    # by the engine itself, and the results view agrees and lists both runs.
+    expected = _engine_f1("model-b")
+    assert ok("status bar F1").split()[4] == expected, (ok("status bar F1"), expected)
+    assert f"F1 {expected} macro" in ok("results view invoices.model-b.extracted.jsonl")
+    assert "model-a" in ok("results view: 2 run(s)") and "model-b" in ok("results view: 2 run(s)")
+    ok("sorting by F1 toggles to best first")
+    ok("clicking")
+    for name in ("1-diagnostic.png", "1-quick-fix.png", "2-extracted-problems.png",
+                 "2-extracted-hover.png", "3-results.png", "3-worst-example.png"):
+        shot = ARTIFACTS / name
+        assert shot.exists() and shot.stat().st_size > 10_000, shot

@@ -1,0 +1,374 @@
+// End to end in real VS Code: code-server (pinned, on its pinned Node 24) with the built .vsix,
+// driven by Playwright (playwright-core) in Debian's Chromium. Run by tests/e2e/test_vscode.py;
+// standalone: `npm run e2e` after `scripts/install-e2e.sh` and `npm run package`.
+//
+// Scenario, on a copy of examples/ plus a schema with a misspelt comparator:
+//   1. open the schema: the squiggle on the comparator, its message on hover, the quick fix
+//      "Change to 'numeric'" applied, the squiggle gone;
+//   2. open an extracted file: the server's mismatch diagnostics in the Problems panel;
+//   3. "evalschema: Evaluate suite" from the command palette: the status-bar F1 and the results
+//      view (sortable; a click on a field opens its worst example).
+// A screenshot of each step goes to the artifacts folder (and one on failure). Prints "OK ..."
+// lines the pytest wrapper checks; exits non-zero on any failure. code-server's whole process
+// group is killed at the end.
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const extRoot = resolve(here, "..");
+const repoRoot = resolve(extRoot, "..");
+const env = process.env;
+const codeServer = env.EVALSCHEMA_CODE_SERVER;
+const codeServerNode = env.EVALSCHEMA_CODE_SERVER_NODE;
+const chromiumPath = env.EVALSCHEMA_CHROMIUM || "/usr/bin/chromium";
+const vsix = env.EVALSCHEMA_VSIX || join(extRoot, "dist", "evalschema.vsix");
+const python = env.EVALSCHEMA_PYTHON || join(repoRoot, ".venv", "bin", "python");
+const artifacts = resolve(env.EVALSCHEMA_E2E_ARTIFACTS || join(here, "artifacts"));
+const keep = env.EVALSCHEMA_E2E_KEEP === "1";
+const STEP_TIMEOUT = Number(env.EVALSCHEMA_E2E_STEP_TIMEOUT || 60000);
+
+const t0 = Date.now();
+const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
+const log = (msg) => console.log(`[${elapsed()}] ${msg}`);
+const ok = (msg) => console.log(`OK ${msg}`);
+
+class Failure extends Error {}
+function fail(msg) {
+  throw new Failure(msg);
+}
+
+for (const [name, value] of [["EVALSCHEMA_CODE_SERVER", codeServer], ["EVALSCHEMA_CODE_SERVER_NODE", codeServerNode]]) {
+  if (!value || !existsSync(value)) {
+    console.error(`FAIL ${name} is not set to an existing file (run vscode-extension/scripts/install-e2e.sh)`);
+    process.exit(2);
+  }
+}
+for (const [what, file] of [["Chromium", chromiumPath], ["the .vsix (npm run package)", vsix], ["Python with evalschema", python]]) {
+  if (!existsSync(file)) {
+    console.error(`FAIL ${what} not found: ${file}`);
+    process.exit(2);
+  }
+}
+
+const BROKEN_SCHEMA = `{
+  "type": "object",
+  "x-eval-id": "invoice_id",
+  "properties": {
+    "invoice_id": {"type": "string"},
+    "total": {"type": "number", "x-eval-compare": "numerc"}
+  }
+}
+`;
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on("error", rej);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => res(port));
+    });
+  });
+}
+
+async function waitHealthy(url, deadline) {
+  while (Date.now() < deadline) {
+    try {
+      const r = await fetch(url);
+      if (r.ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  fail(`code-server did not answer ${url}`);
+}
+
+function filesUnder(dir) {
+  const out = [];
+  if (!existsSync(dir)) return out;
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...filesUnder(p));
+    else out.push(p);
+  }
+  return out;
+}
+
+const tmp = mkdtempSync(join(env.EVALSCHEMA_E2E_TMP || tmpdir(), "evalschema-vscode-e2e-"));
+const ws = join(tmp, "workspace");
+const userData = join(tmp, "user-data");
+const extensions = join(tmp, "extensions");
+const serverLog = join(tmp, "code-server.log");
+mkdirSync(artifacts, { recursive: true });
+let csProc;
+let browser;
+let page;
+
+function killCodeServer() {
+  if (csProc && csProc.exitCode === null) {
+    try {
+      process.kill(-csProc.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
+}
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.on(sig, () => {
+    killCodeServer();
+    process.exit(130);
+  });
+}
+
+async function shot(name) {
+  const file = join(artifacts, name);
+  await page.screenshot({ path: file });
+  log(`screenshot ${file}`);
+  return file;
+}
+
+async function runCommand(title) {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  await input.fill(`>${title}`);
+  const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
+  await row.waitFor({ timeout: STEP_TIMEOUT });
+  await page.keyboard.press("Enter");
+}
+
+async function openFile(name) {
+  await page.keyboard.press("Control+P");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  await input.fill(name);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor({ timeout: STEP_TIMEOUT });
+  await page.keyboard.press("Enter");
+  await page.locator(".tab.active", { hasText: name }).waitFor({ timeout: STEP_TIMEOUT });
+  await page.locator(".monaco-editor .view-lines").first().waitFor({ timeout: STEP_TIMEOUT });
+}
+
+async function main() {
+  // The workspace: a copy of examples/ (the repository's stays untouched) plus a broken schema.
+  cpSync(join(repoRoot, "examples"), ws, { recursive: true, filter: (src) => !src.includes("__pycache__") });
+  writeFileSync(join(ws, "broken.eval.json"), BROKEN_SCHEMA);
+  mkdirSync(join(userData, "User"), { recursive: true });
+  writeFileSync(
+    join(userData, "User", "settings.json"),
+    JSON.stringify(
+      {
+        "workbench.startupEditor": "none",
+        "security.workspace.trust.enabled": false,
+        "telemetry.telemetryLevel": "off",
+        "extensions.autoUpdate": false,
+        "extensions.autoCheckUpdates": false,
+        "extensions.ignoreRecommendations": true,
+        "update.mode": "none",
+        "chat.disableAIFeatures": true,
+        "workbench.tips.enabled": false,
+        "workbench.secondarySideBar.defaultVisibility": "hidden",
+        "json.schemaDownload.enable": false,
+        "editor.minimap.enabled": false,
+        "editor.hover.delay": 150,
+        "files.autoSave": "off",
+        "evalschema.interpreter": python,
+      },
+      null,
+      2,
+    ),
+  );
+  const port = await freePort();
+  const config = join(tmp, "config.yaml");
+  writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+  const base = [codeServer, "--config", config, "--user-data-dir", userData, "--extensions-dir", extensions];
+
+  log(`installing ${vsix}`);
+  const install = spawnSync(codeServerNode, [...base, "--install-extension", vsix], { encoding: "utf8", timeout: 120000 });
+  if (install.status !== 0) fail(`--install-extension failed (${install.status}): ${install.stdout}${install.stderr}`);
+  if (!readdirSync(extensions).some((d) => d.startsWith("evalschema.evalschema-"))) fail(`extension not installed: ${readdirSync(extensions)}`);
+  ok("installed the .vsix");
+
+  log(`starting code-server on 127.0.0.1:${port}`);
+  const out = [];
+  csProc = spawn(
+    codeServerNode,
+    [...base, "--auth", "none", "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--bind-addr", `127.0.0.1:${port}`, ws],
+    { detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...env, PATH: `${dirname(codeServerNode)}:${env.PATH}` } },
+  );
+  for (const stream of [csProc.stdout, csProc.stderr]) stream.on("data", (d) => out.push(String(d)));
+  csProc.on("exit", () => writeFileSync(serverLog, out.join("")));
+  await waitHealthy(`http://127.0.0.1:${port}/healthz`, Date.now() + 60000);
+  log("code-server is up");
+
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync", "--disable-background-networking", "--disable-component-update", "--disable-dev-shm-usage"],
+  });
+  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  page.setDefaultTimeout(STEP_TIMEOUT);
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+  await page.locator(".monaco-workbench").waitFor({ timeout: 90000 });
+  // Wait until the explorer shows the workspace (the window is ready for keyboard input).
+  await page.locator(".explorer-folders-view .monaco-list-row", { hasText: "evalschema.toml" }).first().waitFor({ timeout: 90000 });
+  log("workbench ready");
+
+  // 1. The misspelt comparator: squiggle, message, quick fix.
+  const s1 = Date.now();
+  await openFile("broken.eval.json");
+  const squiggle = page.locator(".monaco-editor .squiggly-error").first();
+  await squiggle.waitFor({ timeout: STEP_TIMEOUT });
+  const box = await squiggle.boundingBox();
+  if (!box) fail("squiggle has no box");
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  const hover = page.locator(".monaco-hover", { hasText: "numerc" }).first();
+  await hover.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  const hoverText = (await hover.innerText()).replace(/\s+/g, " ");
+  if (!/unknown comparator 'numerc'/.test(hoverText) || !/did you mean 'numeric'/.test(hoverText)) fail(`hover: ${hoverText}`);
+  ok(`squiggle and message: ${hoverText.slice(0, 160)}`);
+  await shot("1-diagnostic.png");
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.move(10, 10);
+  await runCommand("Quick Fix...");
+  const fix = page.locator(".action-widget .monaco-list-row", { hasText: "numeric" }).first();
+  await fix.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  ok(`quick fix offered: ${(await fix.innerText()).trim()}`);
+  await shot("1-quick-fix.png");
+  await fix.click();
+  await page.locator(".monaco-editor .view-lines", { hasText: '"numeric"' }).first().waitFor({ timeout: STEP_TIMEOUT });
+  await page.locator(".monaco-editor .squiggly-error").first().waitFor({ state: "detached", timeout: STEP_TIMEOUT });
+  ok(`quick fix applied, squiggle gone (${((Date.now() - s1) / 1000).toFixed(1)}s)`);
+  await page.keyboard.press("Control+S");
+
+  // 2. An extracted file: the server's mismatch diagnostics in the Problems panel.
+  const s2 = Date.now();
+  const extracted = "invoices.model-b.extracted.jsonl";
+  await openFile(extracted);
+  await page.keyboard.press("Control+Shift+M");
+  const panel = page.locator(".markers-panel");
+  await panel.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  const fileRow = panel.locator(".monaco-list-row", { hasText: extracted }).first();
+  await fileRow.waitFor({ timeout: STEP_TIMEOUT }).catch(() =>
+    fail(`no diagnostics for ${extracted} in the Problems panel: the server publishes none for an opened extracted file`),
+  );
+  const markerRows = panel.locator(".monaco-list-row", { hasText: "evalschema" });
+  await markerRows.first().waitFor({ timeout: STEP_TIMEOUT });
+  const markers = (await markerRows.allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
+  const badge = (await fileRow.innerText()).replace(/\s+/g, " ").trim();
+  ok(`problems for ${extracted}: ${badge}`);
+  for (const m of markers.slice(0, 5)) ok(`problem: ${m.slice(0, 200)}`);
+  const groups = (await panel.locator('.monaco-list-row[aria-level="1"]').allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
+  log(`Problems panel files: ${groups.join(" | ")}`);
+  const editorSquiggles = page.locator(".editor-group-container.active .monaco-editor .squiggly-warning");
+  const squiggles = await editorSquiggles.count();
+  if (squiggles === 0) fail(`no squiggles in ${extracted}`);
+  ok(`extracted-file squiggles on screen: ${squiggles} (${((Date.now() - s2) / 1000).toFixed(1)}s)`);
+  await shot("2-extracted-problems.png");
+  // The message inline, on hover of a squiggled value.
+  await page.keyboard.press("Control+Shift+M");
+  await panel.waitFor({ state: "hidden", timeout: STEP_TIMEOUT }).catch(() => undefined);
+  await page.waitForTimeout(500);
+  const dataHover = page.locator(".monaco-hover:not(.hidden)", { hasText: "evalschema" }).first();
+  let hovered = false;
+  const rects = await editorSquiggles.evaluateAll((els) =>
+    els.map((e) => {
+      const r = e.getBoundingClientRect();
+      return { x: r.x, y: r.y, width: r.width, height: r.height };
+    }),
+  );
+  const boxes = rects.filter((b) => b.width >= 4 && b.y > 100 && b.y < 700 && b.x + b.width < 1300);
+  // A mismatch inside a record rather than the omission marked at a record's start.
+  boxes.sort((a, b) => (a.x > 500 ? 0 : 1) - (b.x > 500 ? 0 : 1) || a.y - b.y);
+  log(`hover candidates: ${boxes.slice(0, 6).map((b) => `${Math.round(b.x)},${Math.round(b.y)}+${Math.round(b.width)}`).join(" ")}`);
+  for (let i = 0; i < Math.min(boxes.length, 12) && !hovered; i++) {
+    const tbox = boxes[i];
+    await page.mouse.move(10, 10);
+    await page.mouse.move(tbox.x + tbox.width / 2, tbox.y + tbox.height / 2, { steps: 4 });
+    hovered = await dataHover.waitFor({ state: "visible", timeout: 4000 }).then(() => true, () => false);
+  }
+  if (!hovered) fail(`no diagnostic hover on the squiggles of ${extracted}`);
+  ok(`hover in ${extracted}: ${(await dataHover.innerText()).replace(/\s+/g, " ").slice(0, 200)}`);
+  await shot("2-extracted-hover.png");
+  await page.mouse.move(10, 10);
+
+  // 3. Evaluate suite from the palette: status-bar F1 and the results view.
+  const s3 = Date.now();
+  await page.locator(".monaco-editor .view-lines").first().click();
+  await page.keyboard.press("Control+B"); // hide the side bar: room for the results view
+  if ((await page.locator(".webview").count()) !== 0) fail("a webview is open before Evaluate suite");
+  await runCommand("evalschema: Evaluate suite");
+  const status = page.locator(".statusbar-item", { hasText: /invoices F1 \d\.\d{3}/ }).first();
+  await status.waitFor({ timeout: 120000 });
+  const statusText = (await status.innerText()).replace(/\s+/g, " ").trim();
+  const statusF1 = /F1 (\d\.\d{3})/.exec(statusText)?.[1];
+  ok(`status bar F1 ${statusF1} (${statusText})`);
+  const webview = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+  const rows = webview.locator("table.fields tbody tr[data-field]");
+  await rows.first().waitFor({ timeout: STEP_TIMEOUT });
+  const sections = await webview.locator("section.run").count();
+  const runLabels = await webview.locator("section.run h2").allInnerTexts();
+  ok(`results view: ${sections} run(s): ${runLabels.join(", ")}`);
+  const section = webview.locator("section.run", { hasText: "model-b" }).first();
+  const summary = (await section.locator(".summary").innerText()).replace(/\s+/g, " ");
+  const viewF1 = /F1 (\d\.\d{3})/.exec(summary)?.[1];
+  ok(`results view ${extracted}: ${summary}`);
+  if (viewF1 !== statusF1) fail(`status bar F1 ${statusF1} differs from the results view's ${viewF1} for ${extracted}`);
+  const fieldRows = section.locator("tbody tr[data-field]");
+  const n = await fieldRows.count();
+  const f1s = [];
+  for (let i = 0; i < n; i++) f1s.push(Number(await fieldRows.nth(i).getAttribute("data-f1")));
+  if (!f1s.every((x, i) => i === 0 || (f1s[i - 1] ?? 0) <= x)) fail(`rows are not worst F1 first: ${f1s}`);
+  const worstField = await fieldRows.first().getAttribute("data-field");
+  ok(`results view rows: ${n}, worst first: ${worstField} F1 ${f1s[0]}`);
+  await shot("3-results.png");
+  // Sorting: F1 descending after a click on the F1 header.
+  await section.locator('th button[data-sort="f1"]').click();
+  const top = Number(await fieldRows.first().getAttribute("data-f1"));
+  if (top !== Math.max(...f1s)) fail(`after sorting by F1 the first row has ${top}, not ${Math.max(...f1s)}`);
+  ok("sorting by F1 toggles to best first");
+  // A click on a field opens its worst example in the extracted file.
+  const clickable = section.locator("tbody tr.has-worst").first();
+  if ((await clickable.count()) === 0) fail("no field row carries a worst example");
+  const clickedField = await clickable.getAttribute("data-field");
+  await clickable.click();
+  await page.locator(".tab.active", { hasText: extracted }).waitFor({ timeout: STEP_TIMEOUT });
+  ok(`clicking ${clickedField} opened ${extracted} (${((Date.now() - s3) / 1000).toFixed(1)}s)`);
+  await shot("3-worst-example.png");
+  ok(`scenario passed in ${elapsed()}`);
+}
+
+let exitCode = 0;
+try {
+  await main();
+} catch (e) {
+  exitCode = 1;
+  console.log(`FAIL ${e instanceof Failure ? e.message : (e?.stack ?? e)}`);
+  if (page) await shot("failure.png").catch(() => undefined);
+  // The extension's and server's log, for the reason.
+  for (const f of filesUnder(join(userData, "logs")).filter((f) => /evalschema/i.test(f.slice(userData.length)))) {
+    const text = readFileSync(f, "utf8");
+    console.log(`--- ${f} (last 60 lines)\n${text.split("\n").slice(-60).join("\n")}`);
+  }
+} finally {
+  await browser?.close().catch(() => undefined);
+  killCodeServer();
+  await new Promise((r) => setTimeout(r, 300));
+  if (csProc?.exitCode === null) {
+    try {
+      process.kill(-csProc.pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+  if (exitCode !== 0 && existsSync(serverLog)) console.log(`--- code-server log\n${readFileSync(serverLog, "utf8").slice(-4000)}`);
+  if (!keep) rmSync(tmp, { recursive: true, force: true });
+  else log(`kept ${tmp}`);
+}
+process.exit(exitCode);

@@ -1,0 +1,124 @@
+// Which Python runs the language server, and what to tell the user when it cannot.
+// Pure functions: the VS Code and child-process parts live in server.ts.
+
+export type InterpreterSource = "setting" | "python-extension" | "path";
+
+export interface Interpreter {
+  path: string;
+  source: InterpreterSource;
+}
+
+export interface InterpreterInputs {
+  /** The `evalschema.interpreter` setting, as written. */
+  setting: string;
+  /** The Python extension's active interpreter for the workspace, when that extension is there. */
+  pythonExtension?: string | undefined;
+  workspaceFolder?: string | undefined;
+  home: string;
+  platform: string;
+}
+
+/** Expands `${workspaceFolder}`, `${userHome}`, `${env:NAME}` and a leading `~`. */
+export function expandVariables(
+  value: string,
+  ctx: { workspaceFolder?: string | undefined; home: string; env?: Record<string, string | undefined> },
+): string {
+  let out = value.trim();
+  if (out === "~" || out.startsWith("~/") || out.startsWith("~\\")) {
+    out = ctx.home + out.slice(1);
+  }
+  return out.replace(/\$\{(workspaceFolder|userHome|env:([A-Za-z_][A-Za-z0-9_]*))\}/g, (whole, name: string, envName?: string) => {
+    if (name === "workspaceFolder") return ctx.workspaceFolder ?? whole;
+    if (name === "userHome") return ctx.home;
+    return (envName && ctx.env?.[envName]) ?? "";
+  });
+}
+
+/** The setting if set, else the Python extension's interpreter, else python3 (python on Windows). */
+export function resolveInterpreter(inputs: InterpreterInputs): Interpreter {
+  const setting = expandVariables(inputs.setting, { workspaceFolder: inputs.workspaceFolder, home: inputs.home });
+  if (setting) return { path: setting, source: "setting" };
+  const fromExtension = inputs.pythonExtension?.trim();
+  if (fromExtension) return { path: fromExtension, source: "python-extension" };
+  return { path: inputs.platform === "win32" ? "python" : "python3", source: "path" };
+}
+
+export interface ServerCommand {
+  command: string;
+  args: string[];
+}
+
+export function serverCommand(interpreter: Interpreter, extraArgs: readonly string[] = []): ServerCommand {
+  return { command: interpreter.path, args: ["-m", "evalschema_server", ...extraArgs] };
+}
+
+/** The arguments that check, quickly, that the server can be imported. */
+export const IMPORT_CHECK_ARGS: readonly string[] = ["-c", "import evalschema_server"];
+
+function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./:@%+=-]+$/.test(s) ? s : `"${s.replace(/(["\\$`])/g, "\\$1")}"`;
+}
+
+export function pipCommand(interpreter: Interpreter): string {
+  return `${shellQuote(interpreter.path)} -m pip install 'evalschema[server]'`;
+}
+
+export function describeSource(source: InterpreterSource): string {
+  switch (source) {
+    case "setting":
+      return "the evalschema.interpreter setting";
+    case "python-extension":
+      return "the Python extension's selected interpreter";
+    case "path":
+      return "python3 on PATH";
+  }
+}
+
+export interface CheckFailure {
+  /** spawn error code (ENOENT when the interpreter does not exist), if it did not start. */
+  errorCode?: string | undefined;
+  exitCode?: number | null | undefined;
+  stderr?: string | undefined;
+  timedOut?: boolean | undefined;
+}
+
+export interface Problem {
+  /** One short sentence for the notification. */
+  message: string;
+  /** The command that fixes it, when there is one. */
+  fix?: string;
+  /** The details for the output channel. */
+  detail: string;
+}
+
+/** What went wrong when `python -c "import evalschema_server"` failed, in the user's words. */
+export function describeCheckFailure(interpreter: Interpreter, failure: CheckFailure): Problem {
+  const where = `${interpreter.path} (${describeSource(interpreter.source)})`;
+  const detail = (failure.stderr ?? "").trim();
+  if (failure.errorCode === "ENOENT" || failure.errorCode === "EACCES") {
+    return {
+      message: `evalschema: cannot run the Python interpreter ${where}. Set "evalschema.interpreter" to a Python 3.11+ that has evalschema installed.`,
+      detail: `${failure.errorCode}: ${interpreter.path}`,
+    };
+  }
+  if (failure.timedOut) {
+    return {
+      message: `evalschema: ${where} took too long to import evalschema_server.`,
+      detail,
+    };
+  }
+  const lastLine = detail.split(/\r?\n/).filter((l) => l.trim()).pop() ?? "";
+  const missing = /ModuleNotFoundError|No module named/.test(detail) || detail === "";
+  if (missing) {
+    return {
+      message: `evalschema: the language server is not installed for ${where}. Install it with: ${pipCommand(interpreter)}`,
+      fix: pipCommand(interpreter),
+      detail,
+    };
+  }
+  return {
+    message: `evalschema: importing the language server with ${where} failed (${lastLine}). Reinstall it with: ${pipCommand(interpreter)}`,
+    fix: pipCommand(interpreter),
+    detail,
+  };
+}

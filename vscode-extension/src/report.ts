@@ -1,0 +1,197 @@
+// The results view's HTML: one table per run (field, precision, recall, F1 with a bar, matches,
+// mismatches, omissions, hallucinations), sortable by any column, worst F1 first; a click on a
+// field opens its worst example. Pure (strings in, string out), so it is unit-tested; colours
+// come from the editor theme's CSS variables.
+import type { FieldRow, RunReport, SuiteReport } from "./protocol";
+
+export type SortKey = "field" | "precision" | "recall" | "f1" | "matches" | "mismatches" | "omissions" | "hallucinations";
+export type SortDir = "asc" | "desc";
+
+export const COLUMNS: ReadonlyArray<{ key: SortKey; title: string; numeric: boolean }> = [
+  { key: "field", title: "Field", numeric: false },
+  { key: "f1", title: "F1", numeric: true },
+  { key: "precision", title: "Precision", numeric: true },
+  { key: "recall", title: "Recall", numeric: true },
+  { key: "matches", title: "Matches", numeric: true },
+  { key: "mismatches", title: "Mismatches", numeric: true },
+  { key: "omissions", title: "Omissions", numeric: true },
+  { key: "hallucinations", title: "Hallucinations", numeric: true },
+];
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
+}
+
+export function formatScore(x: number): string {
+  return Number.isFinite(x) ? x.toFixed(3) : "–";
+}
+
+/** Stable sort; ties broken by field name so the order never depends on the server's. */
+export function sortRows(rows: readonly FieldRow[], key: SortKey, dir: SortDir): FieldRow[] {
+  const sign = dir === "asc" ? 1 : -1;
+  return [...rows].sort((a, b) => {
+    const c = key === "field" ? a.field.localeCompare(b.field) : a[key] - b[key];
+    return c !== 0 ? sign * c : a.field.localeCompare(b.field);
+  });
+}
+
+/** Theme colour class of an F1: good, fair or poor. */
+export function grade(f1: number): "good" | "fair" | "poor" {
+  return f1 >= 0.9 ? "good" : f1 >= 0.7 ? "fair" : "poor";
+}
+
+function renderRow(row: FieldRow): string {
+  const pct = Math.max(0, Math.min(100, row.f1 * 100));
+  const data = COLUMNS.map((c) => `data-${c.key}="${escapeHtml(String(row[c.key]))}"`).join(" ");
+  const open = row.worst
+    ? ` class="has-worst" tabindex="0" title="Open the worst example of ${escapeHtml(row.field)}" data-uri="${escapeHtml(row.worst.uri)}" data-range="${escapeHtml(JSON.stringify(row.worst.range))}"`
+    : "";
+  return (
+    `<tr ${data}${open}>` +
+    `<td class="field"><code>${escapeHtml(row.field)}</code></td>` +
+    `<td class="num f1"><span class="bar ${grade(row.f1)}"><span class="fill" data-w="${pct.toFixed(1)}"></span></span>${formatScore(row.f1)}</td>` +
+    `<td class="num">${formatScore(row.precision)}</td>` +
+    `<td class="num">${formatScore(row.recall)}</td>` +
+    `<td class="num">${row.matches}</td>` +
+    `<td class="num">${row.mismatches}</td>` +
+    `<td class="num">${row.omissions}</td>` +
+    `<td class="num">${row.hallucinations}</td>` +
+    `</tr>`
+  );
+}
+
+export function renderRun(run: RunReport, suite: string, sort: { key: SortKey; dir: SortDir } = { key: "f1", dir: "asc" }): string {
+  const head = COLUMNS.map((c) => {
+    const aria = c.key === sort.key ? (sort.dir === "asc" ? "ascending" : "descending") : "none";
+    return `<th scope="col" class="${c.numeric ? "num" : ""}" aria-sort="${aria}"><button type="button" data-sort="${c.key}">${c.title}</button></th>`;
+  }).join("");
+  const rows = sortRows(run.fields, sort.key, sort.dir).map(renderRow).join("\n");
+  const body = run.fields.length ? rows : `<tr><td colspan="${COLUMNS.length}" class="empty">No fields were judged.</td></tr>`;
+  return (
+    `<section class="run" data-suite="${escapeHtml(suite)}" data-extracted="${escapeHtml(run.extracted)}">\n` +
+    `<h2>${escapeHtml(run.label)}</h2>\n` +
+    `<p class="summary"><span class="big ${grade(run.f1)}">F1 ${formatScore(run.f1)}</span> macro · ${formatScore(run.micro_f1)} micro · ` +
+    `precision ${formatScore(run.precision)} · recall ${formatScore(run.recall)} · ${run.records} records</p>\n` +
+    `<table class="fields"><thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table>\n</section>`
+  );
+}
+
+function renderProblems(s: SuiteReport): string {
+  if (!s.problems.length) return "";
+  const items = s.problems.map((p) => {
+    const file = p.uri ? ` <span class="file">${escapeHtml(decodeURIComponent(p.uri.split("/").pop() ?? p.uri))}</span>` : "";
+    return `<li>${p.code ? `<code>${escapeHtml(p.code)}</code> ` : ""}${escapeHtml(p.message)}${file}</li>`;
+  });
+  return `<ul class="problems">${items.join("")}</ul>\n`;
+}
+
+export interface RenderOptions {
+  nonce: string;
+  cspSource: string;
+  /** Shown when there is nothing to show. */
+  emptyMessage?: string;
+  /** Shown above the results (for example that the server could not be reached). */
+  notice?: string;
+}
+
+const STYLE = `
+body { color: var(--vscode-foreground); background: var(--vscode-editor-background); font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); padding: 0 16px 24px; }
+h1 { font-size: 1.4em; font-weight: 600; margin: 16px 0 4px; }
+h2 { font-size: 1.1em; font-weight: 600; margin: 20px 0 2px; }
+.toolbar { display: flex; gap: 8px; align-items: center; margin: 4px 0 8px; color: var(--vscode-descriptionForeground); }
+.toolbar button { color: var(--vscode-button-foreground); background: var(--vscode-button-background); border: none; padding: 4px 10px; cursor: pointer; border-radius: 2px; }
+.toolbar button:hover { background: var(--vscode-button-hoverBackground); }
+.summary { color: var(--vscode-descriptionForeground); margin: 2px 0 8px; }
+.summary .big { font-weight: 600; font-size: 1.1em; }
+.good { color: var(--vscode-charts-green, var(--vscode-testing-iconPassed)); }
+.fair { color: var(--vscode-charts-yellow, var(--vscode-editorWarning-foreground)); }
+.poor { color: var(--vscode-charts-red, var(--vscode-errorForeground)); }
+table.fields { border-collapse: collapse; width: 100%; }
+th, td { padding: 3px 8px; text-align: left; border-bottom: 1px solid var(--vscode-editorWidget-border, var(--vscode-panel-border)); white-space: nowrap; }
+th button { all: unset; cursor: pointer; font-weight: 600; }
+th button:focus-visible { outline: 1px solid var(--vscode-focusBorder); }
+th[aria-sort="ascending"] button::after { content: " ▲"; }
+th[aria-sort="descending"] button::after { content: " ▼"; }
+.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.has-worst { cursor: pointer; }
+tr.has-worst:hover, tr.has-worst:focus { background: var(--vscode-list-hoverBackground); outline: none; }
+tr.has-worst td.field code { text-decoration: underline dotted; }
+code { font-family: var(--vscode-editor-font-family); color: var(--vscode-textPreformat-foreground); background: none; }
+.bar { display: inline-block; width: 80px; height: 8px; margin-right: 8px; vertical-align: middle; background: var(--vscode-editorWidget-background, rgba(128,128,128,.15)); border: 1px solid var(--vscode-editorWidget-border, transparent); }
+.bar .fill { display: block; height: 100%; width: 0; background: currentColor; }
+.problems { color: var(--vscode-editorWarning-foreground); margin: 4px 0; padding-left: 18px; }
+.problems .file { color: var(--vscode-descriptionForeground); }
+.empty, .notice { color: var(--vscode-descriptionForeground); padding: 8px 0; }
+.notice { color: var(--vscode-editorWarning-foreground); }
+`;
+
+const SCRIPT = `
+const vscode = acquireVsCodeApi();
+for (const fill of document.querySelectorAll('.fill')) fill.style.width = fill.dataset.w + '%';
+const numeric = new Set(${JSON.stringify(COLUMNS.filter((c) => c.numeric).map((c) => c.key))});
+for (const table of document.querySelectorAll('table.fields')) {
+  for (const button of table.querySelectorAll('th button')) {
+    button.addEventListener('click', () => {
+      const key = button.dataset.sort;
+      const th = button.parentElement;
+      const dir = th.getAttribute('aria-sort') === 'ascending' ? 'descending' : 'ascending';
+      for (const other of table.querySelectorAll('th')) other.setAttribute('aria-sort', 'none');
+      th.setAttribute('aria-sort', dir);
+      const tbody = table.tBodies[0];
+      const rows = [...tbody.querySelectorAll('tr[data-field]')];
+      const sign = dir === 'ascending' ? 1 : -1;
+      rows.sort((a, b) => {
+        const x = a.dataset[key], y = b.dataset[key];
+        const c = numeric.has(key) ? Number(x) - Number(y) : x.localeCompare(y);
+        return c !== 0 ? sign * c : a.dataset.field.localeCompare(b.dataset.field);
+      });
+      for (const row of rows) tbody.appendChild(row);
+    });
+  }
+}
+function open(row) {
+  vscode.postMessage({ type: 'open', uri: row.dataset.uri, range: JSON.parse(row.dataset.range) });
+}
+document.addEventListener('click', (e) => {
+  const row = e.target.closest('tr.has-worst');
+  if (row) open(row);
+  const run = e.target.closest('button[data-run]');
+  if (run) vscode.postMessage({ type: 'run', suite: run.dataset.run });
+});
+document.addEventListener('keydown', (e) => {
+  const row = e.target.closest && e.target.closest('tr.has-worst');
+  if (row && (e.key === 'Enter' || e.key === ' ')) { e.preventDefault(); open(row); }
+});
+`;
+
+export function renderReport(suites: readonly SuiteReport[], opts: RenderOptions): string {
+  const csp = [
+    "default-src 'none'",
+    `style-src ${opts.cspSource} 'nonce-${opts.nonce}'`,
+    `script-src 'nonce-${opts.nonce}'`,
+  ].join("; ");
+  const notice = opts.notice ? `<p class="notice">${escapeHtml(opts.notice)}</p>` : "";
+  const body = suites.length
+    ? suites
+        .map(
+          (s) =>
+            `<h1>Suite <code>${escapeHtml(s.name)}</code></h1>\n` +
+            `<div class="toolbar"><button type="button" data-run="${escapeHtml(s.key)}">Evaluate again</button>` +
+            `<span>${s.runs.length} run${s.runs.length === 1 ? "" : "s"} · click a field to open its worst example · click a column to sort</span></div>\n` +
+            renderProblems(s) +
+            (s.runs.length ? s.runs.map((r) => renderRun(r, s.key)).join("\n") : `<p class="empty">This suite has no extracted files.</p>`),
+        )
+        .join("\n")
+    : `<p class="empty">${escapeHtml(opts.emptyMessage ?? "No results yet: run “evalschema: Evaluate suite”.")}</p>`;
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>evalschema results</title>
+<style nonce="${opts.nonce}">${STYLE}</style>
+</head><body>
+${notice}
+${body}
+<script nonce="${opts.nonce}">${SCRIPT}</script>
+</body></html>`;
+}

@@ -1,0 +1,109 @@
+// The results view: a webview panel with the per-field table of each run (src/report.ts renders
+// it); a click on a field opens the worst example of that field in the extracted file.
+import * as crypto from "node:crypto";
+import * as vscode from "vscode";
+import type { LspRange, SuiteReport } from "./protocol";
+import { renderReport } from "./report";
+
+export class ResultsPanel implements vscode.Disposable {
+  static readonly viewType = "evalschema.results";
+  private panel: vscode.WebviewPanel | undefined;
+  private reports: SuiteReport[] = [];
+  private notice: string | undefined;
+
+  constructor(private readonly onRun: (suite: string) => void) {}
+
+  /** The keys of the suites the panel shows (to refresh it when one of them is run again). */
+  get suites(): string[] {
+    return this.panel ? this.reports.map((r) => r.key) : [];
+  }
+
+  get visible(): boolean {
+    return this.panel !== undefined;
+  }
+
+  show(reports: SuiteReport[], reveal = true): void {
+    this.reports = reports;
+    this.notice = undefined;
+    if (!this.panel) {
+      this.panel = vscode.window.createWebviewPanel(
+        ResultsPanel.viewType,
+        "evalschema results",
+        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+        { enableScripts: true, localResourceRoots: [], retainContextWhenHidden: false },
+      );
+      this.panel.onDidDispose(() => {
+        this.panel = undefined;
+      });
+      this.panel.webview.onDidReceiveMessage((m: unknown) => void this.onMessage(m));
+    } else if (reveal) {
+      this.panel.reveal(undefined, true);
+    }
+    this.panel.title = reports.length === 1 && reports[0] ? `evalschema: ${reports[0].name}` : "evalschema results";
+    this.render();
+  }
+
+  /** Replaces the reports of the suites it shows with fresh ones, without stealing focus. */
+  update(fresh: SuiteReport[]): void {
+    if (!this.panel) return;
+    const byKey = new Map(fresh.map((r) => [r.key, r]));
+    this.reports = this.reports.map((r) => byKey.get(r.key) ?? r);
+    this.render();
+  }
+
+  private render(): void {
+    if (!this.panel) return;
+    const nonce = crypto.randomBytes(16).toString("base64");
+    this.panel.webview.html = renderReport(this.reports, { nonce, cspSource: this.panel.webview.cspSource, notice: this.notice });
+  }
+
+  private async onMessage(message: unknown): Promise<void> {
+    if (typeof message !== "object" || message === null) return;
+    const m = message as { type?: unknown; uri?: unknown; range?: LspRange; suite?: unknown };
+    if (m.type === "open" && typeof m.uri === "string") {
+      try {
+        const r = m.range;
+        const range = r ? new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character) : undefined;
+        const editor = await vscode.window.showTextDocument(vscode.Uri.parse(m.uri), {
+          viewColumn: vscode.ViewColumn.One,
+          selection: range,
+          preview: true,
+        });
+        if (range) editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+      } catch (e) {
+        void vscode.window.showErrorMessage(`evalschema: cannot open ${m.uri}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    } else if (m.type === "run" && typeof m.suite === "string") {
+      this.onRun(m.suite);
+    }
+  }
+
+  dispose(): void {
+    this.panel?.dispose();
+  }
+}
+
+/** A read-only webview for markdown (Compare two runs), rendered by VS Code's markdown support. */
+export async function showMarkdown(title: string, markdown: string): Promise<void> {
+  let html: string | undefined;
+  try {
+    html = await vscode.commands.executeCommand<string>("markdown.api.render", markdown);
+  } catch {
+    html = undefined;
+  }
+  if (typeof html !== "string") {
+    const doc = await vscode.workspace.openTextDocument({ language: "markdown", content: markdown });
+    await vscode.commands.executeCommand("markdown.showPreview", doc.uri);
+    return;
+  }
+  const panel = vscode.window.createWebviewPanel("evalschema.compare", title, vscode.ViewColumn.Beside, {
+    enableScripts: false,
+    localResourceRoots: [],
+  });
+  const nonce = crypto.randomBytes(16).toString("base64");
+  panel.webview.html = `<!DOCTYPE html><html><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-${nonce}'; img-src data:">
+<style nonce="${nonce}">body{color:var(--vscode-foreground);background:var(--vscode-editor-background);font-family:var(--vscode-font-family);padding:0 16px}
+table{border-collapse:collapse}th,td{padding:2px 8px;border-bottom:1px solid var(--vscode-panel-border);text-align:left}
+code,pre{font-family:var(--vscode-editor-font-family)}</style></head><body>${html}</body></html>`;
+}

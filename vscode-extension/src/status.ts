@@ -1,0 +1,101 @@
+// What the status-bar item says: the F1 of the active suite (the suite of the active editor's
+// file; the run of that file when it is an extracted file, else the first run), a spinner while
+// that suite runs. Pure, so it is unit-tested.
+import type { RunSummary, SuiteInfo, SuiteSummary } from "./protocol";
+import { formatScore } from "./report";
+
+/** Normalises a file URI for comparison (percent-encoding, Windows drive-letter case). */
+export function normalizeUri(uri: string): string {
+  let out = uri;
+  try {
+    out = decodeURIComponent(uri);
+  } catch {
+    // keep as is
+  }
+  return out.replace(/^file:\/\/\/([A-Za-z]):/, (_m, d: string) => `file:///${d.toLowerCase()}:`);
+}
+
+export function sameUri(a: string, b: string): boolean {
+  return normalizeUri(a) === normalizeUri(b);
+}
+
+/** The suite the file belongs to (as its schema, gold or one of its extracted files). */
+export function suiteOfUri(uri: string | undefined, suites: readonly SuiteInfo[]): SuiteInfo | undefined {
+  if (!uri) return undefined;
+  return suites.find((s) => sameUri(s.schema, uri) || sameUri(s.gold, uri) || s.extracted.some((e) => sameUri(e, uri)));
+}
+
+/** Suites are identified by key (unique in the workspace); names are for display. */
+export interface StatusInput {
+  suites: readonly SuiteInfo[];
+  /** By suite key. */
+  summaries: ReadonlyMap<string, SuiteSummary>;
+  /** Keys of the suites being evaluated. */
+  running: ReadonlySet<string>;
+  activeUri?: string | undefined;
+  /** The key of the suite shown last, kept while the active editor belongs to none (a webview, the output). */
+  lastSuite?: string | undefined;
+}
+
+export interface StatusView {
+  visible: boolean;
+  text: string;
+  tooltip: string;
+  /** The key of the suite shown. */
+  suite?: string | undefined;
+}
+
+function pickRun(summary: SuiteSummary, activeUri: string | undefined): RunSummary | undefined {
+  return (activeUri && summary.runs.find((r) => sameUri(r.extracted, activeUri))) || summary.runs[0];
+}
+
+/** The key of the active suite. */
+export function activeSuiteKey(input: StatusInput): string | undefined {
+  const own = suiteOfUri(input.activeUri, input.suites)?.key;
+  if (own) return own;
+  if (input.lastSuite && (input.summaries.has(input.lastSuite) || input.running.has(input.lastSuite))) return input.lastSuite;
+  if (input.suites.length === 1) return input.suites[0]?.key;
+  return undefined;
+}
+
+function displayName(input: StatusInput, key: string): string {
+  return input.suites.find((s) => s.key === key)?.name ?? input.summaries.get(key)?.name ?? key;
+}
+
+export function statusView(input: StatusInput): StatusView {
+  const key = activeSuiteKey(input);
+  if (!key) {
+    if (input.running.size) {
+      return { visible: true, text: "$(sync~spin) evalschema", tooltip: `Evaluating ${[...input.running].map((k) => displayName(input, k)).join(", ")}…` };
+    }
+    return { visible: false, text: "", tooltip: "" };
+  }
+  const suite = displayName(input, key);
+  const summary = input.summaries.get(key);
+  const run = summary ? pickRun(summary, input.activeUri) : undefined;
+  const lines = (summary?.runs ?? []).map(
+    (r) => `${r === run ? "▶ " : ""}${r.label}: F1 ${formatScore(r.f1)} macro, ${formatScore(r.micro_f1)} micro (P ${formatScore(r.precision)}, R ${formatScore(r.recall)}, ${r.records} records)`,
+  );
+  if (input.running.has(key)) {
+    return {
+      visible: true,
+      suite: key,
+      text: `$(sync~spin) ${suite}${run ? ` F1 ${formatScore(run.f1)}` : ""}`,
+      tooltip: [`evalschema: evaluating suite ${suite}…`, ...lines].join("\n"),
+    };
+  }
+  if (!run) {
+    return {
+      visible: true,
+      suite: key,
+      text: `$(graph) ${suite}: not evaluated`,
+      tooltip: `evalschema suite ${suite}: no results yet. Click to evaluate it and show the report.`,
+    };
+  }
+  return {
+    visible: true,
+    suite: key,
+    text: `$(graph) ${suite} F1 ${formatScore(run.f1)}`,
+    tooltip: [`evalschema suite ${suite} (${run.label})`, ...lines, "Click to show the report."].join("\n"),
+  };
+}

@@ -1,0 +1,106 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { FieldRow, RunReport, SuiteReport } from "../src/protocol";
+import { readSuiteReports } from "../src/protocol";
+import { COLUMNS, escapeHtml, grade, renderReport, renderRun, sortRows } from "../src/report";
+
+function row(field: string, f1: number, extra: Partial<FieldRow> = {}): FieldRow {
+  return { field, precision: f1, recall: f1, f1, matches: Math.round(f1 * 100), mismatches: 3, omissions: 2, hallucinations: 1, worst: null, ...extra };
+}
+
+const worstRange = { start: { line: 41, character: 20 }, end: { line: 41, character: 28 } };
+const run: RunReport = {
+  extracted: "file:///w/invoices.model-a.extracted.jsonl",
+  label: "model-a",
+  records: 240,
+  precision: 0.9162,
+  recall: 0.914,
+  f1: 0.9151,
+  micro_f1: 0.9138,
+  fields: [
+    row("vendor.name", 0.941, { worst: { uri: "file:///w/invoices.model-a.extracted.jsonl", range: worstRange } }),
+    row("total", 0.759),
+    row("line_items[].unit_price", 0.882),
+    row("notes<script>", 0.5),
+  ],
+};
+const suite: SuiteReport = { name: "invoices", key: "w/invoices", schema: "file:///w/invoices.eval.json", gold: "file:///w/invoices.gold.jsonl", runs: [run], problems: [] };
+
+function fieldOrder(html: string): string[] {
+  return [...html.matchAll(/<tr data-field="([^"]*)"/g)].map((m) => m[1] ?? "");
+}
+
+test("rows sort by any column, stable with the field name as tie-break", () => {
+  assert.deepEqual(sortRows(run.fields, "f1", "asc").map((r) => r.field), ["notes<script>", "total", "line_items[].unit_price", "vendor.name"]);
+  assert.deepEqual(sortRows(run.fields, "f1", "desc").map((r) => r.field), ["vendor.name", "line_items[].unit_price", "total", "notes<script>"]);
+  assert.deepEqual(sortRows(run.fields, "field", "asc").map((r) => r.field), ["line_items[].unit_price", "notes<script>", "total", "vendor.name"]);
+  const tied = [row("b", 0.5), row("a", 0.5)];
+  assert.deepEqual(sortRows(tied, "mismatches", "desc").map((r) => r.field), ["a", "b"]);
+});
+
+test("a run renders every column, worst F1 first, with a bar as wide as its F1", () => {
+  const html = renderRun(run, "invoices");
+  assert.deepEqual(fieldOrder(html), ["notes&lt;script&gt;", "total", "line_items[].unit_price", "vendor.name"]);
+  for (const c of COLUMNS) assert.ok(html.includes(`data-sort="${c.key}">${c.title}<`), c.key);
+  assert.match(html, /aria-sort="ascending"><button type="button" data-sort="f1">/);
+  assert.match(html, /data-field="total"[^>]*><td class="field"><code>total<\/code><\/td><td class="num f1"><span class="bar fair"><span class="fill" data-w="75.9"><\/span><\/span>0\.759<\/td>/);
+  assert.match(html, /F1 0\.915<\/span> macro · 0\.914 micro · precision 0\.916 · recall 0\.914 · 240 records/);
+  assert.match(html, /<h2>model-a<\/h2>/);
+});
+
+test("a field with a worst example is clickable and carries its location", () => {
+  const html = renderRun(run, "invoices");
+  const tr = /<tr data-field="vendor\.name"[^>]*>/.exec(html)?.[0] ?? "";
+  assert.match(tr, /class="has-worst"/);
+  assert.match(tr, /data-uri="file:\/\/\/w\/invoices\.model-a\.extracted\.jsonl"/);
+  const range = /data-range="([^"]*)"/.exec(tr)?.[1] ?? "";
+  assert.deepEqual(JSON.parse(range.replace(/&quot;/g, '"')), worstRange);
+  const plain = /<tr data-field="total"[^>]*>/.exec(html)?.[0] ?? "";
+  assert.doesNotMatch(plain, /has-worst|data-uri/);
+});
+
+test("data from files is escaped: no markup from a field name reaches the page", () => {
+  const html = renderReport([suite], { nonce: "N0nce", cspSource: "vscode-resource:" });
+  assert.ok(!html.includes("<script>\""), "raw field name");
+  assert.ok(html.includes("<code>notes&lt;script&gt;</code>"));
+  assert.equal(escapeHtml(`<a href="x" onclick='y'>&`), "&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;");
+});
+
+test("the page has a strict content security policy and nonce'd style and script only", () => {
+  const html = renderReport([suite], { nonce: "N0nce", cspSource: "vscode-resource:" });
+  assert.match(html, /default-src 'none'; style-src vscode-resource: 'nonce-N0nce'; script-src 'nonce-N0nce'/);
+  assert.equal([...html.matchAll(/<script/g)].length, 1);
+  assert.match(html, /<script nonce="N0nce">/);
+  assert.doesNotMatch(html, / style="/, "no inline style attributes (the CSP forbids them)");
+  assert.match(html, /var\(--vscode-editor-background\)/, "follows the theme");
+  assert.match(html, /<h1>Suite <code>invoices<\/code><\/h1>/);
+  assert.match(html, /data-run="w\/invoices">Evaluate again</, "re-runs by key");
+});
+
+test("empty states say what to do", () => {
+  assert.match(renderReport([], { nonce: "n", cspSource: "c" }), /No results yet: run “evalschema: Evaluate suite”/);
+  assert.match(renderReport([{ ...suite, runs: [] }], { nonce: "n", cspSource: "c" }), /no extracted files/);
+  assert.match(renderRun({ ...run, fields: [] }, "s"), /No fields were judged/);
+  assert.match(renderReport([], { nonce: "n", cspSource: "c", notice: "server <down>" }), /class="notice">server &lt;down&gt;/);
+});
+
+test("the suite's problems (unreadable records, schema errors) are listed, escaped", () => {
+  const html = renderReport([{ ...suite, problems: [{ uri: "file:///w/invoices.model%20b.jsonl", code: "bad-record", message: "line 3: <not json>" }] }], { nonce: "n", cspSource: "c" });
+  assert.match(html, /<ul class="problems"><li><code>bad-record<\/code> line 3: &lt;not json&gt; <span class="file">invoices.model b.jsonl<\/span><\/li><\/ul>/);
+  assert.doesNotMatch(renderReport([suite], { nonce: "n", cspSource: "c" }), /class="problems"/);
+});
+
+test("F1 grades for the theme colours", () => {
+  assert.deepEqual([grade(0.95), grade(0.9), grade(0.75), grade(0.2)], ["good", "good", "fair", "poor"]);
+});
+
+test("server answers of the wrong shape become empty data, not a crash", () => {
+  assert.deepEqual(readSuiteReports(null), []);
+  assert.deepEqual(readSuiteReports({ suites: [{ name: 3 }, "x"] }), []);
+  const [s] = readSuiteReports({ suites: [{ name: "s", runs: [{ extracted: "file:///e.jsonl", f1: "bad", fields: [{ field: "a", f1: 0.5, worst: { uri: "file:///e.jsonl" } }, { nofield: 1 }] }] }] });
+  assert.equal(s?.runs[0]?.f1, 0);
+  assert.equal(s?.runs[0]?.label, "e.jsonl");
+  assert.deepEqual(s?.runs[0]?.fields.map((f) => [f.field, f.worst]), [["a", null]]);
+  assert.equal(s?.key, "s", "the key defaults to the name");
+  assert.deepEqual(s?.problems, []);
+});
