@@ -170,15 +170,9 @@ def inlay_hints(ls: EvalSchemaServer, uri: str, analysis: SchemaAnalysis,
         prop = doc.property_at_pointer(ptr)
         if prop is None or prop.key_node is None or not lo <= prop.key_node.offset <= hi:
             continue
-        figures = []
-        tips = []
-        for o in outcomes:
-            for run in o.runs:
-                agg = run.result.per_field.get(name)
-                if agg is None:
-                    continue
-                figures.append(f"{agg.counts.f1:.2f}")
-                tips.append(f"{o.suite.name} · {run.label}: {views.field_line(agg.counts)}")
+        runs = views.field_runs(outcomes, name)
+        figures = [f"{c.f1:.2f}" for _, _, c in runs]
+        tips = [f"{o.suite.name} · {r.label}: {views.field_line(c)}" for o, r, c in runs]
         if not figures:
             continue
         line, char = doc.lines.position(prop.key_node.end, ls.encoding)

@@ -56,6 +56,15 @@ async def diagnostics(client: LanguageClient, path: Path, *, timeout: float = 15
     raise AssertionError(f"no diagnostics for {path.name}")
 
 
+async def open_extracted(client: LanguageClient, suite: dict[str, Path]) -> str:
+    """Open the extracted file in the editor once the first run's results are in."""
+    await diagnostics(client, suite["extracted"])
+    uri = suite["extracted"].as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
+        uri, "jsonl", 1, suite["extracted"].read_text(encoding="utf-8"))))
+    return uri
+
+
 def by_code(diags: list[types.Diagnostic], code: str) -> list[types.Diagnostic]:
     return [d for d in diags if d.code == code]
 
@@ -148,11 +157,7 @@ async def test_threshold_diagnostic_code_lens_and_inlay_hint_on_the_schema(
 
 async def test_hover_on_values_shows_status_comparator_and_alignment(
         client: LanguageClient, suite: dict[str, Path]) -> None:
-    await diagnostics(client, suite["extracted"])
-    uri = suite["extracted"].as_uri()
-    text = suite["extracted"].read_text(encoding="utf-8")
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri, "jsonl", 1, text)))
+    uri = await open_extracted(client, suite)
     line0 = EXTRACTED_LINES[0]
 
     async def hover_at(needle: str, delta: int = 1, nth: int = 0) -> str:
@@ -176,11 +181,7 @@ async def test_hover_on_values_shows_status_comparator_and_alignment(
 
 async def test_go_to_definition_reaches_the_gold_value_and_the_schema_rule(
         client: LanguageClient, suite: dict[str, Path]) -> None:
-    await diagnostics(client, suite["extracted"])
-    uri = suite["extracted"].as_uri()
-    text = suite["extracted"].read_text(encoding="utf-8")
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri, "jsonl", 1, text)))
+    uri = await open_extracted(client, suite)
     got = await client.text_document_definition_async(types.DefinitionParams(
         types.TextDocumentIdentifier(uri), position(EXTRACTED_LINES[0], "13.9", delta=1)))
     assert isinstance(got, list)

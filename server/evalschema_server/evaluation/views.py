@@ -204,17 +204,17 @@ def field_line(counts: Counts) -> str:
             f"≠{c.mismatches} ∅{c.omissions} +{c.hallucinations}")
 
 
+def field_runs(outcomes: Iterable[SuiteOutcome], field: str
+               ) -> list[tuple[SuiteOutcome, RunOutcome, Counts]]:
+    """Each run's counts for ``field`` (runs that did not score it are left out)."""
+    return [(o, r, agg.counts) for o in outcomes for r in o.runs
+            if (agg := r.result.per_field.get(field)) is not None]
+
+
 def field_hover(outcomes: Iterable[SuiteOutcome], field: str) -> str | None:
-    rows = []
-    for o in outcomes:
-        for r in o.runs:
-            agg = r.result.per_field.get(field)
-            if agg is None:
-                continue
-            c = agg.counts
-            rows.append(f"| {o.suite.name} · {r.label} | {c.precision:.3f} | {c.recall:.3f} | "
-                        f"{c.f1:.3f} | {c.matches} | {c.mismatches} | {c.omissions} | "
-                        f"{c.hallucinations} |")
+    rows = [f"| {o.suite.name} · {r.label} | {c.precision:.3f} | {c.recall:.3f} | {c.f1:.3f} | "
+            f"{c.matches} | {c.mismatches} | {c.omissions} | {c.hallucinations} |"
+            for o, r, c in field_runs(outcomes, field)]
     if not rows:
         return None
     return "\n".join([f"**`{field}`** in the last runs", "",
