@@ -235,18 +235,21 @@ def register(server: EvalSchemaServer) -> None:
     @server.command(PREFIX + "runSuite")
     @guarded()
     async def run_suite(ls: EvalSchemaServer, *args: Any) -> Any:
+        await ls.evaluation.wait_ready()
         suites = _pick(ls, _arg(args))
         return {"suites": [views.summary(o, ls.to_uri) for o in await _run(ls, suites)]}
 
     @server.command(PREFIX + "runAll")
     @guarded()
     async def run_all(ls: EvalSchemaServer, *args: Any) -> Any:
+        await ls.evaluation.wait_ready()
         suites = list(ls.evaluation.discovery.suites)
         return {"suites": [views.summary(o, ls.to_uri) for o in await _run(ls, suites)]}
 
     @server.command(PREFIX + "listSuites")
     @guarded()
-    def list_suites(ls: EvalSchemaServer, *args: Any) -> Any:
+    async def list_suites(ls: EvalSchemaServer, *args: Any) -> Any:
+        await ls.evaluation.wait_ready()
         return {"suites": [{"name": s.name, "key": s.key, "folder": ls.to_uri(s.root),
                             "schema": ls.to_uri(s.config.schema),
                             "gold": ls.to_uri(s.config.gold),
@@ -257,6 +260,7 @@ def register(server: EvalSchemaServer) -> None:
     @server.command(PREFIX + "showReport")
     @guarded()
     async def show_report(ls: EvalSchemaServer, *args: Any) -> Any:
+        await ls.evaluation.wait_ready()
         suites = _pick(ls, _arg(args))
         todo = [s for s in suites if s.key not in ls.evaluation.outcomes]
         if todo:
@@ -312,6 +316,7 @@ def register(server: EvalSchemaServer) -> None:
     @guarded()
     async def compare(ls: EvalSchemaServer, *args: Any) -> Any:
         arg = _arg(args)
+        await ls.evaluation.wait_ready()
         suites = _pick(ls, arg)
         if len(suites) != 1:
             raise CommandError("compareRuns needs {\"suite\": NAME}")

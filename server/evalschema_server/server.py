@@ -12,6 +12,7 @@ import asyncio
 import fnmatch
 import gc
 import importlib
+import inspect
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -19,8 +20,10 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol.language_server import _prepare_command_arguments
 
 from evalschema import __version__, default_registry
 from evalschema.config import find_config, load_config
@@ -69,6 +72,26 @@ class Protocol(LanguageServerProtocol):
                                       ) -> Any:
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
             yield handler, (params,), None
+
+    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
+    async def lsp_workspace__execute_command(  # type: ignore[override]
+            self, params: types.ExecuteCommandParams) -> Any:
+        """Runs the command in the request's own task.
+
+        pygls runs it in a task of its own that ``$/cancelRequest`` does not reach, so a
+        cancelled ``runSuite`` was answered "cancelled" while its run went on to the end.
+        Awaited here, the cancellation reaches the command (and the scheduler's ``run``).
+        """
+        handler = self.fm.commands.get(params.command)
+        if handler is None:
+            raise JsonRpcInvalidParams.of(
+                ValueError(f"Command name {params.command!r} is not defined"))
+        try:
+            args, kwargs = _prepare_command_arguments(handler, params, self._converter)
+        except Exception as exc:
+            raise JsonRpcInvalidParams.of(exc) from exc
+        result = handler(*args, **kwargs)
+        return await result if inspect.isawaitable(result) else result
 
 
 class EvalSchemaServer(LanguageServer):
@@ -360,8 +383,10 @@ def on_initialize(ls: EvalSchemaServer, params: types.InitializeParams) -> None:
 @server.feature(types.INITIALIZED)
 @guarded()
 async def on_initialized(ls: EvalSchemaServer, params: types.InitializedParams) -> None:
-    await _pull_configuration(ls)
-    await ls.evaluation.start(ls.roots)
+    try:
+        await _pull_configuration(ls)
+    finally:
+        await ls.evaluation.start(ls.roots)
 
 
 @server.feature(types.SHUTDOWN)

@@ -285,6 +285,8 @@ class DiagnosticBuilder:
     def _schema_problems(self) -> None:
         for p in self.o.schema_problems:
             span = self.schema_key_span(p.pointer) if p.pointer else None
+            if span is None and isinstance(p.data.get("span"), list):
+                span = p.data["span"][0], p.data["span"][1]  # a syntax error's offsets
             start, end = span if span else (0, 0)
             self.add(self.o.suite.config.schema, start, end, "input", p.code,
                      p.message + (f" ({p.suggestion})" if p.suggestion else ""))

@@ -279,9 +279,10 @@ def _evaluator(suite: Suite, schema_text: str) -> Evaluator:
     except ValueError:
         doc = parse(schema_text)  # JSONC: comments and trailing commas
         if doc.issues and any(i.code != "comment" for i in doc.issues):
-            first = doc.issues[0]
+            first = next(i for i in doc.issues if i.code != "comment")
             raise EvalSchemaError([Problem(first.code, f"the schema is not valid JSON: "
-                                           f"{first.message}", source=str(suite.config.schema))],
+                                           f"{first.message}", source=str(suite.config.schema),
+                                           data={"span": [first.offset, first.end]})],
                                   "the schema does not parse") from None
         schema = doc.value()
     cfg = suite.config

@@ -9,9 +9,10 @@ holds no LSP plumbing itself.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -72,13 +73,19 @@ class EvaluationService:
         self._stop = asyncio.Event()
         self._rediscover_timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        #: Set once the first search for suites is done: events and commands that come
+        #: earlier (an editor restoring open files) wait for it instead of finding nothing.
+        self.ready = asyncio.Event()
 
     # -- lifecycle ----------------------------------------------------------
 
     async def start(self, roots: Iterable[Path]) -> None:
         self.started = True
         self.roots = [r.resolve() for r in roots if r.is_dir()]
-        await self.rediscover()
+        try:
+            await self.rediscover()
+        finally:
+            self.ready.set()
         if self.client.eval_settings.run_on_startup:
             for suite in self.discovery.suites:
                 self.scheduler.request(suite, 0)
@@ -147,13 +154,33 @@ class EvaluationService:
     def suites_for(self, path: Path) -> list[Suite]:
         return self.discovery.using(path)
 
+    async def wait_ready(self, timeout: float = 30) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.ready.wait(), timeout)
+
+    def _unless_early(self, event: Callable[[Path], None], path: Path) -> bool:
+        """Before the first search for suites: replay ``event`` once it is done."""
+        if self.ready.is_set():
+            return False
+
+        async def later() -> None:
+            await self.wait_ready()
+            event(path)
+
+        self._spawn(later())
+        return True
+
     def saved(self, path: Path) -> None:
+        if self._unless_early(self.saved, path):
+            return
         if path.name in CONFIG_NAMES or self._unknown_data_file(path):
             self._schedule_rediscover(run_all_changed=True)
         for suite in self.suites_for(path):
             self.scheduler.request(suite, self.client.eval_settings.debounce_ms / 1000)
 
     def changed(self, path: Path) -> None:
+        if self._unless_early(self.changed, path):
+            return
         if path.name in CONFIG_NAMES:
             self._schedule_rediscover(run_all_changed=False, delay=0.2)
             return
@@ -162,6 +189,8 @@ class EvaluationService:
                 self.scheduler.request(suite, 0.3)
 
     def opened(self, path: Path) -> None:
+        if self._unless_early(self.opened, path):
+            return
         for suite in self.suites_for(path):
             if suite.key not in self.outcomes and suite.key not in self.scheduler.active:
                 self.scheduler.request(suite, 0)
@@ -270,8 +299,8 @@ class EvaluationService:
         previous = self.diags.get(key, {})
         stale = self.stale_paths(outcome)
         stale_uris = {self.client.to_uri(p) for p in stale}
-        for uri in stale_uris:
-            built[uri] = previous.get(uri, [])
+        for uri in stale_uris:  # built from an older text: not shown (see diagnostics_for)
+            built[uri] = []
         self.outcomes[key] = outcome
         self.diags[key] = built
         for uri in {*built, *previous} - stale_uris:
@@ -304,9 +333,23 @@ class EvaluationService:
 
     def diagnostics_for(self, uri: str) -> list[dict[str, Any]]:
         out = list(self.config_diags.get(uri, ()))
-        for per_uri in self.diags.values():
-            out.extend(per_uri.get(uri, ()))
+        for key, per_uri in self.diags.items():
+            got = per_uri.get(uri)
+            if got and not self._edited_since(key, uri):
+                out.extend(got)
         return out
+
+    def _edited_since(self, key: str, uri: str) -> bool:
+        """Whether open document ``uri`` changed since suite ``key``'s last run read it:
+        its findings are then at positions of another text, and are not shown."""
+        outcome = self.outcomes.get(key)
+        if outcome is None:
+            return False
+        for path, text in outcome.texts.items():
+            if self.client.to_uri(path) == uri:
+                now = self.client.open_text(path)
+                return now is not None and now != text
+        return False
 
     def clear(self) -> None:
         self.scheduler.cancel_all()

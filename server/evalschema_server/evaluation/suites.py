@@ -103,7 +103,9 @@ def discover(roots: Iterable[Path], read: ReadText) -> Discovery:
                 suites.extend(Suite(_key(root, c.name, len(roots)), _resolved(c),
                                     found.resolve(), root) for c in loaded.config.suites)
                 continue
-        suites.extend(by_convention(root))
+        # Keyed like configured suites: "folder:name" when there are several folders.
+        suites.extend(replace(s, key=_key(root, s.name, len(roots)))
+                      for s in by_convention(root))
     return Discovery(tuple(_unique_keys(suites)), problems, tuple(configs))
 
 
