@@ -15,7 +15,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from .registry import StrategyDef
-from .results import count_results
+from .results import count_results, precision_recall_f1
 
 if TYPE_CHECKING:
     from .schema.tree import SchemaNode
@@ -121,31 +121,131 @@ def pair_f1_matrix(scorer: RecordScorer, items: SchemaNode, g: Sequence[Any],
 
 
 def _pair_f1(scorer: RecordScorer, items: SchemaNode) -> Callable[[Any, Any], float]:
+    """The F1 of one element pair: from the comparator scores alone for flat items
+    (``_flat_pair_f1``), else by scoring the pair with the general walk. Built once per
+    items node and scorer."""
+    f1: Callable[[Any, Any], float] | None = scorer.helpers.get(id(items))
+    if f1 is None:
+        f1 = scorer.helpers[id(items)] = _make_pair_f1(scorer, items)
+    return f1
+
+
+def _make_pair_f1(scorer: RecordScorer, items: SchemaNode) -> Callable[[Any, Any], float]:
     from .scoring import RecordScorer as _Scorer
 
-    sub = _Scorer(items, scorer.policy)
-    return lambda gv, ev: count_results(sub.score(gv, ev)).f1
+    sub: list[_Scorer] = []
+
+    def walked(gv: Any, ev: Any) -> float:
+        if not sub:
+            sub.append(_Scorer(items, scorer.policy))
+        return count_results(sub[0].score(gv, ev)).f1
+
+    flat = _flat_pair_f1(items, scorer.policy.shared_unknown_keys_skipped)
+    if flat is None:
+        return walked
+
+    def f1(gv: Any, ev: Any) -> float:
+        got = flat(gv, ev)
+        return walked(gv, ev) if got is None else got
+
+    return f1
+
+
+_ABSENT = object()
+
+
+def _flat_pair_f1(items: SchemaNode, shared_unknown_keys_skipped: bool
+                  ) -> Callable[[Any, Any], float | None] | None:
+    """Pair F1 for items that are objects of leaves, without building results: the
+    statuses the walk would give (``RecordScorer.object``), counted, and the same
+    formula (``precision_recall_f1``) on the same score sum, so the same float. Returns
+    None for a pair the walk must judge (not two objects; a transform or comparator
+    that raises), and is None itself for items of any other shape."""
+    if items.kind != "object" or items.skip or not all(
+            c.kind == "leaf" and (c.skip or c.compare is not None) for c in items.children):
+        return None
+    plan: tuple[tuple[Any, ...], ...] = tuple(
+        (c.name, c.skip, c.null_policy == "absent", c.transform_fns, c.compare)
+        for c in items.children)
+    known = frozenset(items.child_map) if items.closed else None
+    A = _ABSENT
+
+    def f1(g: Any, e: Any) -> float | None:
+        if type(g) is not dict or type(e) is not dict:
+            return None
+        if not g and not e:
+            return 1.0  # the walk's one match for two empty objects
+        both = omissions = hallucinations = 0
+        s = 0.0
+        for name, skip, absent_null, fns, compare in plan:
+            if skip:
+                continue
+            gv = g.get(name, A)
+            ev = e.get(name, A)
+            if absent_null:
+                if gv is None and ev is None:
+                    continue  # skipped
+                gv = A if gv is None else gv
+                ev = A if ev is None else ev
+            if gv is A or ev is A:
+                if ev is not A:
+                    hallucinations += 1
+                elif gv is not A:
+                    omissions += 1
+                continue
+            try:
+                for fn in fns:
+                    gv = fn(gv)
+                for fn in fns:
+                    ev = fn(ev)
+                score = compare(gv, ev)
+            except Exception:
+                return None
+            both += 1
+            s += score
+        if known is not None and not e.keys() <= known:
+            hallucinations += sum(1 for k in e if k not in known
+                                  and not (shared_unknown_keys_skipped and k in g))
+        if s == both and both and not omissions and not hallucinations:
+            return 1.0  # all matched with full credit: what the formula gives, exactly
+        return precision_recall_f1(s, both, omissions, hallucinations)[2]
+
+    return f1
 
 
 def _hungarian(scorer: RecordScorer, node: SchemaNode, g: list[Any], e: list[Any]) -> Alignment:
     items = node.items
     assert items is not None
+    n, m = len(g), len(e)
     limit = scorer.policy.hungarian_max_pairs
-    if limit is not None and len(g) * len(e) > limit:
+    if limit is not None and n * m > limit:
         return _ordered(scorer, node, g, e)
-    if len(g) == len(e) and len(g) * len(e) <= SMALL_MATRIX:
-        # Already in order and perfect: that is an optimal assignment; skip the solver.
+    if n * m <= SMALL_MATRIX:
         f1 = _pair_f1(scorer, items)
-        if all(f1(gv, ev) == 1.0 for gv, ev in zip(g, e, strict=True)):
-            return _ordered(scorer, node, g, e)
-    matrix = pair_f1_matrix(scorer, items, g, e)
-    rows, cols = linear_sum_assignment(matrix, maximize=True)
-    pairs = sorted((int(i), int(j)) for i, j in zip(rows, cols, strict=True)
-                   if matrix[i, j] > 0.0)
+        diagonal: list[float] = []
+        if n == m:
+            # Already in order and perfect: that is an optimal assignment; skip the solver.
+            for gv, ev in zip(g, e, strict=True):
+                diagonal.append(f1(gv, ev))
+                if diagonal[-1] != 1.0:
+                    break
+            else:
+                return _ordered(scorer, node, g, e)
+        # Pairs in the order the matrix lists them (the diagonal's already computed).
+        rows = [[diagonal[i] if i == j and i < len(diagonal) else f1(gv, ev)
+                 for j, ev in enumerate(e)] for i, gv in enumerate(g)]
+        matrix = np.array(rows, dtype=float).reshape(n, m)
+    else:
+        matrix = pair_f1_matrix(scorer, items, g, e)
+    picked_g, picked_e = linear_sum_assignment(matrix, maximize=True)
+    # Plain ints and floats: indexing numpy arrays element by element costs more.
+    values = matrix[picked_g, picked_e].tolist()
+    pairs = sorted((i, j) for i, j, v in zip(picked_g.tolist(), picked_e.tolist(), values,
+                                             strict=True) if v > 0.0)
     used_g = {i for i, _ in pairs}
     used_e = {j for _, j in pairs}
-    return (pairs, [i for i in range(len(g)) if i not in used_g],
-            [j for j in range(len(e)) if j not in used_e])
+    return (pairs, [i for i in range(n) if i not in used_g],
+            [j for j in range(m) if j not in used_e])
 
 
 AlignFn = Callable[["RecordScorer", "SchemaNode", list[Any], list[Any]], Alignment]

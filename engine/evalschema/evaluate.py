@@ -44,18 +44,13 @@ from .results import (
 from .schema.select import select_fields, select_target
 from .schema.tree import SchemaNode, parse_eval_schema
 from .scoring import PendingBatch, RecordScorer
+from .specialized import SpecializedScorer, specializable, specialize_scorer
+from .tally import fold, make_counts, unfold
 
 RecordsLike = str | Path | Iterable[Any]
 
-# Tally slots: matches, mismatches, omissions, hallucinations, skipped, errors,
-# pending, batch_errors, score_sum, weight_sum, weighted_score_sum.
-_SLOT = {
-    Status.MATCH: 0, Status.MISMATCH: 1, Status.OMISSION: 2, Status.HALLUCINATION: 3,
-    Status.SKIPPED: 4, Status.ERROR: 5, Status.PENDING: 6, Status.BATCH_ERROR: 7,
-}
-
-
-_M, _MM, _OM, _HA = Status.MATCH, Status.MISMATCH, Status.OMISSION, Status.HALLUCINATION
+#: tuple.__new__ skips the NamedTuple's Python-level __new__ (one RecordResult per record).
+_new = tuple.__new__
 
 
 def _counts(t: list[float]) -> Counts:
@@ -78,32 +73,8 @@ class RunAccumulator:
 
     def tally(self, results: Sequence[FieldResult]) -> Counts:
         """Fold one record's results into the per-field tallies; return the record's counts."""
-        rec = [0.0] * 11
-        per_field = self.per_field
-        get = per_field.get
-        for r in results:
-            # Tuple indices (status 2, field 1, score 3, weight 11) and identity tests:
-            # this loop runs once per judged field, and Enum.__hash__ is Python code.
-            st = r[2]
-            slot = (0 if st is _M else 1 if st is _MM else 2 if st is _OM else
-                    3 if st is _HA else _SLOT[st])
-            t = get(r[1])
-            if t is None:
-                t = per_field[r[1]] = [0.0] * 11
-            t[slot] += 1
-            rec[slot] += 1
-            if slot < 4:
-                w = r[11]
-                t[9] += w
-                rec[9] += w
-                if slot < 2:
-                    s = r[3]
-                    t[8] += s
-                    rec[8] += s
-                    ws = w * s
-                    t[10] += ws
-                    rec[10] += ws
-        return _counts(rec)
+        counts = [0] * 8
+        return make_counts(counts, *fold(results, 0, self.per_field, counts, 0.0, 0.0, 0.0))
 
     def add(self, record: RecordResult, *, counted: bool = True) -> None:
         if self.keep_records:
@@ -175,14 +146,28 @@ class Evaluator:
     target_path: str = ""
     policy: ScoringPolicy = NATIVE
     scorer: RecordScorer = field(init=False)
+    #: The scorer specialized to this schema (``specialized``), which scores and tallies in
+    #: one pass; None for schemas it turns down (``specialized.specializable``).
+    specialized: SpecializedScorer | None = field(init=False, default=None, repr=False,
+                                            compare=False)
 
     def __post_init__(self) -> None:
         self.scorer = RecordScorer(self.root, self.policy)
+        if specializable(self.root):
+            self.specialized = specialize_scorer(self.scorer, self.target_path, self.target_pointer)
 
     def score_pair(self, gold: Any, extracted: Any, *, index: int, record_id: Any = None,
                    gold_index: int | None = None, extracted_index: int | None = None,
                    acc: RunAccumulator, repaired: bool = False,
                    problem: str | None = None) -> RecordResult:
+        return self.score_positional(gold, extracted, index, record_id, gold_index,
+                                     extracted_index, repaired, problem, acc)
+
+    def score_positional(self, gold: Any, extracted: Any, index: int, record_id: Any,
+                         gold_index: int | None, extracted_index: int | None, repaired: bool,
+                         problem: str | None, acc: RunAccumulator) -> RecordResult:
+        """``score_pair`` with positional arguments (the per-record path, where keyword
+        arguments cost a measurable share of a record's time)."""
         scorer = self.scorer
         tp = self.target_pointer
         if tp:
@@ -196,24 +181,37 @@ class Evaluator:
         if gold is _NO_RECORD and extracted is _NO_RECORD:
             # Unreadable and unpaired: listed with its problem, scored nowhere (its gold
             # record, if any, already counts as omitted).
-            rec = RecordResult(index, record_id, (), Counts(), gold_index, extracted_index,
-                               repaired, problem)
-            acc.add(rec, counted=False)
-            return rec
-        if gold is _NO_RECORD:
-            scorer.expand(self.root, extracted, path, tp, Status.HALLUCINATION)
-        elif extracted is _NO_RECORD:
-            scorer.expand(self.root, gold, path, tp, Status.OMISSION)
+            unscored = RecordResult(index, record_id, (), Counts(), gold_index,
+                                    extracted_index, repaired, problem)
+            acc.add(unscored, counted=False)
+            return unscored
+        specialized = self.specialized
+        if specialized is not None and gold is not _NO_RECORD and extracted is not _NO_RECORD \
+                and not self.post_process:
+            # Scored and tallied in one pass (see ``specialized``). A record that fails
+            # part-way (a comparator returning no number, say) is tallied nowhere, as
+            # with the general walk, which tallies only once a record is whole.
+            try:
+                counts = specialized(gold, extracted, index, record_id, acc.per_field)
+            except BaseException:
+                unfold(scorer.out, acc.per_field)
+                raise
+            results = scorer.out
         else:
-            scorer.node(self.root, gold, extracted, path, tp, tp)
-        results = scorer.out
-        if scorer.pending:
-            results = run_batches(results, scorer.pending.values())
-        for pp in self.post_process:
-            results = pp(results)
-        counts = acc.tally(results)
-        rec = RecordResult(index, record_id, tuple(results), counts, gold_index,
-                           extracted_index, repaired, problem)
+            if gold is _NO_RECORD:
+                scorer.expand(self.root, extracted, path, tp, Status.HALLUCINATION)
+            elif extracted is _NO_RECORD:
+                scorer.expand(self.root, gold, path, tp, Status.OMISSION)
+            else:
+                scorer.node(self.root, gold, extracted, path, tp, tp)
+            results = scorer.out
+            if scorer.pending:
+                results = run_batches(results, scorer.pending.values())
+            for pp in self.post_process:
+                results = pp(results)
+            counts = acc.tally(results)
+        rec: RecordResult = _new(RecordResult, (index, record_id, tuple(results), counts,
+                                                gold_index, extracted_index, repaired, problem))
         acc.add(rec)
         return rec
 
@@ -265,10 +263,16 @@ def _load_schema(schema: Any) -> tuple[Any, str | None]:
     return schema, None
 
 
-def _as_records(data: RecordsLike, *, strict: bool) -> list[RawRecord]:
+def _as_records(data: RecordsLike, *, strict: bool) -> list[RawRecord] | list[Any]:
+    """Records read from a file (``RawRecord``s, which know where they came from), or
+    in-memory records as they are: wrapping each costs more than scoring it cheaply."""
     if isinstance(data, str | Path):
         return load_records(data, strict=strict)
-    return [RawRecord(v) for v in data]
+    return list(data)
+
+
+def _raw(record: Any) -> RawRecord:
+    return record if type(record) is RawRecord else RawRecord(record)
 
 
 def _read_extracted(raw: RawRecord) -> tuple[Any, bool, str | None]:
@@ -291,25 +295,27 @@ def _locate(raw: RawRecord, index: int) -> dict[str, Any]:
     return {"source": raw.source, "pointer": f"/{index}"}
 
 
-def _check_gold(gold: list[RawRecord], id_field: str | None) -> dict[Any, int]:
+def _check_gold(gold: list[RawRecord] | list[Any], id_field: str | None) -> dict[Any, int]:
+    """Every gold record an object with a usable, unique id (when pairing by id)."""
     problems: list[Problem] = []
     ids: dict[Any, int] = {}
-    for i, raw in enumerate(gold):
-        loc = _locate(raw, i)
-        if not isinstance(raw.value, dict):
+    for i, rec in enumerate(gold):
+        value = rec.value if type(rec) is RawRecord else rec
+        if not isinstance(value, dict):
             problems.append(Problem("gold-not-object", f"gold record {i} is "
-                                    f"{type(raw.value).__name__}, not an object", **loc))
+                                    f"{type(value).__name__}, not an object",
+                                    **_locate(_raw(rec), i)))
             continue
         if id_field is None:
             continue
-        rid = raw.value.get(id_field)
+        rid = value.get(id_field)
         if rid is None or isinstance(rid, dict | list):
             problems.append(Problem("gold-missing-id", f"gold record {i} has no usable "
-                                    f"{id_field!r}", **loc,
+                                    f"{id_field!r}", **_locate(_raw(rec), i),
                                     suggestion="every gold record needs its id"))
         elif rid in ids:
             problems.append(Problem("duplicate-id", f"gold id {rid!r} appears again (first in "
-                                    f"record {ids[rid]})", **loc,
+                                    f"record {ids[rid]})", **_locate(_raw(rec), i),
                                     suggestion="ids must be unique within the gold file"))
         else:
             ids[rid] = i
@@ -356,12 +362,11 @@ class Pair(NamedTuple):
                     self.extracted_index, repaired, problem)
 
     def score(self, evaluator: Evaluator, acc: RunAccumulator) -> RecordResult:
-        if isinstance(self.gold, RawLine) or isinstance(self.extracted, RawLine):
+        if type(self.gold) is RawLine or type(self.extracted) is RawLine:
             return self.resolve().score(evaluator, acc)
-        return evaluator.score_pair(self.gold, self.extracted, index=self.number,
-                                    record_id=self.record_id, gold_index=self.gold_index,
-                                    extracted_index=self.extracted_index, acc=acc,
-                                    repaired=self.repaired, problem=self.problem)
+        return evaluator.score_positional(self.gold, self.extracted, self.number, self.record_id,
+                                          self.gold_index, self.extracted_index, self.repaired,
+                                          self.problem, acc)
 
 
 def iter_evaluate(gold: RecordsLike, extracted: RecordsLike, evaluator: Evaluator,
@@ -401,14 +406,16 @@ def _pairs_in_memory(gold: RecordsLike, extracted: RecordsLike,
     gold_raw = _as_records(gold, strict=True)
     ext_raw = _as_records(extracted, strict=False)
     _check_gold(gold_raw, id_field)
-    read = [_read_extracted(r) for r in ext_raw]
+    gold_values: list[Any] = [r.value if type(r) is RawRecord else r for r in gold_raw]
+    # An in-memory object needs no reading: (record, repaired, problem) at once.
+    read = [(r, False, None) if type(r) is dict else _read_extracted(_raw(r)) for r in ext_raw]
     if id_field is None:
-        for i, graw in enumerate(gold_raw):
+        for i, gvalue in enumerate(gold_values):
             if i < len(read):
                 value, repaired, problem = read[i]
-                yield Pair(i, None, graw.value, value, i, i, repaired, problem)
+                yield _new(Pair, (i, None, gvalue, value, i, i, repaired, problem, False))
             else:
-                yield Pair(i, None, graw.value, _NO_RECORD, i, None,
+                yield Pair(i, None, gvalue, _NO_RECORD, i, None,
                            problem="no extracted record")
         for j in range(len(gold_raw), len(read)):
             value, repaired, problem = read[j]
@@ -431,15 +438,15 @@ def _pairs_in_memory(gold: RecordsLike, extracted: RecordsLike,
             by_id[rid] = j
     unread = sum(1 for jj, _ in leftovers if read[jj][0] is _NO_RECORD)
     index = 0
-    for i, graw in enumerate(gold_raw):
-        rid = graw.value[id_field]
+    for i, gvalue in enumerate(gold_values):
+        rid = gvalue[id_field]
         found = by_id.pop(rid, None)
         if found is None:
-            yield Pair(index, rid, graw.value, _NO_RECORD, i, None,
+            yield Pair(index, rid, gvalue, _NO_RECORD, i, None,
                        problem=_missing_problem(unread))
         else:
             value, repaired, _ = read[found]
-            yield Pair(index, rid, graw.value, value, i, found, repaired)
+            yield _new(Pair, (index, rid, gvalue, value, i, found, repaired, None, False))
         index += 1
     extra = sorted([*((j, "no gold record with this id") for j in by_id.values()), *leftovers])
     for j, problem in extra:
@@ -880,7 +887,7 @@ def evaluate(gold: RecordsLike, extracted: RecordsLike, schema: Any, *,
                                null_policy=null_policy, base_uri=base_uri)
     acc = RunAccumulator(keep_records=keep_records)
     streaming = (not keep_records) if stream is None else stream
-    with gc_paused():
+    with gc_paused(promote=keep_records):
         for rec in iter_evaluate(gold, extracted, evaluator, acc, stream=streaming):
             if on_record is not None:
                 on_record(rec)

@@ -103,16 +103,11 @@ class Counts(NamedTuple):
         return self.matches + self.mismatches + self.omissions + self.hallucinations
 
     def metrics(self) -> tuple[float, float, float, float]:
-        """(precision, recall, F1, weighted score), computed together: the one place
-        these formulas live."""
-        both = self.matches + self.mismatches
-        p_denom = both + self.hallucinations
-        r_denom = both + self.omissions
-        s = self.score_sum
-        precision = s / p_denom if p_denom else 1.0
-        recall = s / r_denom if r_denom else 1.0
+        """(precision, recall, F1, weighted score), computed together."""
+        precision, recall, f1 = precision_recall_f1(
+            self.score_sum, self.matches + self.mismatches, self.omissions, self.hallucinations)
         weighted = self.weighted_score_sum / self.weight_sum if self.weight_sum else 1.0
-        return precision, recall, f1_score(precision, recall, p_denom + self.omissions), weighted
+        return precision, recall, f1, weighted
 
     @property
     def precision(self) -> float:
@@ -162,6 +157,18 @@ class Counts(NamedTuple):
             "f1": self.f1,
             "weighted_score": self.weighted_score,
         }
+
+
+def precision_recall_f1(score_sum: float, both: int, omissions: int,
+                        hallucinations: int) -> tuple[float, float, float]:
+    """Precision, recall and F1 from the score sum of the fields judged on both sides
+    (``both`` of them) and the omission and hallucination counts: the one place these
+    formulas live (``Counts.metrics``, and the pair F1 of Hungarian alignment)."""
+    p_denom = both + hallucinations
+    r_denom = both + omissions
+    precision = score_sum / p_denom if p_denom else 1.0
+    recall = score_sum / r_denom if r_denom else 1.0
+    return precision, recall, f1_score(precision, recall, p_denom + omissions)
 
 
 def f1_score(precision: float, recall: float, scored: int = 1) -> float:

@@ -50,6 +50,9 @@ class RecordScorer:
     record_id: Any = None
     out: list[FieldResult] = field(default_factory=list)
     pending: dict[int, PendingBatch] = field(default_factory=dict)
+    #: Per-node helpers built on first use (Hungarian pair F1 functions), by node id: the
+    #: nodes are this scorer's own, alive as long as it is.
+    helpers: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def score(self, gold: Any, extracted: Any, *, index: int = 0,
               record_id: Any = None) -> list[FieldResult]:
@@ -70,11 +73,11 @@ class RecordScorer:
     def emit(self, node: SchemaNode, path: str, status: Status, score: float, g: Any, e: Any,
              gp: str | None, ep: str | None, reason: str | None = None,
              field_path: str | None = None) -> None:
-        self.out.append(FieldResult(
+        self.out.append(_new(FieldResult, (
             path, node.path if field_path is None else field_path, status, score,
             node.comparator, reason, g, e, gp, ep, node.pointer, node.weight,
             self.record_index, self.record_id,
-        ))
+        )))
 
     # -- the walk -----------------------------------------------------------
 
@@ -128,34 +131,48 @@ class RecordScorer:
                     score, child.comparator, None, gv, ev, cgp, cep,
                     child.pointer, child.weight, record_index, record_id)))
                 continue
-            if child.skip:
-                self.emit(child, cpath, _SKIPPED, 0.0, g.get(name), e.get(name),  # type: ignore[arg-type]
-                          cgp if name in g else None, cep if name in e else None)
+            if child.kind != "leaf" and gv is not None and ev is not None \
+                    and gv is not _ABSENT and ev is not _ABSENT and not child.skip:
+                # A container on both sides: straight down, one frame per level less than
+                # through child(), so deep records stay within the recursion limit.
+                self.node(child, gv, ev, cpath, cgp, cep)
                 continue
-            if child.null_policy == "absent":
-                if gv is None and ev is None:
-                    self.emit(child, cpath, _SKIPPED, 0.0, None, None, cgp, cep,
-                              "null on both sides (null counts as absent)")
-                    continue
-                if gv is None:
-                    gv = _ABSENT
-                if ev is None:
-                    ev = _ABSENT
-            if gv is not _ABSENT:
-                if ev is not _ABSENT:
-                    if child.kind == "leaf":
-                        self.leaf(child, gv, ev, cpath, cgp, cep)
-                    else:
-                        self.node(child, gv, ev, cpath, cgp, cep)
-                else:
-                    self.expand(child, gv, cpath, cgp, _OMISSION)
-            elif ev is not _ABSENT:
-                self.expand(child, ev, cpath, cep, _HALLUCINATION)
+            self.child(child, g, e, gv, ev, cpath, cgp, cep)
         if node.closed:
             child_map = node.child_map
             extra = [k for k in e if k not in child_map]
             if extra:
                 self.extra_keys(node, e, sorted(extra), prefix, ep, g, gp)
+
+    def child(self, child: SchemaNode, g: dict[str, Any], e: dict[str, Any], gv: Any, ev: Any,
+              cpath: str, cgp: str, cep: str) -> None:
+        """One property of an object, off the hot path: skipped, null as absent, present
+        on one side only, a leaf that is not plain, or a container. ``gv``/``ev`` are its
+        values in ``g``/``e``, or ``_ABSENT``."""
+        name = child.name
+        if child.skip:
+            self.emit(child, cpath, _SKIPPED, 0.0, g.get(name), e.get(name),  # type: ignore[arg-type]
+                      cgp if name in g else None, cep if name in e else None)
+            return
+        if child.null_policy == "absent":
+            if gv is None and ev is None:
+                self.emit(child, cpath, _SKIPPED, 0.0, None, None, cgp, cep,
+                          "null on both sides (null counts as absent)")
+                return
+            if gv is None:
+                gv = _ABSENT
+            if ev is None:
+                ev = _ABSENT
+        if gv is not _ABSENT:
+            if ev is not _ABSENT:
+                if child.kind == "leaf":
+                    self.leaf(child, gv, ev, cpath, cgp, cep)
+                else:
+                    self.node(child, gv, ev, cpath, cgp, cep)
+            else:
+                self.expand(child, gv, cpath, cgp, _OMISSION)
+        elif ev is not _ABSENT:
+            self.expand(child, ev, cpath, cep, _HALLUCINATION)
 
     def extra_keys(self, node: SchemaNode, e: dict[str, Any], keys: list[str], prefix: str,
                    ep: str, g: dict[str, Any] | None = None, gp: str = "") -> None:
@@ -168,16 +185,16 @@ class RecordScorer:
         for k in keys:
             seg = "/" + escape(k)
             if g is not None and k in g and self.policy.shared_unknown_keys_skipped:
-                self.out.append(FieldResult(
+                self.out.append(_new(FieldResult, (
                     prefix + k, field_prefix + k, _SKIPPED, 0.0, None,
                     "in gold and extracted but not in the schema", g[k], e[k], gp + seg, ep + seg,
-                    node.pointer, node.weight, self.record_index, self.record_id))
+                    node.pointer, node.weight, self.record_index, self.record_id)))
                 continue
-            self.out.append(FieldResult(
+            self.out.append(_new(FieldResult, (
                 prefix + k, field_prefix + k, _HALLUCINATION, 0.0, None, "not in the schema",
                 None, e[k], None, ep + seg, node.pointer, node.weight, self.record_index,
                 self.record_id,
-            ))
+            )))
 
     def array(self, node: SchemaNode, g: list[Any], e: list[Any], path: str, gp: str,
               ep: str) -> None:
@@ -231,7 +248,8 @@ class RecordScorer:
                     v = value[name]
                     if v is None and child.null_policy == "absent":
                         continue
-                    self.expand(child, v, prefix + name, ptr + "/" + escape(name), status)
+                    self.expand(child, v, prefix + name,
+                                ptr + (child.seg or "/" + escape(name)), status)
             if not gold_side and node.closed:
                 extra = [k for k in value if k not in node.child_map]
                 if extra:
@@ -298,7 +316,7 @@ class RecordScorer:
                       f"comparator {node.comparator} failed: {type(exc).__name__}: {exc}")
             return
         # The hot path: built inline, one FieldResult per judged leaf.
-        self.out.append(FieldResult(
+        self.out.append(_new(FieldResult, (
             path, node.path, _MATCH if score >= node.threshold else _MISMATCH, score,
             node.comparator, None, g, e, gp, ep, node.pointer, node.weight,
-            self.record_index, self.record_id))
+            self.record_index, self.record_id)))

@@ -1,0 +1,84 @@
+"""``gc_paused``: the collector is off during a burst and back as it was after; with
+``promote=True`` what the burst allocated goes straight to the oldest generation,
+unless the process has frozen objects of its own."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+
+import pytest
+
+from evalschema import evaluate
+from evalschema.gcpause import gc_paused
+
+
+@pytest.fixture
+def gc_enabled() -> Iterator[None]:
+    was = gc.isenabled()
+    gc.enable()
+    yield
+    if not was:
+        gc.disable()
+
+
+class Tracked:
+    """A GC-tracked object we can find in a generation."""
+
+
+def _generation_of(obj: object) -> int | None:
+    for gen in range(3):
+        if any(o is obj for o in gc.get_objects(generation=gen)):
+            return gen
+    return None
+
+
+def test_collector_is_off_inside_and_on_after(gc_enabled: None) -> None:
+    with gc_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_a_disabled_collector_stays_disabled(gc_enabled: None) -> None:
+    gc.disable()
+    with gc_paused(promote=True):
+        kept = Tracked()
+    assert not gc.isenabled()
+    assert _generation_of(kept) == 0  # not promoted either
+
+
+def test_promote_moves_the_burst_to_the_oldest_generation(gc_enabled: None) -> None:
+    if gc.get_freeze_count():
+        pytest.skip("the process has frozen objects")
+    with gc_paused(promote=True):
+        kept = [Tracked() for _ in range(1000)]
+        assert _generation_of(kept[0]) == 0
+    assert gc.isenabled()
+    assert _generation_of(kept[0]) == 2
+    assert gc.get_freeze_count() == 0
+    assert gc.get_count()[0] < 100  # no young collection pending over the burst
+
+
+def test_promote_leaves_frozen_objects_frozen(gc_enabled: None) -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        with gc_paused(promote=True):
+            kept = Tracked()
+        assert gc.get_freeze_count() == frozen
+        assert _generation_of(kept) == 0
+    finally:
+        gc.unfreeze()
+
+
+def test_evaluate_restores_the_collector(gc_enabled: None) -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}}
+    evaluate([{"a": "x"}], [{"a": "y"}], schema)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        evaluate([{"a": "x"}], [{"a": "y"}], schema)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -1,0 +1,209 @@
+"""The specialized scorer (``evalschema.specialized``) against the general walk.
+
+An evaluator scores with a scorer specialized to its schema when it has one, and with
+the general walk (``RecordScorer``) otherwise. Both must give the same results, record
+counts and per-field tallies, to the last bit of every float, on any schema and
+records: checked on the random suites of the property tests, and on shapes those do
+not reach (deep nesting, targets, selected fields, every fallback).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from test_properties import SETTINGS, suite
+
+from evalschema import (
+    RecordResult,
+    RunAccumulator,
+    iter_evaluate,
+    make_evaluator,
+    reclassify_nulls,
+)
+from evalschema.builtins import builtin_registry
+from evalschema.evaluate import Evaluator
+from evalschema.registry import register_comparator
+from evalschema.specialized import MAX_DEPTH, specializable
+
+
+def _general(schema: Any, **kw: Any) -> Evaluator:
+    ev = make_evaluator(schema, **kw)
+    ev.specialized = None
+    return ev
+
+
+def _specialized(schema: Any, **kw: Any) -> Evaluator:
+    return make_evaluator(schema, **kw)
+
+
+def _run(ev: Evaluator, gold: list[Any], extracted: list[Any]
+         ) -> tuple[list[RecordResult], RunAccumulator]:
+    acc = RunAccumulator()
+    return list(iter_evaluate(gold, extracted, ev, acc)), acc
+
+
+def _bits(x: Any) -> Any:
+    """Floats by their exact representation (0.0 and -0.0 differ, as they may downstream)."""
+    if isinstance(x, float):
+        return x.hex()
+    if isinstance(x, tuple | list):
+        return [_bits(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _bits(v) for k, v in x.items()}
+    return x
+
+
+def assert_same(schema: Any, gold: list[Any], extracted: list[Any], **kw: Any) -> None:
+    slow, fast = _general(schema, **kw), _specialized(schema, **kw)
+    assert fast.specialized is not None
+    want, want_acc = _run(slow, gold, extracted)
+    got, got_acc = _run(fast, gold, extracted)
+    assert _bits(got) == _bits(want)
+    assert _bits(got_acc.per_field) == _bits(want_acc.per_field)
+    assert list(got_acc.per_field) == list(want_acc.per_field)  # first-seen order
+    assert _bits(got_acc.result().to_dict()) == _bits(want_acc.result().to_dict())
+
+
+@SETTINGS
+@given(suite(symmetric=False, noisy=True, extra=True))
+def test_specialized_scorer_matches_general_walk(case: tuple[Any, ...]) -> None:
+    schema, gold, extracted, null_policy = case
+    assert_same(schema, gold, extracted, null_policy=null_policy)
+
+
+@SETTINGS
+@given(suite(symmetric=False, noisy=False, extra=False))
+def test_specialized_scorer_matches_general_walk_on_clean_records(case: tuple[Any, ...]) -> None:
+    """Mostly the hot path (values present and of the right type)."""
+    schema, gold, extracted, null_policy = case
+    assert_same(schema, gold, extracted, null_policy=null_policy)
+
+
+INVOICE = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "total": {"type": "number", "x-eval-compare": {"numeric": {"tolerance": {"rel": 0.01}}},
+                  "x-eval-weight": 0.1},
+        "currency": {"type": "string", "x-eval-transform": ["strip", "lowercase"]},
+        "vendor": {"type": "object", "properties": {
+            "name": {"type": "string", "x-eval-compare": {"levenshtein": {"threshold": 0.8}}},
+            "address": {"type": "object", "properties": {
+                "city": {"type": "string", "x-eval-compare": "normalized"}}}}},
+        "items": {"type": "array", "items": {"type": "object", "properties": {
+            "sku": {"type": "string"},
+            "qty": {"type": "integer"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "dims": {"type": "object", "properties": {"w": {"type": "number"}}}}}},
+        "notes": {"type": "array", "items": {"type": "string"},
+                  "x-eval-align": {"match_by": "hungarian"}},
+    },
+}
+
+GOLD = [
+    {"id": "a", "total": 10.0, "currency": " EUR", "vendor": {"name": "Acme", "address": {
+        "city": "Zürich"}}, "items": [{"sku": "x", "qty": 1, "tags": ["p", "q"],
+                                       "dims": {"w": 1.5}}, {"sku": "y", "qty": 2}],
+     "notes": ["one", "two"]},
+    {"id": "b", "total": 3, "currency": 7, "vendor": {}, "items": [], "notes": []},
+    {"id": "c", "vendor": {"name": None}, "items": [{"sku": "z"}, "not an object"]},
+]
+EXTRACTED = [
+    {"id": "a", "total": 10.05, "currency": "eur", "vendor": {"name": "Acme Inc", "address": {
+        "city": "zurich", "zip": "8000"}}, "items": [{"sku": "x", "qty": "1", "tags": ["q"],
+                                                       "dims": {"w": 1.5, "h": 2}},
+                                                      {"sku": "y", "qty": 2}, {"sku": "w"}],
+     "notes": ["two", "one", "three"], "extra": True},
+    {"id": "b", "total": None, "currency": "7", "vendor": [], "items": [], "notes": []},
+    {"id": "c", "vendor": {"name": None}, "items": {"sku": "z"}},
+]
+
+
+def test_same_on_an_invoice_with_every_fallback() -> None:
+    """Weights, transforms (one failing), nested objects, extra keys, type mismatches,
+    nested arrays inside items, Hungarian-aligned scalars."""
+    assert_same(INVOICE, GOLD, EXTRACTED)
+    assert_same(INVOICE, GOLD, EXTRACTED, null_policy="absent")
+
+
+def test_same_with_a_target_and_selected_fields() -> None:
+    assert_same(INVOICE, GOLD, EXTRACTED, target="vendor")
+    assert_same(INVOICE, GOLD, EXTRACTED, fields=["items[].sku", "total"])
+
+
+def test_same_on_nesting_deeper_than_the_specialized_scorer_goes() -> None:
+    depth = MAX_DEPTH + 3
+    schema: dict[str, Any] = {"type": "string", "x-eval-compare": "levenshtein"}
+    gold: Any = "leaf"
+    extracted: Any = "lead"
+    for i in range(depth):
+        schema = {"type": "object", "properties": {f"k{i}": schema, "n": {"type": "integer"}}}
+        gold = {f"k{i}": gold, "n": i}
+        extracted = {f"k{i}": extracted, "n": i + i % 2}
+    assert_same(schema, [gold], [extracted])
+
+
+def test_batch_comparators_keep_the_general_walk() -> None:
+    """Batch results are pending until the record is done: they cannot be tallied as
+    the walk emits them."""
+    schema = {"type": "object", "properties": {"a": {"type": "string",
+                                                     "x-eval-compare": "semantic"}}}
+    assert not specializable(make_evaluator(schema).root)
+    assert specializable(make_evaluator(INVOICE).root)
+
+
+def test_post_processors_see_the_general_walks_results() -> None:
+    """Post-processors rewrite results before they are tallied: those runs keep the
+    general walk and its separate tally."""
+    want_ev = _general(INVOICE, post_process=reclassify_nulls())
+    got_ev = _specialized(INVOICE, post_process=reclassify_nulls())
+    assert got_ev.specialized is not None
+    want, want_acc = _run(want_ev, GOLD, EXTRACTED)
+    got, got_acc = _run(got_ev, GOLD, EXTRACTED)
+    assert _bits(got) == _bits(want)
+    assert _bits(got_acc.result().to_dict()) == _bits(want_acc.result().to_dict())
+
+
+class Boom(BaseException):
+    """Not an Exception: nothing on the way catches it."""
+
+
+def test_a_record_failing_part_way_is_tallied_nowhere() -> None:
+    """The specialized scorer tallies as it goes; a record that raises half-way (the
+    language server carries on past it) must leave the accumulator as it was."""
+    reg = builtin_registry()
+
+    def touchy(g: Any, e: Any, params: Any) -> float:
+        if e == "boom":
+            raise Boom
+        return 1.0 if g == e else 0.0
+
+    register_comparator("touchy", touchy, registry=reg)
+    schema = {"type": "object", "properties": {
+        "a": {"type": "string"}, "b": {"type": "number", "x-eval-weight": 0.3},
+        "new": {"type": "string"},
+        "items": {"type": "array", "items": {"type": "object", "properties": {
+            "x": {"type": "string"}, "y": {"type": "string", "x-eval-compare": "touchy"}}}}}}
+    ok = {"a": "x", "b": 1.5, "items": [{"x": "p", "y": "q"}]}
+    bad_g = {"a": "x", "b": 1.5, "new": "n", "items": [{"x": "p", "y": "q"}] * 2}
+    bad_e = {"a": "y", "b": 1.2, "new": "m", "zz": 1,
+             "items": [{"x": "p", "y": "q"}, {"x": "p", "y": "boom"}]}
+    for ev in (_specialized(schema, registry=reg), _general(schema, registry=reg)):
+        acc = RunAccumulator()
+        ev.score_pair(ok, ok, index=0, acc=acc)
+        before = {k: list(t) for k, t in acc.per_field.items()}
+        try:
+            ev.score_pair(bad_g, bad_e, index=1, acc=acc)
+        except Boom:
+            pass
+        else:
+            raise AssertionError("the comparator should have raised")
+        assert list(acc.per_field) == list(before)
+        for k, t in acc.per_field.items():
+            assert t[:8] == before[k][:8]
+            assert t[8:] == pytest.approx(before[k][8:])
+        assert acc.n == 1
+        ev.score_pair(ok, ok, index=2, acc=acc)
+        assert acc.result().total_matches == 2 * 4
