@@ -180,6 +180,22 @@ class EvalSchemaServer(LanguageServer):
     def publish_eval(self, uri: str) -> None:
         self.send_diagnostics(uri)
 
+    def schemas_named(self, paths: set[Path]) -> None:
+        """The configuration's schemas, as found again: they are eval schemas whatever
+        their names (open ones are re-checked when this changes)."""
+        named = {str(p) for p in paths}
+        if named == self.config_schemas:
+            return
+        self.config_schemas = named
+        self.analyses.clear()
+        for uri in list(self.store.docs):
+            self.schedule(uri, immediate=True)
+        if self.pull_diagnostics:
+            try:
+                self.workspace_diagnostic_refresh(None)
+            except Exception as exc:  # the client may not support refreshes
+                report_once(self, "diagnostic refresh", exc)
+
     # -- encoding and ranges ------------------------------------------------
 
     @property

@@ -286,3 +286,35 @@ async def test_changed_settings_apply_to_shown_results(client: LanguageClient,
     assert {d.severity for d in by_code(now, "mismatch")} == {types.DiagnosticSeverity.Error}
     assert by_code(now, "omission") == []
     assert len(by_code(now, "hallucination")) == 1
+
+
+async def test_a_schema_named_by_a_new_configuration_gets_schema_features(
+        client: LanguageClient, suite: dict[str, Path]) -> None:
+    await diagnostics(client, suite["extracted"])
+    folder = suite["schema"].parent
+    rules = folder / "rules.json"  # no x-eval key, no *.eval.json name: plain JSON so far
+    text = '{"type": "object", "properties": {"total": {"type": "number", }}}'
+    rules.write_text(text, encoding="utf-8")
+    uri = rules.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri, "json", 1, text)))
+    at = position(text, '"number", ', delta=len('"number", '))
+
+    async def labels() -> set[str]:
+        got = await client.text_document_completion_async(types.CompletionParams(
+            types.TextDocumentIdentifier(uri), at))
+        items = got.items if isinstance(got, types.CompletionList) else got or []
+        return {i.label for i in items}
+
+    assert "x-eval-compare" not in await labels()
+    toml = folder / "evalschema.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + (
+        '\n[[suite]]\nname = "rules"\nschema = "rules.json"\ngold = "shop.gold.jsonl"\n'
+        'extracted = ["shop.run1.extracted.jsonl"]\n'), encoding="utf-8")
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        types.TextDocumentIdentifier(toml.as_uri())))
+    for _ in range(200):
+        if "x-eval-compare" in await labels():
+            break
+        await asyncio.sleep(0.05)
+    assert "x-eval-compare" in await labels()
