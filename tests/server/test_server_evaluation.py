@@ -215,6 +215,8 @@ async def test_commands_list_run_report_infer_compare_and_clear(
     assert rows["price"]["worst"]["range"]["start"] == {
         "line": 0, "character": position(EXTRACTED_LINES[0], "13.9").character}
     assert rows["id"]["worst"] is None
+    # A key the model invented (never in gold) is flagged, so views can list it apart.
+    assert rows["color"]["invented"] is True and rows["price"]["invented"] is False
     assert report["suites"][0]["runs"][0]["result"]["total_records"] == 3
     inferred = await command("inferSchema", {"uri": suite["gold"].as_uri()})
     assert inferred["schema"]["properties"]["price"]["type"] == "number"

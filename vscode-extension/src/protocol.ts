@@ -62,6 +62,8 @@ export interface FieldRow {
   mismatches: number;
   omissions: number;
   hallucinations: number;
+  /** A key the model produced that gold never has: listed apart from the schema's fields. */
+  invented: boolean;
   worst: null | { uri: string; range: LspRange };
 }
 
@@ -182,6 +184,7 @@ function readFieldRow(v: unknown): FieldRow | undefined {
     mismatches: num(v.mismatches),
     omissions: num(v.omissions),
     hallucinations: num(v.hallucinations),
+    invented: v.invented === true,
     worst,
   };
 }

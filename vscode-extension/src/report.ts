@@ -65,14 +65,34 @@ export function renderRun(run: RunReport, suite: string, sort: { key: SortKey; d
     const aria = c.key === sort.key ? (sort.dir === "asc" ? "ascending" : "descending") : "none";
     return `<th scope="col" class="${c.numeric ? "num" : ""}" aria-sort="${aria}"><button type="button" data-sort="${c.key}">${c.title}</button></th>`;
   }).join("");
-  const rows = sortRows(run.fields, sort.key, sort.dir).map(renderRow).join("\n");
-  const body = run.fields.length ? rows : `<tr><td colspan="${COLUMNS.length}" class="empty">No fields were judged.</td></tr>`;
+  const judged = run.fields.filter((f) => !f.invented);
+  const rows = sortRows(judged, sort.key, sort.dir).map(renderRow).join("\n");
+  const body = judged.length ? rows : `<tr><td colspan="${COLUMNS.length}" class="empty">No fields were judged.</td></tr>`;
   return (
     `<section class="run" data-suite="${escapeHtml(suite)}" data-extracted="${escapeHtml(run.extracted)}">\n` +
     `<h2>${escapeHtml(run.label)}</h2>\n` +
     `<p class="summary"><span class="big ${grade(run.f1)}">F1 ${formatScore(run.f1)}</span> macro · ${formatScore(run.micro_f1)} micro · ` +
     `precision ${formatScore(run.precision)} · recall ${formatScore(run.recall)} · ${run.records} records</p>\n` +
-    `<table class="fields"><thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table>\n</section>`
+    `<table class="fields"><thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table>\n` +
+    renderInvented(run.fields.filter((f) => f.invented)) +
+    `</section>`
+  );
+}
+
+/** Keys the model invented (gold never has them), apart: F1 0 says nothing about a field. */
+function renderInvented(rows: readonly FieldRow[]): string {
+  if (!rows.length) return "";
+  const items = sortRows(rows, "hallucinations", "desc").map((row) => {
+    const open = row.worst
+      ? ` class="has-worst" tabindex="0" title="Open an example of ${escapeHtml(row.field)}" data-uri="${escapeHtml(row.worst.uri)}" data-range="${escapeHtml(JSON.stringify(row.worst.range))}"`
+      : "";
+    return `<tr${open}><td class="field"><code>${escapeHtml(row.field)}</code></td><td class="num">${row.hallucinations}</td></tr>`;
+  });
+  const n = rows.length;
+  return (
+    `<details class="invented"><summary>${n} key${n === 1 ? "" : "s"} the model invented (never in gold)</summary>\n` +
+    `<table class="invented"><thead><tr><th scope="col">Key</th><th scope="col" class="num">Records</th></tr></thead>\n` +
+    `<tbody>\n${items.join("\n")}\n</tbody></table></details>\n`
   );
 }
 
@@ -121,6 +141,9 @@ code { font-family: var(--vscode-editor-font-family); color: var(--vscode-textPr
 .bar .fill { display: block; height: 100%; width: 0; background: currentColor; }
 .problems { color: var(--vscode-editorWarning-foreground); margin: 4px 0; padding-left: 18px; }
 .problems .file { color: var(--vscode-descriptionForeground); }
+details.invented { margin: 8px 0; color: var(--vscode-descriptionForeground); }
+details.invented summary { cursor: pointer; }
+table.invented { border-collapse: collapse; margin-top: 4px; }
 .empty, .notice { color: var(--vscode-descriptionForeground); padding: 8px 0; }
 .notice { color: var(--vscode-editorWarning-foreground); }
 `;

@@ -5,7 +5,7 @@ import { readSuiteReports } from "../src/protocol";
 import { COLUMNS, escapeHtml, grade, renderReport, renderRun, sortRows } from "../src/report";
 
 function row(field: string, f1: number, extra: Partial<FieldRow> = {}): FieldRow {
-  return { field, precision: f1, recall: f1, f1, matches: Math.round(f1 * 100), mismatches: 3, omissions: 2, hallucinations: 1, worst: null, ...extra };
+  return { field, precision: f1, recall: f1, f1, matches: Math.round(f1 * 100), mismatches: 3, omissions: 2, hallucinations: 1, invented: false, worst: null, ...extra };
 }
 
 const worstRange = { start: { line: 41, character: 20 }, end: { line: 41, character: 28 } };
@@ -46,6 +46,20 @@ test("a run renders every column, worst F1 first, with a bar as wide as its F1",
   assert.match(html, /data-field="total"[^>]*><td class="field"><code>total<\/code><\/td><td class="num f1"><span class="bar fair"><span class="fill" data-w="75.9"><\/span><\/span>0\.759<\/td>/);
   assert.match(html, /F1 0\.915<\/span> macro · 0\.914 micro · precision 0\.916 · recall 0\.914 · 240 records/);
   assert.match(html, /<h2>model-a<\/h2>/);
+});
+
+test("keys the model invented are listed apart, most frequent first, still clickable", () => {
+  const invented = (field: string, n: number, extra: Partial<FieldRow> = {}): FieldRow =>
+    row(field, 0, { precision: 0, recall: 1, matches: 0, mismatches: 0, omissions: 0, hallucinations: n, invented: true, ...extra });
+  const html = renderRun({ ...run, fields: [...run.fields, invented("discount", 3), invented("vat<b>", 9, { worst: { uri: run.extracted, range: worstRange } })] }, "invoices");
+  assert.deepEqual(fieldOrder(html), ["notes&lt;script&gt;", "total", "line_items[].unit_price", "vendor.name"]);
+  assert.match(html, /<details class="invented"><summary>2 keys the model invented \(never in gold\)<\/summary>/);
+  const extra = html.slice(html.indexOf('<details class="invented">'));
+  assert.ok(extra.indexOf("vat&lt;b&gt;") < extra.indexOf("discount"), "most frequent first");
+  assert.match(extra, /<tr class="has-worst"[^>]*data-uri="file:\/\/\/w\/invoices\.model-a\.extracted\.jsonl"[^>]*><td class="field"><code>vat&lt;b&gt;<\/code><\/td><td class="num">9<\/td>/);
+  assert.doesNotMatch(renderRun(run, "invoices"), /class="invented"/);
+  const [read] = readSuiteReports({ suites: [{ ...suite, runs: [{ ...run, fields: [{ ...invented("x", 1) }] }] }] });
+  assert.equal(read?.runs[0]?.fields[0]?.invented, true);
 });
 
 test("a field with a worst example is clickable and carries its location", () => {
