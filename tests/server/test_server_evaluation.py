@@ -320,3 +320,31 @@ async def test_a_schema_named_by_a_new_configuration_gets_schema_features(
             break
         await asyncio.sleep(0.05)
     assert "x-eval-compare" in await labels()
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def typing_client(lsp_client: LanguageClient, suite: dict[str, Path]):  # type: ignore[no-untyped-def]
+    await _start(lsp_client, suite["schema"].parent, {"runOn": "change"})
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+async def test_run_on_change_rescores_as_you_type(typing_client: LanguageClient,
+                                                  suite: dict[str, Path]) -> None:
+    client = typing_client
+    uri = await open_extracted(client, suite)
+    line0 = EXTRACTED_LINES[0]
+    wrong = line_span(0, line0, "13.9")
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        [types.TextDocumentContentChangePartial(wrong, "12.5")]))
+    # No save: the edit alone re-runs the suite on the editor's text.
+    for _ in range(200):
+        now = list(client.diagnostics.get(uri, []))
+        if now and not [d for d in by_code(now, "mismatch") if d.range.start.line == 0]:
+            break
+        await asyncio.sleep(0.05)
+    now = list(client.diagnostics[uri])
+    assert [d for d in by_code(now, "mismatch") if d.range.start.line == 0] == []
+    assert len(by_code(now, "hallucination")) == 1  # the other findings are back
+    assert suite["extracted"].read_text(encoding="utf-8").split("\n")[0] == line0
