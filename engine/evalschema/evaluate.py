@@ -105,6 +105,15 @@ class RunAccumulator:
         self.sum_f1 += other.sum_f1
         self.sum_w += other.sum_w
 
+    def copy(self, *, records: bool = True) -> RunAccumulator:
+        """An independent copy of the sums, to resume from later (the language server
+        keeps one every few hundred records, so a run whose first records did not
+        change resumes there instead of re-adding them; sums stay in record order,
+        hence bit-identical). ``records=False`` leaves the record list empty."""
+        return RunAccumulator({k: list(t) for k, t in self.per_field.items()},
+                              list(self.records) if records else [], self.keep_records,
+                              self.n, self.sum_p, self.sum_r, self.sum_f1, self.sum_w)
+
     def merge(self, other: RunAccumulator) -> RunAccumulator:
         out = RunAccumulator(keep_records=self.keep_records and other.keep_records)
         for src in (self, other):

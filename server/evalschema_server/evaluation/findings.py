@@ -64,10 +64,18 @@ class FindingOptions:
 
 @dataclass
 class MarkCache:
-    """Marks by record pair texts, kept for the records of the last run only."""
+    """What one suite's next diagnostics can reuse: marks by record pair texts (for the
+    records of the last run only), and each file's line table while its text stays."""
 
     marks: dict[tuple[Any, ...], tuple[Mark, ...]] = field(default_factory=dict)
     fingerprint: Any = None
+    line_tables: dict[Path, tuple[str, LineIndex]] = field(default_factory=dict)
+
+    def line_table(self, path: Path, text: str) -> LineIndex:
+        got = self.line_tables.get(path)
+        if got is None or got[0] != text:
+            got = self.line_tables[path] = (text, LineIndex(text))
+        return got[1]
 
 
 def fmt(value: Any) -> str:
@@ -167,17 +175,11 @@ def _finding_count(s: ScoredRecord) -> int:
 
 @dataclass
 class _Doc:
-    """A file's text, its line table and its URI, made once per publish."""
+    """A file's text, its line table and its URI."""
 
     uri: str
     text: str
-    _lines: LineIndex | None = None
-
-    @property
-    def lines(self) -> LineIndex:
-        if self._lines is None:
-            self._lines = LineIndex(self.text)
-        return self._lines
+    lines: LineIndex
 
 
 class DiagnosticBuilder:
@@ -203,7 +205,9 @@ class DiagnosticBuilder:
     def doc(self, path: Path) -> _Doc:
         got = self.docs.get(path)
         if got is None:
-            got = self.docs[path] = _Doc(self.to_uri(path), self.o.texts.get(path, ""))
+            text = self.o.texts.get(path, "")
+            got = self.docs[path] = _Doc(self.to_uri(path), text,
+                                         self.cache.line_table(path, text))
         return got
 
     def rng(self, d: _Doc, start: int, end: int) -> dict[str, Any]:

@@ -131,12 +131,54 @@ class SuiteCache:
     #: unchanged files (the same DataFile objects) pair the same way.
     pairings: dict[Path, tuple[DataFile, DataFile, str | None, list[_Pair], list[InputIssue]]] \
         = field(default_factory=dict)
+    memos: dict[Path, _RunMemo] = field(default_factory=dict)
 
     def parser(self, path: Path) -> SliceParser:
         got = self.parsers.get(path)
         if got is None:
             got = self.parsers[path] = SliceParser()
         return got
+
+
+#: Records between the accumulator copies a run keeps (see ``_RunMemo``).
+CHECKPOINT = 256
+
+
+@dataclass
+class _RunMemo:
+    """What the last run of one extracted file leaves for the next: each pair's key and
+    indices, its results, and copies of the accumulator every ``CHECKPOINT`` records.
+
+    A next run whose first k pairs are the same resumes from the last copy at or before
+    k: re-adding 10,000 unchanged records' results is most of what a save costs, and
+    resuming keeps every sum in record order, so the figures are bit-identical.
+    """
+
+    marks: list[tuple[_Key, int | None, int | None]]
+    records: list[RecordResult]
+    checkpoints: dict[int, RunAccumulator]
+    #: The first record whose scoring failed (its issue is re-raised by scoring it again).
+    first_failed: int
+
+    def resume(self, marks: list[tuple[_Key, int | None, int | None]]
+               ) -> tuple[int, RunAccumulator, dict[int, RunAccumulator]]:
+        limit = min(len(marks), len(self.marks), self.first_failed)
+        same = 0
+        old = self.marks
+        while same < limit and old[same] == marks[same]:
+            same += 1
+        start = max((k for k in self.checkpoints if k <= same), default=0)
+        if start == 0:
+            return 0, RunAccumulator(), {}
+        acc = self.checkpoints[start].copy(records=False)
+        acc.records = list(self.records[:start])
+        return start, acc, {k: v for k, v in self.checkpoints.items() if k < start}
+
+
+def _mark(p: _Pair) -> tuple[_Key, int | None, int | None]:
+    key = (p.gold.text if p.gold else None, p.extracted.text if p.extracted else None,
+           p.problem)
+    return key, p.gold.index if p.gold else None, p.extracted.index if p.extracted else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +239,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
                    generation)
     if cache.fingerprint != fingerprint:
         cache.fingerprint, cache.evaluator, cache.records = fingerprint, None, {}
+        cache.memos = {}
         try:
             cache.evaluator = _evaluator(suite, schema_text)
         except EvalSchemaError as exc:
@@ -238,19 +281,35 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
     used: dict[_Key, RecordResult] = {}
     last_report = 0.0
     for path, data, pairs in plans:
-        acc = RunAccumulator()
-        scored: list[ScoredRecord] = []
-        for number, p in enumerate(pairs):
+        marks = [_mark(p) for p in pairs]
+        memo = cache.memos.get(path)
+        start, acc, checkpoints = memo.resume(marks) if memo else (0, RunAccumulator(), {})
+        assert memo is not None or start == 0
+        scored = [ScoredRecord(memo.records[i], pairs[i].gold, pairs[i].extracted)
+                  for i in range(start)] if memo else []
+        for s in scored:
+            used[marks[s.record.index][0]] = s.record
+        done += start
+        failed: set[int] = set()
+        for number in range(start, len(pairs)):
+            p = pairs[number]
             if (number & 63) == 0:
                 token.check()
                 now = time.perf_counter()
                 if progress is not None and now - last_report > 0.1:
                     last_report = now
                     progress(done, total)
+            if number % CHECKPOINT == 0:
+                checkpoints[number] = acc.copy(records=False)
+            before = len(issues)
             rec = _score(evaluator, p, number, acc, cache.records, used, issues,
                          path if p.extracted else cfg.gold)
+            if len(issues) != before:
+                failed.add(number)
             scored.append(ScoredRecord(rec, p.gold, p.extracted))
             done += 1
+        cache.memos[path] = _RunMemo(marks, [s.record for s in scored], checkpoints,
+                                     min(failed, default=len(pairs)))
         by_ext = {s.extracted.index: i for i, s in enumerate(scored) if s.extracted}
         by_gold = {s.gold.index: i for i, s in enumerate(scored) if s.gold}
         runs.append(RunOutcome(path, label_of(suite, path), data, acc.result(),
