@@ -284,8 +284,9 @@ def _raw(record: Any) -> RawRecord:
     return record if type(record) is RawRecord else RawRecord(record)
 
 
-def _read_extracted(raw: RawRecord) -> tuple[Any, bool, str | None]:
-    """(record, repaired, problem): rescue text answers; report what cannot be rescued."""
+def read_extracted(raw: RawRecord) -> tuple[Any, bool, str | None]:
+    """(record, repaired, problem): rescue text answers; report what cannot be rescued.
+    The language server reads extracted records with it too, so both judge them alike."""
     value = raw.value
     if isinstance(value, dict):
         return value, False, None
@@ -364,7 +365,7 @@ class Pair(NamedTuple):
         if isinstance(gold, RawLine):
             gold = gold.parse().value
         if isinstance(ext, RawLine):
-            ext, repaired, read = _read_extracted(ext.parse())
+            ext, repaired, read = read_extracted(ext.parse())
             if self.read_problem:
                 problem = read or problem
         return Pair(self.number, self.record_id, gold, ext, self.gold_index,
@@ -417,7 +418,7 @@ def _pairs_in_memory(gold: RecordsLike, extracted: RecordsLike,
     _check_gold(gold_raw, id_field)
     gold_values: list[Any] = [r.value if type(r) is RawRecord else r for r in gold_raw]
     # An in-memory object needs no reading: (record, repaired, problem) at once.
-    read = [(r, False, None) if type(r) is dict else _read_extracted(_raw(r)) for r in ext_raw]
+    read = [(r, False, None) if type(r) is dict else read_extracted(_raw(r)) for r in ext_raw]
     if id_field is None:
         for i, gvalue in enumerate(gold_values):
             if i < len(read):
@@ -540,7 +541,7 @@ def _stream_by_position(gold: RecordsLike, extracted: RecordsLike) -> Iterator[P
         elif isinstance(eraw, RawLine):
             yield Pair(i, None, gvalue, eraw, i, i, read_problem=True)
         else:
-            value, repaired, problem = _read_extracted(eraw)
+            value, repaired, problem = read_extracted(eraw)
             yield Pair(i, None, gvalue, value, i, i, repaired, problem)
     check.finish()
     for j, eraw in enumerate(ext_it, start=n_gold):
@@ -548,7 +549,7 @@ def _stream_by_position(gold: RecordsLike, extracted: RecordsLike) -> Iterator[P
             yield Pair(j, None, _NO_RECORD, eraw, None, j,
                        problem="no gold record at this position", read_problem=True)
             continue
-        value, repaired, problem = _read_extracted(eraw)
+        value, repaired, problem = read_extracted(eraw)
         yield Pair(j, None, _NO_RECORD, value, None, j, repaired,
                    problem or "no gold record at this position")
 
@@ -644,7 +645,7 @@ def _line_id(text: str, id_field: str, raw_line: Callable[[], RawLine]
         except (ValueError, RecursionError):
             value = None
     if type(value) is not dict:
-        read, _, problem = _read_extracted(raw_line().parse())
+        read, _, problem = read_extracted(raw_line().parse())
         if read is _NO_RECORD:
             return None, problem or "unreadable", True
         value = read
@@ -707,7 +708,7 @@ class _ExtractedIndex:
                     self.lines.append(raw.line or 0)
             else:
                 self.held.append(raw)
-            value, _, problem = _read_extracted(raw)
+            value, _, problem = read_extracted(raw)
             if value is _NO_RECORD:
                 self.leftovers.append((j, problem or "unreadable"))
                 self.unread += 1
@@ -801,7 +802,7 @@ class _ExtractedIndex:
         return self._line(j).parse()
 
     def get(self, j: int) -> tuple[Any, bool, str | None]:
-        return _read_extracted(self._get_raw(j))
+        return read_extracted(self._get_raw(j))
 
     def get_lazy(self, j: int) -> RawLine | tuple[Any, bool, str | None]:
         """The record's unparsed line (file-backed), else the record as read."""

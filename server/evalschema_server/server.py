@@ -271,7 +271,9 @@ class EvalSchemaServer(LanguageServer):
     # -- configuration ------------------------------------------------------
 
     def read_project_config(self, root: str) -> None:
-        """Remember the schemas an evalschema.toml (or [tool.evalschema]) names."""
+        """Remember the schemas an evalschema.toml (or [tool.evalschema]) names, at once:
+        the search for suites (which keeps this set current, see ``schemas_named``) walks
+        the workspace and may finish after the first documents are opened."""
         found = find_config(root)
         if found is None:
             return

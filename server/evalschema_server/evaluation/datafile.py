@@ -8,12 +8,12 @@ text, which is what makes re-reading a 10,000-line file after a one-line edit ch
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
-from evalschema.evaluate import NO_RECORD
-from evalschema.lenient import LenientParseError, parse_lenient
+from evalschema.errors import InputError
+from evalschema.evaluate import NO_RECORD, read_extracted
+from evalschema.records import parse_line
 
 from ..document import parse
 
@@ -148,24 +148,16 @@ class SliceParser:
 
 
 def _parse_record(text: str, strict: bool) -> tuple[Any, bool, str | None]:
+    """(record or NO_RECORD, repaired, problem), read as the engine reads records."""
+    if not strict:
+        return read_extracted(parse_line(text, None, 0, strict=False))
     try:
-        value = json.loads(text)
-    except RecursionError:
-        return NO_RECORD, False, "the record is nested too deeply to read"
-    except ValueError as exc:
-        if strict:
-            return NO_RECORD, False, f"not valid JSON: {getattr(exc, 'msg', exc)}"
-        try:
-            got = parse_lenient(text)
-        except LenientParseError as lexc:
-            return NO_RECORD, False, f"unreadable record: {lexc}"
-        value = got.value
-        if not isinstance(value, dict):
-            return NO_RECORD, False, f"the record is {type(value).__name__}, not an object"
-        return value, True, None
+        value = parse_line(text, None, 0, strict=True).value
+    except InputError as exc:
+        # The engine's message is about a line; a record may also be an array element.
+        message = exc.problems[0].message if exc.problems else str(exc)
+        return NO_RECORD, False, message.removeprefix("line is ")
     if not isinstance(value, dict):
-        if isinstance(value, str) and not strict:
-            return _parse_record(value, strict)
         return NO_RECORD, False, f"the record is {_json_type(value)}, not an object"
     return value, False, None
 

@@ -21,8 +21,8 @@ from typing import Any
 
 from evalschema.results import Status
 
-from ..document import JsonDocument, LineIndex, parse
-from .locate import RecordLocator, Span
+from ..document import LineIndex
+from .locate import RecordLocator, Span, key_span
 from .runner import RunOutcome, ScoredRecord, SuiteOutcome
 
 SOURCE = "evalschema"
@@ -196,7 +196,6 @@ class DiagnosticBuilder:
         self.schema_open = schema_open
         self.out: dict[str, list[dict[str, Any]]] = {}
         self.docs: dict[Path, _Doc] = {}
-        self._schema_doc: JsonDocument | None = None
         self.labels = {n.pointer: n.label for n in outcome.evaluator.root.walk()} \
             if outcome.evaluator else {}
 
@@ -234,20 +233,9 @@ class DiagnosticBuilder:
             diag["data"] = data
         self.out.setdefault(d.uri, []).append(diag)
 
-    def schema_doc(self) -> JsonDocument | None:
-        if self._schema_doc is None and self.o.schema_text is not None:
-            self._schema_doc = parse(self.o.schema_text)
-        return self._schema_doc
-
     def schema_key_span(self, pointer: str) -> Span | None:
-        doc = self.schema_doc()
-        if doc is None:
-            return None
-        prop = doc.property_at_pointer(pointer)
-        if prop is not None and prop.key_node is not None:
-            return prop.key_node.offset, prop.key_node.end
-        node = doc.node_at_pointer(pointer)
-        return None if node is None else (node.offset, min(node.end, node.offset + 1))
+        text = self.o.schema_text
+        return None if text is None else key_span(self.locator.doc(text), pointer)
 
     def related(self, gold_start: int | None, m: Mark) -> list[dict[str, Any]]:
         out = []

@@ -1,4 +1,4 @@
-"""From JSON Pointers in a record to offsets in its text, and back.
+"""From JSON Pointers in a record (or a schema) to offsets in its text, and back.
 
 The engine reports pointers; the tolerant parser knows where each value sits. Records
 are small, so parsing one on demand is cheap; the last few parsed are kept for the
@@ -12,6 +12,16 @@ from collections import OrderedDict
 from ..document import JsonDocument, Node, parse
 
 Span = tuple[int, int]
+
+
+def key_span(doc: JsonDocument, pointer: str) -> Span | None:
+    """Where to mark the node at ``pointer`` of a schema: its property's key, else (the
+    root, an array item) the value's first character."""
+    prop = doc.property_at_pointer(pointer)
+    if prop is not None and prop.key_node is not None:
+        return prop.key_node.offset, prop.key_node.end
+    node = doc.node_at_pointer(pointer)
+    return None if node is None else (node.offset, min(node.end, node.offset + 1))
 
 
 class RecordLocator:

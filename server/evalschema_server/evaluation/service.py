@@ -22,7 +22,7 @@ from evalschema.gcpause import gc_paused
 from ..document import LineIndex
 from ..settings import EvalSettings
 from .findings import DiagnosticBuilder, FindingOptions, MarkCache
-from .locate import RecordLocator, Span
+from .locate import RecordLocator, Span, key_span
 from .runner import SuiteOutcome
 from .scheduler import Hooks, Scheduler
 from .suites import SKIP_DIRS, Discovery, Suite, discover
@@ -364,20 +364,10 @@ class EvaluationService:
     def outcomes_for(self, path: Path) -> list[SuiteOutcome]:
         return [o for o in self.outcomes.values() if path in o.suite.files]
 
-    def schema_span(self, outcome: SuiteOutcome) -> Any:
+    def schema_span(self, outcome: SuiteOutcome) -> Callable[[str], Span | None]:
         """Pointer -> span of the property key in the schema text the run used."""
-        from ..document import parse
-
-        doc = parse(outcome.schema_text or "")
-
-        def span(pointer: str) -> Span | None:
-            prop = doc.property_at_pointer(pointer)
-            if prop is not None and prop.key_node is not None:
-                return prop.key_node.offset, prop.key_node.end
-            node = doc.node_at_pointer(pointer)
-            return None if node is None else (node.offset, node.offset + 1)
-
-        return span
+        doc = self.locator.doc(outcome.schema_text or "")
+        return lambda pointer: key_span(doc, pointer)
 
     def _publish_config(self, problems: dict[Path, tuple[Problem, ...]]) -> None:
         old = set(self.config_diags)
