@@ -731,7 +731,7 @@ class _ExtractedIndex:
         """Fold scanned ranges, in file order, into one index (ids checked for duplicates
         in record order, so the result is the one a single scan gives)."""
         base_j = base_line = 0
-        by_id, leftovers = self.by_id, self.leftovers
+        leftovers = self.leftovers
         for part in parts:
             self.offsets.extend(part.offsets)
             self.lengths.extend(part.lengths)
@@ -744,18 +744,22 @@ class _ExtractedIndex:
                     leftovers.append((gj, problem))
                     self.unread += unread
                     continue
-                first = by_id.setdefault(rid, gj)
-                if first != gj:
-                    leftovers.append((gj, f"duplicate id {rid!r} (first at extracted record "
-                                          f"{first})"))
+                self._index_id(rid, gj)
             base_j += len(part.ids)
             base_line += part.n_lines
+
+    def _index_id(self, rid: Any, j: int) -> None:
+        """Record ``j`` holds id ``rid``: indexed, or a leftover when the id came before."""
+        first = self.by_id.setdefault(rid, j)
+        if first != j:
+            self.leftovers.append((j, f"duplicate id {rid!r} (first at extracted record "
+                                      f"{first})"))
 
     def _scan_lines(self, id_field: str) -> bool:
         """The fast path for a JSONL file: read each line's id without building record
         objects (lines that are not plain JSON objects take the general path). False
         when the file turns out to hold one JSON array on one line."""
-        by_id, leftovers = self.by_id, self.leftovers
+        leftovers = self.leftovers
         offsets, lengths, lines = self.offsets, self.lengths, self.lines
         j = -1
         for j, (lineno, offset, indent, text) in enumerate(iter_lines(self.source)):
@@ -772,10 +776,7 @@ class _ExtractedIndex:
                 leftovers.append((j, problem))
                 self.unread += unread
                 continue
-            first = by_id.setdefault(rid, j)
-            if first != j:
-                leftovers.append((j, f"duplicate id {rid!r} (first at extracted record "
-                                     f"{first})"))
+            self._index_id(rid, j)
         return True
 
     def _line(self, j: int) -> RawLine:

@@ -50,16 +50,6 @@ def _path(uri: str | None) -> Path | None:
     return file_path(uri) if isinstance(uri, str) else None
 
 
-def _text(ls: EvalSchemaServer, path: Path) -> str | None:
-    got = ls.open_text(path)
-    if got is not None:
-        return got
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
 # -- data files ---------------------------------------------------------------
 
 def data_hover(ls: EvalSchemaServer, uri: str, text: str, position: types.Position
@@ -278,7 +268,7 @@ def register(server: EvalSchemaServer) -> None:
         path = _path(_arg(args).get("uri"))
         if path is None:
             raise CommandError("inferSchema needs {\"uri\": <a gold file>}")
-        text = _text(ls, path)
+        text = ls.evaluation.text_of(path)
         if text is None:
             raise CommandError(f"cannot read {path}")
         try:
@@ -296,7 +286,7 @@ def register(server: EvalSchemaServer) -> None:
         path = _path(uri)
         if path is None or not isinstance(uri, str):
             raise CommandError("annotate needs {\"uri\": <an eval schema>}")
-        text = _text(ls, path)
+        text = ls.evaluation.text_of(path)
         if text is None:
             raise CommandError(f"cannot read {path}")
         analysis = ls.analysis(uri) if ls.store.get(uri) else analyze(text, ls.registry,

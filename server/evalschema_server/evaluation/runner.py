@@ -201,6 +201,14 @@ def read_text(path: Path, texts: dict[Path, str]) -> str:
         raise OSError(f"not UTF-8 text (byte {exc.start})") from None
 
 
+def text_or_none(path: Path, texts: dict[Path, str]) -> str | None:
+    """``read_text``, with None for a file that cannot be read."""
+    try:
+        return read_text(path, texts)
+    except OSError:
+        return None
+
+
 def run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache, token: CancelToken,
               progress: Progress | None = None, generation: int = 0) -> SuiteOutcome:
     """Score every extracted file of ``suite``; raises ``Cancelled`` when cancelled.

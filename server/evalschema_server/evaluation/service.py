@@ -23,7 +23,7 @@ from ..document import LineIndex
 from ..settings import EvalSettings
 from .findings import DiagnosticBuilder, FindingOptions, MarkCache
 from .locate import RecordLocator, Span, key_span
-from .runner import SuiteOutcome
+from .runner import SuiteOutcome, text_or_none
 from .scheduler import Hooks, Scheduler
 from .suites import SKIP_DIRS, Discovery, Suite, discover
 from .views import summary
@@ -102,17 +102,9 @@ class EvaluationService:
     async def rediscover(self) -> set[str]:
         """Find the suites again; returns the keys of suites that are new or changed."""
         texts = {p: t for p in self._config_paths() if (t := self.client.open_text(p))}
-
-        def read(path: Path) -> str | None:
-            if path in texts:
-                return texts[path]
-            try:
-                return path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                return None
-
         roots = list(self.roots)
-        found = await asyncio.get_running_loop().run_in_executor(None, discover, roots, read)
+        found = await asyncio.get_running_loop().run_in_executor(
+            None, discover, roots, lambda path: text_or_none(path, texts))
         old = {s.key: s for s in self.discovery.suites}
         self.discovery = found
         changed = {s.key for s in found.suites if old.get(s.key) != s}
@@ -147,6 +139,11 @@ class EvaluationService:
             self.scheduler.generation += 1
         for suite in self.discovery.suites:
             self.scheduler.request(suite, 0.1)
+
+    def text_of(self, path: Path) -> str | None:
+        """A file's text: the editor's when it is open, else the disk's (None if unreadable)."""
+        open_text = self.client.open_text(path)
+        return open_text if open_text is not None else text_or_none(path, {})
 
     def _config_paths(self) -> list[Path]:
         return [r / n for r in self.roots for n in CONFIG_NAMES]
@@ -374,12 +371,7 @@ class EvaluationService:
         self.config_diags = {}
         for path, probs in problems.items():
             uri = self.client.to_uri(path)
-            text = self.client.open_text(path)
-            if text is None:
-                try:
-                    text = path.read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError):
-                    text = ""
+            text = self.text_of(path) or ""
             self.config_diags[uri] = [_config_diag(p, text, self.client.encoding)
                                       for p in probs]
         for uri in old | set(self.config_diags):
