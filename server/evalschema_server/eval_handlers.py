@@ -65,9 +65,7 @@ def data_hover(ls: EvalSchemaServer, uri: str, text: str, position: types.Positi
         return None
     parts = []
     for hit in hits:
-        labels = {n.pointer: n.label for n in hit.outcome.evaluator.root.walk()} \
-            if hit.outcome.evaluator else {}
-        parts.append(views.hover_markdown(hit, labels))
+        parts.append(views.hover_markdown(hit, hit.outcome.labels))
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, "\n\n---\n\n".join(parts)),
                        _range(lines, *hits[0].span, ls.encoding))
 

@@ -196,8 +196,7 @@ class DiagnosticBuilder:
         self.schema_open = schema_open
         self.out: dict[str, list[dict[str, Any]]] = {}
         self.docs: dict[Path, _Doc] = {}
-        self.labels = {n.pointer: n.label for n in outcome.evaluator.root.walk()} \
-            if outcome.evaluator else {}
+        self.labels = outcome.labels
 
     # -- helpers ------------------------------------------------------------
 

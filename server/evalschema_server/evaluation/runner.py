@@ -22,7 +22,6 @@ from evalschema.errors import EvalSchemaError, Problem
 from evalschema.evaluate import NO_RECORD, Evaluator, RunAccumulator, make_evaluator
 from evalschema.gcpause import gc_paused
 from evalschema.results import RecordResult, RunResult
-from evalschema.schema.tree import SchemaNode
 
 from ..document import parse
 from .datafile import DataFile, RecordSlice, SliceParser
@@ -99,13 +98,12 @@ class SuiteOutcome:
     started: float = 0.0
     seconds: float = 0.0
 
-    def run(self, path: Path) -> RunOutcome | None:
-        return next((r for r in self.runs if r.path == path), None)
-
-    def node_for(self, schema_pointer: str) -> SchemaNode | None:
+    @property
+    def labels(self) -> dict[str, str]:
+        """Schema pointer -> how its node judges (``numeric, rel 1%``)."""
         if self.evaluator is None:
-            return None
-        return next((n for n in self.evaluator.root.walk() if n.pointer == schema_pointer), None)
+            return {}
+        return {n.pointer: n.label for n in self.evaluator.root.walk()}
 
     @property
     def field_pointers(self) -> dict[str, str]:

@@ -112,9 +112,6 @@ class Scheduler:
                 self.cancel(key)
                 del self.caches[key]
 
-    def running(self) -> bool:
-        return bool(self.active or self.timers)
-
     def shutdown(self) -> None:
         self.cancel_all()
         self._executor.shutdown(wait=False, cancel_futures=True)

@@ -53,14 +53,6 @@ class Suite:
     def uses(self, path: Path) -> bool:
         return path in self.files
 
-    def role(self, path: Path) -> str | None:
-        c = self.config
-        if path == c.schema:
-            return "schema"
-        if path == c.gold:
-            return "gold"
-        return "extracted" if path in c.extracted else None
-
 
 @dataclass(frozen=True)
 class Discovery:
@@ -78,10 +70,6 @@ class Discovery:
 
     def using(self, path: Path) -> list[Suite]:
         return [s for s in self.suites if s.uses(path)]
-
-    @property
-    def schemas(self) -> set[Path]:
-        return {s.config.schema for s in self.suites}
 
     @property
     def files(self) -> set[Path]:
