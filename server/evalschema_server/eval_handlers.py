@@ -28,6 +28,7 @@ from .evaluation.suites import Suite
 from .features import actions
 from .guard import ClientError as CommandError
 from .guard import guarded
+from .uris import file_path
 
 if TYPE_CHECKING:
     from .server import EvalSchemaServer
@@ -45,8 +46,6 @@ def _range(lines: LineIndex, start: int, end: int, encoding: str) -> types.Range
 
 
 def _path(uri: str | None) -> Path | None:
-    from .server import file_path
-
     return file_path(uri) if isinstance(uri, str) else None
 
 

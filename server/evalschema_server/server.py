@@ -17,7 +17,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
+from urllib.parse import urlparse
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
@@ -38,25 +38,10 @@ from .features import actions, completion, hover, symbols, tokens
 from .guard import guarded, report_once
 from .settings import EvalSettings, Settings
 from .store import DocumentStore, OpenDocument
+from .uris import file_path, uri_to_path
 from .window import window_at
 
 SOURCE = "evalschema"
-
-
-def uri_to_path(uri: str) -> str | None:
-    parsed = urlparse(uri)
-    return unquote(parsed.path) if parsed.scheme == "file" else None
-
-
-def file_path(uri: str) -> Path | None:
-    """The resolved path of a file URI (the form suites use), or None."""
-    path = uri_to_path(uri)
-    if not path:
-        return None
-    try:
-        return Path(path).resolve()
-    except (OSError, RuntimeError):
-        return None
 
 
 class Protocol(LanguageServerProtocol):
