@@ -432,38 +432,60 @@ def _pairs_in_memory(gold: RecordsLike, extracted: RecordsLike,
             yield Pair(j, None, _NO_RECORD, value, None, j, repaired,
                        problem or "no gold record at this position")
         return
-    by_id: dict[Any, int] = {}
-    leftovers: list[tuple[int, str]] = []
-    for j, (value, _, problem) in enumerate(read):
-        if value is _NO_RECORD:
-            leftovers.append((j, problem or "unreadable"))
-            continue
-        rid = value.get(id_field)
-        if rid is None or isinstance(rid, dict | list):
-            leftovers.append((j, f"extracted record has no {id_field!r}"))
-        elif rid in by_id:
-            leftovers.append((j, f"duplicate id {rid!r} (first at extracted record "
-                                 f"{by_id[rid]})"))
-        else:
-            by_id[rid] = j
-    unread = sum(1 for jj, _ in leftovers if read[jj][0] is _NO_RECORD)
-    index = 0
+    m = match_ids([g[id_field] for g in gold_values], [(v, p) for v, _, p in read], id_field)
+    unread = sum(1 for _, code, _ in m.extra if code == "unreadable-record")
     for i, gvalue in enumerate(gold_values):
         rid = gvalue[id_field]
-        found = by_id.pop(rid, None)
+        found = m.found[i]
         if found is None:
-            yield Pair(index, rid, gvalue, _NO_RECORD, i, None,
-                       problem=_missing_problem(unread))
+            yield Pair(i, rid, gvalue, _NO_RECORD, i, None, problem=_missing_problem(unread))
         else:
             value, repaired, _ = read[found]
-            yield _new(Pair, (index, rid, gvalue, value, i, found, repaired, None, False))
-        index += 1
-    extra = sorted([*((j, "no gold record with this id") for j in by_id.values()), *leftovers])
-    for j, problem in extra:
+            yield _new(Pair, (i, rid, gvalue, value, i, found, repaired, None, False))
+    index = len(gold_values)
+    for j, _, problem in m.extra:
         value, repaired, _ = read[j]
         rid = value.get(id_field) if isinstance(value, dict) else None
         yield Pair(index, rid, _NO_RECORD, value, None, j, repaired, problem)
         index += 1
+
+
+class IdMatch(NamedTuple):
+    """Extracted records matched to gold ids (``match_ids``)."""
+
+    #: Per gold id, in gold order: the extracted record holding it, or None.
+    found: list[int | None]
+    #: Extracted records left unpaired, in file order: (index, code, problem). Codes:
+    #: ``unreadable-record``, ``missing-id``, ``duplicate-id``, ``no-gold-record``.
+    extra: list[tuple[int, str, str]]
+    #: Id -> the first extracted record holding it.
+    first: dict[Any, int]
+
+
+def match_ids(gold_ids: Sequence[Any], extracted: Sequence[tuple[Any, str | None]],
+              id_field: str) -> IdMatch:
+    """Pair in-memory records by id. ``extracted`` holds each record's (value, problem
+    reading it), the value ``NO_RECORD`` when it could not be read. Shared by
+    ``evaluate`` and the language server, which reports the codes where they are."""
+    first: dict[Any, int] = {}
+    extra: list[tuple[int, str, str]] = []
+    for j, (value, problem) in enumerate(extracted):
+        if value is _NO_RECORD:
+            extra.append((j, "unreadable-record", problem or "unreadable"))
+            continue
+        rid = value.get(id_field)
+        if rid is None or isinstance(rid, dict | list):
+            extra.append((j, "missing-id", f"extracted record has no {id_field!r}"))
+        elif rid in first:
+            extra.append((j, "duplicate-id", f"duplicate id {rid!r} (first at extracted "
+                                             f"record {first[rid]})"))
+        else:
+            first[rid] = j
+    unpaired = dict(first)
+    found = [unpaired.pop(rid, None) for rid in gold_ids]
+    extra.extend((j, "no-gold-record", "no gold record with this id") for j in unpaired.values())
+    extra.sort()
+    return IdMatch(found, extra, first)
 
 
 def _missing_problem(unread: int) -> str:

@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from evalschema.errors import EvalSchemaError, Problem
-from evalschema.evaluate import NO_RECORD, Evaluator, RunAccumulator, make_evaluator
+from evalschema.evaluate import (
+    NO_RECORD,
+    Evaluator,
+    RunAccumulator,
+    make_evaluator,
+    match_ids,
+)
 from evalschema.gcpause import gc_paused
 from evalschema.results import RecordResult, RunResult
 
@@ -390,7 +396,6 @@ def pair_records(gold: DataFile, ext: DataFile, id_field: str | None,
             if e.value is not NO_RECORD:
                 out.append(_Pair(None, None, e, "no gold record at this position"))
         return out
-    by_id: dict[Any, RecordSlice] = {}
     gold_ok: list[RecordSlice] = []
     seen_gold: dict[Any, RecordSlice] = {}
     for g in gold.records:
@@ -410,29 +415,27 @@ def pair_records(gold: DataFile, ext: DataFile, id_field: str | None,
             continue
         seen_gold[rid] = g
         gold_ok.append(g)
-    leftovers: list[_Pair] = []
-    for e in ext.records:
-        if e.value is NO_RECORD:
-            continue
-        rid = e.value.get(id_field)
-        if rid is None or isinstance(rid, dict | list):
-            issue(ext_path, e, "missing-id", f"record {e.index + 1} has no usable {id_field!r}: "
-                  "it cannot be paired, so its fields count as hallucinations", "warning")
-            leftovers.append(_Pair(None, None, e, f"extracted record has no {id_field!r}"))
-        elif rid in by_id:
-            issue(ext_path, e, "duplicate-id", f"id {rid!r} appears again (first in record "
-                  f"{by_id[rid].index + 1}): this record counts as hallucinated", "warning")
-            leftovers.append(_Pair(rid, None, e, f"duplicate id {rid!r}"))
-        else:
-            by_id[rid] = e
+    records = ext.records
+    m = match_ids([g.value[id_field] for g in gold_ok], [(e.value, e.problem) for e in records],
+                  id_field)
     out = []
-    for g in gold_ok:
+    for g, j in zip(gold_ok, m.found, strict=True):
         rid = g.value[id_field]
-        e = by_id.pop(rid, None)
-        out.append(_Pair(rid, g, e, None if e else f"no extracted record with id {rid!r}"))
-    extra = [_Pair(rid, None, e, "no gold record with this id") for rid, e in by_id.items()]
-    out.extend(sorted([*extra, *leftovers],
-                      key=lambda p: p.extracted.index if p.extracted else 0))
+        out.append(_Pair(rid, g, records[j] if j is not None else None,
+                         None if j is not None else f"no extracted record with id {rid!r}"))
+    for j, code, problem in m.extra:
+        e = records[j]
+        if code == "unreadable-record":
+            continue  # reported above; not scored
+        rid = e.value.get(id_field)
+        if code == "missing-id":
+            rid = None
+            issue(ext_path, e, code, f"record {j + 1} has no usable {id_field!r}: it cannot "
+                  "be paired, so its fields count as hallucinations", "warning")
+        elif code == "duplicate-id":
+            issue(ext_path, e, code, f"id {rid!r} appears again (first in record "
+                  f"{m.first[rid] + 1}): this record counts as hallucinated", "warning")
+        out.append(_Pair(rid, None, e, problem))
     return out
 
 
