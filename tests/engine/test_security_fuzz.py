@@ -130,7 +130,7 @@ FILE_BODIES = st.one_of(
 
 #: Schema texts: random schemas, plus the ones a JSON encoder would never write.
 SCHEMA_TEXTS = st.one_of(ROOTS.map(_dumps), st.sampled_from([
-    '{"type": "object", "properties": {"a": {"type": "number", "x-eval-weight": %s}}}' % BIG,
+    '{"type": "object", "properties": {"a": {"type": "number", "x-eval-weight": ' + BIG + "}}}",
     '{"type": "object", "properties": {"a": {"type": "number", "x-eval-compare": '
     '{"numeric": {"tolerance": {"abs": 1e999}}}}}}',
     '\ufeff{"type": "object", "properties": {"a": {"type": "string"}}}',
