@@ -434,3 +434,21 @@ def test_junit_with_control_characters_is_well_formed(suite: Path, capsys: Any) 
     assert code in (0, 1), err
     root = ET.parse(target).getroot()
     assert "k\\x00\\x01\\x0b\\x1b\\ufffe" in [c.get("name") for c in root.iter("testcase")]
+
+
+def test_progress_bar_shows_a_hostile_file_name_inert() -> None:
+    import io
+
+    from evalschema.cli.progress import ProgressBar
+
+    class TTY(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = TTY()
+    with ProgressBar("scoring run\x1b]0;pwned\x07[bold red]x[/].jsonl", 5000, enabled=True,
+                     stream=stream) as bar:
+        bar.update(10)
+    shown_text = stream.getvalue()
+    assert "\x1b]0;pwned" not in shown_text and "\x07" not in shown_text
+    assert "run\\x1b]0;pwned\\x07[bold red]x[/].jsonl" in shown_text
