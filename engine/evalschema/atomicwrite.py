@@ -90,6 +90,10 @@ def write_text(path: str | os.PathLike[str], text: str, *, encoding: str = "utf-
 
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> int:
     name = os.fspath(path)
+    if name in STREAMS:  # the caller's stream as it is (it may be a pipe, or appended to)
+        with open(name, "wb") as stream:
+            stream.write(data)
+        return len(data)
     target = os.path.realpath(name)
     try:
         st: os.stat_result | None = os.stat(target)
@@ -100,7 +104,7 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> int:
             raise IsADirectoryError(21, "Is a directory", name)
         if not (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
             raise OSError(f"{name} is not a regular file")
-        with open(target, "wb") as stream:  # a terminal, a pipe, /dev/null: nothing to lose
+        with open(target, "wb") as stream:  # a terminal, a pipe: nothing to replace
             stream.write(data)
         return len(data)
     folder = os.path.dirname(target)

@@ -452,3 +452,15 @@ def test_progress_bar_shows_a_hostile_file_name_inert() -> None:
     shown_text = stream.getvalue()
     assert "\x1b]0;pwned" not in shown_text and "\x07" not in shown_text
     assert "run\\x1b]0;pwned\\x07[bold red]x[/].jsonl" in shown_text
+
+
+def test_output_to_dev_stdout_streams_into_a_pipe(suite: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "evalschema", *EVAL, "--extracted",
+                           "ext.jsonl", "--format", "json", "-o", "/dev/stdout"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["total_records"] == 2
+    assert "Traceback" not in done.stderr
