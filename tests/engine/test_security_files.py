@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from evalschema import atomicwrite
 from evalschema.cli.main import main
 from evalschema.errors import SchemaError
-from evalschema.safetext import finite, for_document, for_json, one_line
+from evalschema.safetext import finite, for_document, for_json, json_text, one_line
 from evalschema.schema.tree import check_eval_schema, parse_eval_schema
 
 SCHEMA = {
@@ -140,7 +142,7 @@ def test_a_failed_write_leaves_the_previous_report_intact(suite: Path, capsys: A
         real_fsync(fd)
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(atomicwrite.os, "fsync", fail)
+    monkeypatch.setattr(os, "fsync", fail)
     code, _out, err = run(capsys, *EVAL, "--extracted", "ext.jsonl", "--format", "json",
                          "-o", target)
     assert code == 2
@@ -149,7 +151,7 @@ def test_a_failed_write_leaves_the_previous_report_intact(suite: Path, capsys: A
     assert sorted(p.name for p in suite.iterdir()) == sorted(
         ["schema.eval.json", "gold.jsonl", "ext.jsonl", "surrogate.jsonl", "ansi.jsonl",
          "report.json"])
-    monkeypatch.setattr(atomicwrite.os, "fsync", real_fsync)
+    monkeypatch.setattr(os, "fsync", real_fsync)
     assert run(capsys, *EVAL, "--extracted", "ext.jsonl", "--format", "json", "-o", target)[0] == 0
     assert json.loads(target.read_text(encoding="utf-8"))["total_records"] == 2
     assert target.stat().st_mode & 0o777 == 0o640  # the file's mode is kept
@@ -164,7 +166,7 @@ def test_writer_removes_its_temporary_file_when_interrupted(tmp_path: Path,
     def interrupted(src: Any, dst: Any) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(atomicwrite.os, "replace", interrupted)
+    monkeypatch.setattr(os, "replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
         atomicwrite.write_text(target, "new")
     assert target.read_text(encoding="utf-8") == "old"
@@ -464,3 +466,35 @@ def test_output_to_dev_stdout_streams_into_a_pipe(suite: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["total_records"] == 2
     assert "Traceback" not in done.stderr
+
+
+# -- the escaping helpers, on any text ----------------------------------------------------------
+
+ANY_TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=40)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | ANY_TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(ANY_TEXT, inner, max_size=4),
+    max_leaves=20)
+
+
+@given(ANY_TEXT)
+def test_one_line_and_documents_hold_nothing_a_terminal_acts_on(text: str) -> None:
+    line = one_line(text)
+    assert not RAW_CONTROL.search(line) and "\n" not in line and "\t" not in line
+    doc, n = for_document(text)
+    assert not RAW_CONTROL.search(doc)
+    doc.encode("utf-8")  # strict: no lone surrogate is left
+    assert n == sum(0xD800 <= ord(c) <= 0xDFFF for c in text)
+    assert doc.count("\n") == text.count("\n")
+
+
+@given(JSON_VALUES)
+def test_json_text_is_json_that_reads_back_the_same(value: Any) -> None:
+    text, _ = for_json(json_text(value))
+    text.encode("utf-8")
+    assert not RAW_CONTROL.search(text)
+
+    def refuse(name: str) -> None:
+        raise AssertionError(name)
+
+    assert json.loads(text, parse_constant=refuse) == finite(value)  # NaN is a string here
