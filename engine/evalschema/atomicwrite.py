@@ -107,6 +107,9 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> int:
         with open(target, "wb") as stream:  # a terminal, a pipe: nothing to replace
             stream.write(data)
         return len(data)
+    if st is not None and not os.access(target, os.W_OK):
+        # a read-only file stays read-only, as with a plain write (a rename would not care)
+        raise PermissionError(13, "Permission denied", name)
     folder = os.path.dirname(target)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(target)}.",
                                suffix=".tmp")
