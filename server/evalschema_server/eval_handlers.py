@@ -19,6 +19,7 @@ from evalschema.compare import compare_runs
 from evalschema.errors import EvalSchemaError
 from evalschema.records import parse_records_text
 from evalschema.report.markdown import compare_markdown
+from evalschema.safetext import finite
 
 from .analysis import SchemaAnalysis, analyze
 from .document import LineIndex
@@ -322,7 +323,7 @@ def register(server: EvalSchemaServer) -> None:
             raise CommandError(f"suite {suite.name} has {len(runs)} readable run(s); compare "
                                "needs two")
         c = compare_runs([r.result for r in runs], [r.label for r in runs])
-        return {"markdown": compare_markdown(c), "result": c.to_dict()}
+        return {"markdown": compare_markdown(c), "result": finite(c.to_dict())}
 
     @server.command(PREFIX + "clearResults")
     @guarded()

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from ..atomicwrite import check_target
 from ..compare import DEFAULT_RESAMPLES, DEFAULT_SEED, Comparison, Difference, compare_runs
 from ..errors import EvalSchemaError, GoldValidationError, SchemaError
 from ..parallel import evaluate_files
 from ..results import RunResult
+from ..safetext import json_text, one_line, shown
 from .options import (
     EXIT_CODES,
     EXIT_INPUT,
@@ -24,6 +25,7 @@ from .options import (
     emit,
     positive_int,
     print_problems,
+    run_inputs,
 )
 from .progress import ProgressBar, count_lines
 from .suites import resolve
@@ -125,6 +127,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     if len(runs) < 2:
         parser.error("compare needs at least two runs (RUN_A RUN_B ...)")
     labels = _labels(runs, args.label, parser)
+    inputs = run_inputs(suites)
+    if args.output is not None:
+        check_target(args.output, inputs, force=args.force)
     results: list[RunResult] = []
     enabled = ProgressBar.wanted(args.no_progress)
     total = count_lines(suite.gold) if enabled else None
@@ -137,7 +142,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
         except EvalSchemaError as exc:
             source = {SchemaError: suite.schema_path,
                       GoldValidationError: suite.gold}.get(type(exc))
-            print(f"evalschema: {str(exc).splitlines()[0]}", file=sys.stderr)
+            print(f"evalschema: {shown(str(exc).splitlines()[0])}", file=sys.stderr)
             print_problems(exc.problems, source)
             return EXIT_INPUT
         results.append(outcome.run)
@@ -146,7 +151,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     command = command_line(argv)
     fmt = args.format
     if fmt == "json":
-        text = json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2, default=str)
+        text = json_text(comparison.to_dict())
     elif fmt == "markdown":
         from ..report.markdown import compare_markdown
 
@@ -161,7 +166,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
             title=f"evalschema comparison · {' vs '.join(labels)}")
     else:
         text = compare_text(comparison)
-    emit(text, args.output)
+    emit(text, args.output, kind="json" if fmt == "json" else "text", inputs=inputs,
+         force=args.force)
     if args.fail_on_regression:
         key = f"{args.fail_metric}_f1"
         worse = [(comparison.labels[k + 1], d) for k, d in
@@ -169,8 +175,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
                  if d.significant and d.delta < 0]
         if worse:
             for label, d in worse:
-                print(f"evalschema: {label}: {args.fail_metric} F1 is significantly lower than "
-                      f"{comparison.labels[0]}'s ({d.delta:+.4f} [{d.low:+.4f}, {d.high:+.4f}])",
+                print(f"evalschema: {shown(label)}: {args.fail_metric} F1 is significantly lower "
+                      f"than {shown(comparison.labels[0])}'s ({d.delta:+.4f} [{d.low:+.4f}, {d.high:+.4f}])",
                       file=sys.stderr)
             return EXIT_THRESHOLD
     return EXIT_OK
@@ -181,14 +187,16 @@ def _d(d: Difference) -> str:
 
 
 def compare_text(c: Comparison, *, flips: int = 20) -> str:
-    base, others = c.labels[0], c.labels[1:]
+    names = [one_line(x) for x in c.labels]
+    base, others = names[0], names[1:]
     pct = f"{c.confidence:.0%}"
     lines = [f"{c.records} records; baseline {base}; paired bootstrap {pct} intervals "
              f"({c.resamples} resamples, seed {c.seed}); * = the interval excludes zero", ""]
-    w = max(len("macro precision"), *(len(f.field) for f in c.fields))
-    cols = [max(8, len(x)) for x in c.labels]
+    fields = [one_line(f.field) for f in c.fields]
+    w = max(len("macro precision"), *(len(f) for f in fields))
+    cols = [max(8, len(x)) for x in names]
     dw = 30
-    head = f"{'':<{w}}  " + "  ".join(f"{x:>{n}}" for x, n in zip(c.labels, cols, strict=True))
+    head = f"{'':<{w}}  " + "  ".join(f"{x:>{n}}" for x, n in zip(names, cols, strict=True))
     head += "  " + "  ".join(f"{'Δ ' + x + f' [{pct} CI]':<{dw}}" for x in others)
     lines += [head, "─" * len(head)]
     for m in c.overall.values():
@@ -197,8 +205,8 @@ def compare_text(c: Comparison, *, flips: int = 20) -> str:
             + "  ".join(f"{_d(d):<{dw}}" for d in m.differences))
     lines += ["", f"F1 per field{'':<{max(0, w - 12)}}  " + head[w + 2:]
               + "  match→wrong  wrong→match", "─" * (len(head) + 26)]
-    for f in c.fields:
-        lines.append(f"{f.field or '(record)':<{w}}  " + "  ".join(
+    for f, name in zip(c.fields, fields, strict=True):
+        lines.append(f"{name or '(record)':<{w}}  " + "  ".join(
             f"{v:>{n}.3f}" for v, n in zip(f.f1.values, cols, strict=True)) + "  "
             + "  ".join(f"{_d(d):<{dw}}" for d in f.f1.differences)
             + f"  {'/'.join(str(x) for x in f.regressed):>11}  "
@@ -208,13 +216,13 @@ def compare_text(c: Comparison, *, flips: int = 20) -> str:
                   + (f" (first {flips}; --format json lists all)" if len(c.flips) > flips
                      else "")]
         for fl in c.flips[:flips]:
-            who = f"{c.labels[fl.run]}: " if len(others) > 1 else ""
+            who = f"{names[fl.run]}: " if len(others) > 1 else ""
             parts = []
             if fl.regressed:
-                parts.append("match→wrong " + ", ".join(fl.regressed[:6])
+                parts.append("match→wrong " + ", ".join(map(one_line, fl.regressed[:6]))
                              + (" …" if len(fl.regressed) > 6 else ""))
             if fl.fixed:
-                parts.append("wrong→match " + ", ".join(fl.fixed[:6])
+                parts.append("wrong→match " + ", ".join(map(one_line, fl.fixed[:6]))
                              + (" …" if len(fl.fixed) > 6 else ""))
-            lines.append(f"  {who}{fl.record_id}: " + "; ".join(parts))
+            lines.append(f"  {who}{one_line(fl.record_id)}: " + "; ".join(parts))
     return "\n".join(ln.rstrip() for ln in lines)

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from ..atomicwrite import check_target
 from ..errors import EvalSchemaError, GoldValidationError, SchemaError
 from ..gate import check_run
 from ..parallel import evaluate_files
 from ..report import RunReport, run_text
+from ..safetext import json_text, shown
 from .options import (
     EXIT_CODES,
     EXIT_INPUT,
@@ -23,6 +24,7 @@ from .options import (
     emit,
     fraction,
     print_problems,
+    run_inputs,
 )
 from .progress import ProgressBar, count_lines
 from .suites import Suite, resolve
@@ -106,6 +108,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     if args.worst < 0:
         parser.error("--worst must be 0 or more")
     suites = resolve(args, parser, positional_schema=args.schema_pos)
+    inputs = run_inputs(suites)
+    if args.output is not None:
+        check_target(args.output, inputs, force=args.force)
     command = command_line(argv)
     reports: list[RunReport] = []
     keep_records = args.format == "json" and not args.no_records
@@ -117,7 +122,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
             except EvalSchemaError as exc:
                 source = {SchemaError: suite.schema_path,
                           GoldValidationError: suite.gold}.get(type(exc))
-                print(f"evalschema: {str(exc).splitlines()[0]}", file=sys.stderr)
+                print(f"evalschema: {shown(str(exc).splitlines()[0])}", file=sys.stderr)
                 print_problems(exc.problems, source)
                 return EXIT_INPUT
             checks = check_run(outcome.run, fail_under=suite.fail_under,
@@ -126,12 +131,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
                 outcome, suite.label(extracted), suite=suite.name, extracted=extracted,
                 checks=checks, settings=suite.settings(extracted, args.workers, command),
                 schema=suite.schema))
-    emit(render(reports, args, command), args.output)
+    emit(render(reports, args, command), args.output,
+         kind="json" if args.format == "json" else "text", inputs=inputs, force=args.force)
     failed = [(r, c) for r in reports for c in r.failed_checks]
     if failed:
         print(f"evalschema: {len(failed)} threshold(s) not met", file=sys.stderr)
         for r, c in failed:
-            print(f"  {r.label}: {c.describe()}", file=sys.stderr)
+            print(f"  {shown(r.label)}: {shown(c.describe())}", file=sys.stderr)
         return EXIT_THRESHOLD
     return EXIT_OK
 
@@ -150,7 +156,7 @@ def render(reports: list[RunReport], args: argparse.Namespace, command: str) -> 
     if fmt == "json":
         docs = [r.to_dict(include_records=not args.no_records) for r in reports]
         doc: Any = docs[0] if len(docs) == 1 else docs
-        return json.dumps(doc, ensure_ascii=False, indent=2, default=str)
+        return json_text(doc)
     if fmt == "markdown":
         from ..report.markdown import runs_markdown
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from ..errors import EvalSchemaError
 from ..parallel import WorkerError
+from ..safetext import shown
 from . import compare_cmd, eval_cmd, list_cmd, schema_cmds, serve_cmd
 from .options import EXIT_CODES, EXIT_INPUT, EXIT_OK, Formatter, print_problems
 
@@ -65,11 +66,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args, args.command_parser, args_list))
     except EvalSchemaError as exc:
-        print(f"evalschema: {str(exc).splitlines()[0]}", file=sys.stderr)
+        print(f"evalschema: {shown(str(exc).splitlines()[0])}", file=sys.stderr)
         print_problems(exc.problems)
         return EXIT_INPUT
     except WorkerError as exc:
-        print(f"evalschema: {exc}", file=sys.stderr)
+        print(f"evalschema: {shown(exc)}", file=sys.stderr)
+        return EXIT_INPUT
+    except UnicodeError as exc:  # text no encoder can write, from the input
+        print(f"evalschema: invalid text in the input: {shown(exc)}", file=sys.stderr)
         return EXIT_INPUT
     except RecursionError:
         print("evalschema: input is nested too deeply to process", file=sys.stderr)

@@ -9,10 +9,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..atomicwrite import Input, check_target
 from ..errors import InputError, Problem
 from ..records import load_json, load_records
 from ..report import field_table, text_report
-from .options import EXIT_INPUT, EXIT_OK
+from ..safetext import json_text, one_line, shown
+from .options import EXIT_INPUT, EXIT_OK, emit
 
 
 def metric_options(pairs: Sequence[str]) -> dict[str, Any]:
@@ -33,6 +35,10 @@ def run_metric_cmd(args: argparse.Namespace, schema_path: str) -> int:
     from ..compat.runner import MetricRun, run_metric
     from ..schema.tree import parse_eval_schema
 
+    inputs = [Input("schema", schema_path), Input("gold", args.gold),
+              *(Input("extracted records", x) for x in args.extracted)]
+    if args.output is not None:
+        check_target(args.output, inputs, force=args.force)
     schema = load_json(schema_path, "schema")
     root = parse_eval_schema(schema, base_uri=schema_path)
     gold = load_records(args.gold)
@@ -44,7 +50,7 @@ def run_metric_cmd(args: argparse.Namespace, schema_path: str) -> int:
                                 schema=schema, id_field=args.id_field or root.id_field,
                                 options=metric_options(args.metric_option))
         except CompatInputError as exc:
-            print(f"evalschema: {exc}", file=sys.stderr)
+            print(f"evalschema: {shown(exc)}", file=sys.stderr)
             return EXIT_INPUT
         if args.format == "json":
             docs.append({"extracted": extracted, **result.to_dict()})
@@ -54,15 +60,15 @@ def run_metric_cmd(args: argparse.Namespace, schema_path: str) -> int:
                                      sort=args.sort))
             continue
         problems = [r for r in result.records if r.problem]
-        lines = [f"{Path(extracted).name}: {args.metric} mean {result.mean_score:.5f} "
+        lines = [f"{one_line(Path(extracted).name)}: {args.metric} mean {result.mean_score:.5f} "
                  f"(scale {result.scale:g}) over {len(result.records)} records"]
-        lines += [f"  record {r.record_id}: {r.problem}" for r in problems[:5]]
+        lines += [f"  record {one_line(r.record_id)}: {one_line(r.problem)}"
+                  for r in problems[:5]]
         lines += ["", *field_table(result.per_field, sort=args.sort, scores_only=True)]
         texts.append("\n".join(lines))
     if args.format == "json":
-        json.dump(docs[0] if len(docs) == 1 else docs, sys.stdout, ensure_ascii=False, indent=2,
-                  default=str)
-        print()
+        emit(json_text(docs[0] if len(docs) == 1 else docs), args.output, kind="json",
+             inputs=inputs, force=args.force)
     else:
-        print("\n\n".join(texts))
+        emit("\n\n".join(texts), args.output, inputs=inputs, force=args.force)
     return EXIT_OK

@@ -5,10 +5,15 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Literal
 
+from ..atomicwrite import Input, check_target, display_size, write_text
 from ..errors import InputError, Problem
+from ..safetext import for_document, for_json, shown
+
+if TYPE_CHECKING:
+    from .suites import Suite
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT = 0, 1, 2
 
@@ -83,9 +88,17 @@ def add_output_options(p: argparse.ArgumentParser, formats: Sequence[str]) -> No
     g = p.add_argument_group("output")
     g.add_argument("--format", choices=formats, default=formats[0])
     g.add_argument("--output", "-o", metavar="FILE",
-                   help="write the report to FILE instead of standard output")
+                   help="write the report to FILE instead of standard output (atomically; "
+                   "never over an input of the run)")
+    add_force_option(g)
     g.add_argument("--no-progress", action="store_true",
                    help="no progress bar (it only shows on a terminal, for long runs)")
+
+
+def add_force_option(g: argparse._ActionsContainer) -> None:
+    g.add_argument("--force", action="store_true",
+                   help="write through a symbolic link that points out of the file's folder "
+                   "(refused otherwise; an input of the run is never overwritten)")
 
 
 def print_problems(problems: Sequence[Problem], default_source: str | None = None,
@@ -94,27 +107,61 @@ def print_problems(problems: Sequence[Problem], default_source: str | None = Non
         if default_source and not prob.source:
             prob = Problem(prob.code, prob.message, prob.pointer, prob.suggestion, prob.severity,
                            prob.target, default_source, prob.line, prob.column, prob.data)
-        print(prob.format(), file=sys.stderr)
+        print(shown(prob.format()), file=sys.stderr)
     if limit is not None and len(problems) > limit:
         print(f"… and {len(problems) - limit} more problem(s)", file=sys.stderr)
 
 
-def emit(text: str, output: str | None) -> None:
-    """Print, or write to ``output`` (the only way a report reaches a file)."""
+def warn(message: str) -> None:
+    print(f"evalschema: warning: {shown(message)}", file=sys.stderr)
+
+
+def run_inputs(suites: Iterable[Suite]) -> list[Input]:
+    """Every file (or folder) the suites read: never a place to write a report."""
+    out: list[Input] = []
+    for s in suites:
+        if s.config is not None:
+            out.append(Input("configuration", str(s.config.path)))
+        out += [Input("schema", s.schema_path), Input("gold", s.gold)]
+        out += [Input("extracted records", x) for x in s.extracted]
+    return out
+
+
+def emit(text: str, output: str | None, *, kind: Literal["text", "json"] = "text",
+         inputs: Sequence[Input] = (), force: bool = False) -> None:
+    """Print, or write to ``output`` (the only way a report reaches a file): control
+    characters neutralised, lone surrogates escaped (and reported), written atomically,
+    never over an input or through a symbolic link out of its folder unless forced."""
+    doc, surrogates = (for_json if kind == "json" else for_document)(text)
+    if not doc.endswith("\n"):
+        doc += "\n"
+    if surrogates:
+        warn(f"the report holds {surrogates} lone surrogate(s) (invalid Unicode from the "
+             "input, such as the JSON escape \"\\ud800\"), written as escapes (\\ud800)")
     if output is None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        sys.stdout.flush()
+        _print(doc)
         return
-    path = Path(output)
+    check_target(output, inputs, force=force)
     try:
-        path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        write_text(output, doc)
     except OSError as exc:
         raise InputError([Problem("unwritable-file", f"cannot write the report: "
                                   f"{exc.strerror or exc}", source=output,
-                                  suggestion="check that the folder exists and is writable")],
-                          "cannot write the report") from None
-    size = path.stat().st_size
-    print(f"wrote {output} ({size / 1024:,.1f} KiB)", file=sys.stderr)
+                                  suggestion="check that the folder exists and is writable, "
+                                  "and that the disk has room; the previous file, if any, is "
+                                  "unchanged")], "cannot write the report") from None
+    print(f"wrote {shown(output)} ({display_size(output)})", file=sys.stderr)
+
+
+def _print(text: str) -> None:
+    """Standard output in an encoding that lacks a character still gets the rest."""
+    try:
+        sys.stdout.write(text)
+    except UnicodeEncodeError:
+        sys.stdout.flush()
+        encoding = sys.stdout.encoding or "utf-8"
+        sys.stdout.buffer.write(text.encode(encoding, "backslashreplace"))
+    sys.stdout.flush()
 
 
 def command_line(argv: Sequence[str] | None) -> str:

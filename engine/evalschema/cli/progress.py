@@ -9,6 +9,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from ..safetext import shown
+
 #: Show the bar at once above this many records.
 MANY = 1000
 #: Else show it after this many seconds.
@@ -67,6 +69,7 @@ class ProgressBar:
 
     def _show(self) -> None:
         from rich.console import Console
+        from rich.markup import escape
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -85,7 +88,9 @@ class ProgressBar:
                                       MofNCompleteColumn(), TextColumn("records"),
                                       TimeElapsedColumn(), TextColumn("eta"),
                                       TimeRemainingColumn(), console=console, transient=True)
-            self._task = self._progress.add_task(self.description, total=self.total,
+            # a file name is data: no control characters, no rich markup
+            self._task = self._progress.add_task(escape(shown(self.description)),
+                                                 total=self.total,
                                                  completed=self.done)
             self._progress.start()
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import copy
-import json
 import sys
-from pathlib import Path
 from typing import Any
 
+from ..atomicwrite import Input, check_target, write_text
 from ..errors import InputError, Problem, Severity
 from ..records import load_json, load_records
+from ..safetext import json_text, nonfinite_pointer, shown, surrogate_pointer
 from ..schema.infer import annotate_xeval, infer_schema
 from ..schema.tree import check_eval_schema
 from .options import (
@@ -19,6 +19,7 @@ from .options import (
     EXIT_OK,
     EXIT_THRESHOLD,
     Formatter,
+    add_force_option,
     emit,
     print_problems,
 )
@@ -45,7 +46,9 @@ def add_parsers(sub: Any) -> None:
         + EXIT_CODES, formatter_class=Formatter)
     inf.add_argument("gold", metavar="GOLD")
     inf.add_argument("--id-field", help="set x-eval-id at the root")
-    inf.add_argument("--output", "-o", metavar="FILE", help="write the schema to FILE")
+    inf.add_argument("--output", "-o", metavar="FILE", help="write the schema to FILE "
+                     "(atomically; never over GOLD)")
+    add_force_option(inf)
     inf.set_defaults(run=run_infer, command_parser=inf)
 
     an = sub.add_parser(
@@ -53,7 +56,8 @@ def add_parsers(sub: Any) -> None:
         description="Print SCHEMA with the default x-eval-compare on every leaf that has "
         "none (what evalschema applies anyway), so the defaults are visible and editable. "
         "--in-place rewrites the file: the only command that changes a file of yours, and "
-        "only when told.",
+        "only when told; it writes a new file and renames it over SCHEMA only once all of "
+        "it is written, so SCHEMA is never left half-written.",
         epilog="examples:\n  evalschema annotate invoices.schema.json > invoices.eval.json\n"
         "  evalschema annotate invoices.eval.json --in-place\n"
         "  evalschema annotate invoices.eval.json --check   # exit 1 if a leaf is unannotated"
@@ -63,6 +67,7 @@ def add_parsers(sub: Any) -> None:
     mode.add_argument("--in-place", action="store_true", help="rewrite SCHEMA")
     mode.add_argument("--check", action="store_true",
                       help="change nothing; exit 1 when annotating would change SCHEMA")
+    add_force_option(an)
     an.set_defaults(run=run_annotate, command_parser=an)
 
 
@@ -84,29 +89,27 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser,
         report.extend(p.to_dict() for p in problems)
         if args.format == "text":
             for p in problems:
-                print(p.format())
+                print(shown(p.format()))
             if not problems:
-                print(f"{path}: ok ({len(result.root.walk())} nodes)")
+                print(f"{shown(path)}: ok ({len(result.root.walk())} nodes)")
         if any(p.severity is Severity.ERROR for p in problems):
             worst = EXIT_INPUT
     if args.format == "json":
-        json.dump(report, sys.stdout, indent=2)
-        print()
+        emit(json_text(report), None, kind="json")
     return worst
 
 
 def run_infer(args: argparse.Namespace, parser: argparse.ArgumentParser,
               argv: list[str] | None = None) -> int:
+    if args.output:
+        check_target(args.output, [Input("gold", args.gold)], force=args.force)
     records = [r.value for r in load_records(args.gold)]
     schema: dict[str, Any] = {"$schema": "https://json-schema.org/draft/2020-12/schema"}
     schema.update(annotate_xeval(infer_schema(records)))
     if args.id_field:
         schema["x-eval-id"] = args.id_field
-    text = json.dumps(schema, ensure_ascii=False, indent=2)
-    if args.output:
-        emit(text, args.output)
-    else:
-        print(text)
+    emit(json_text(schema), args.output, kind="json", inputs=[Input("gold", args.gold)],
+         force=args.force)
     return EXIT_OK
 
 
@@ -118,34 +121,57 @@ def _count(node: Any, key: str = "x-eval-compare") -> int:
     return 0
 
 
+def _writable_json(doc: Any, source: str) -> None:
+    """Refuse (exit 2, the file untouched) what JSON text cannot hold: a lone surrogate
+    or a NaN/infinity would be changed or lost by writing the schema back."""
+    bad = surrogate_pointer(doc)
+    if bad is not None:
+        raise InputError([Problem(
+            "lone-surrogate", "this key or string holds a lone surrogate (a \\ud800-\\udfff "
+            "escape without its pair): it is not Unicode text", bad, source=source,
+            suggestion="fix or remove the escape; the schema was not changed")],
+            "cannot annotate")
+    bad = nonfinite_pointer(doc)
+    if bad is not None:
+        raise InputError([Problem(
+            "not-finite", "this number is not finite (NaN or an infinity, e.g. 1e999): JSON "
+            "has no such number", bad, source=source,
+            suggestion="use a finite number; the schema was not changed")], "cannot annotate")
+
+
 def run_annotate(args: argparse.Namespace, parser: argparse.ArgumentParser,
                  argv: list[str] | None = None) -> int:
+    if args.in_place:
+        check_target(args.schema, force=args.force, option="--in-place")
     original = load_json(args.schema, "schema")
     if not isinstance(original, dict):
         raise InputError([Problem("bad-node", "an eval schema must be a JSON object",
                                   source=args.schema)], "cannot annotate")
+    _writable_json(original, args.schema)
     annotated = annotate_xeval(copy.deepcopy(original))
     added = _count(annotated) - _count(original)
-    text = json.dumps(annotated, ensure_ascii=False, indent=2) + "\n"
+    text = json_text(annotated) + "\n"
     check = check_eval_schema(annotated, base_uri=args.schema)
     for p in check.problems:
-        print(Problem(p.code, p.message, p.pointer, p.suggestion, p.severity, p.target,
-                      args.schema, p.line, p.column, p.data).format(), file=sys.stderr)
+        print(shown(Problem(p.code, p.message, p.pointer, p.suggestion, p.severity, p.target,
+                            args.schema, p.line, p.column, p.data).format()), file=sys.stderr)
     if args.check:
         if added:
-            print(f"{args.schema}: {added} field(s) have no x-eval-compare (run evalschema "
-                  "annotate --in-place to add the defaults)", file=sys.stderr)
+            print(f"{shown(args.schema)}: {added} field(s) have no x-eval-compare (run "
+                  "evalschema annotate --in-place to add the defaults)", file=sys.stderr)
             return EXIT_THRESHOLD
-        print(f"{args.schema}: every field is annotated", file=sys.stderr)
+        print(f"{shown(args.schema)}: every field is annotated", file=sys.stderr)
         return EXIT_OK
     if args.in_place:
         if added:
             try:
-                Path(args.schema).write_text(text, encoding="utf-8")
+                write_text(args.schema, text)
             except OSError as exc:
-                raise InputError([Problem("unwritable-file", f"cannot write: {exc}",
-                                          source=args.schema)], "cannot annotate") from None
-        print(f"{args.schema}: annotated {added} field(s)", file=sys.stderr)
+                raise InputError([Problem("unwritable-file", f"cannot write: "
+                                          f"{exc.strerror or exc}", source=args.schema,
+                                          suggestion="the schema was not changed")],
+                                 "cannot annotate") from None
+        print(f"{shown(args.schema)}: annotated {added} field(s)", file=sys.stderr)
     else:
-        sys.stdout.write(text)
+        emit(text, None, kind="json")
     return EXIT_INPUT if check.errors else EXIT_OK

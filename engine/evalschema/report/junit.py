@@ -11,14 +11,16 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..safetext import one_line
 from .model import RunReport
-
-_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def _x(text: object) -> str:
-    """Text XML 1.0 can hold (control characters dropped; escaping is ElementTree's)."""
-    return _INVALID_XML.sub("", str(text))
+    """Text XML 1.0 can hold and a terminal can show: control characters and
+    non-characters become visible escapes (``\\x1b``), so two keys never merge and the
+    file stays well-formed (lone surrogates are escaped by the writer, which reports
+    them); escaping is ElementTree's."""
+    return one_line(text)
 
 
 def _part(text: str) -> str:

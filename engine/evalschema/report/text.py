@@ -1,4 +1,8 @@
-"""Plain-text reports of a run: the summary, the per-field table, the thresholds."""
+"""Plain-text reports of a run: the summary, the per-field table, the thresholds.
+
+Field names, labels, record ids and problems come from the data: each is shown on one
+line with its control characters escaped (``safetext.one_line``), so a key cannot move
+the cursor or print a line of its own."""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..results import FieldAggregation, RunResult
+from ..safetext import one_line
 
 if TYPE_CHECKING:
     from .model import RunReport
@@ -24,7 +29,7 @@ def summary_lines(run: RunResult, label: str = "", *, repaired: int | None = Non
     """The run's headline. ``repaired``/``problems`` come from the run's records unless
     given (a streamed run keeps no records; its digest has them)."""
     t = run.totals
-    head = f"{label}: " if label else ""
+    head = f"{one_line(label)}: " if label else ""
     lines = [
         f"{head}{run.total_records} records, {run.total_fields} fields judged",
         f"  F1 {run.mean_f1:.4f} (macro)  {run.micro_f1:.4f} (micro)   "
@@ -46,7 +51,7 @@ def summary_lines(run: RunResult, label: str = "", *, repaired: int | None = Non
     if repaired:
         lines.append(f"  {repaired} extracted record(s) needed lenient parsing")
     for rid, problem in list(problems)[:5]:
-        lines.append(f"  record {rid}: {problem}")
+        lines.append(f"  record {one_line(rid)}: {one_line(problem)}")
     if n_problems > 5:
         lines.append(f"  … and {n_problems - 5} more record problem(s)")
     return lines
@@ -59,7 +64,8 @@ def field_table(per_field: dict[str, FieldAggregation], *, sort: str = "schema",
     rows = list(per_field.values())
     if sort == "f1":
         rows.sort(key=lambda a: (a.mean_score if scores_only else a.f1, a.field))
-    width = max([len("(record)"), *(len(a.field) for a in rows)])
+    names = {a.field: one_line(a.field) for a in rows}
+    width = max([len("(record)"), *(len(n) for n in names.values())])
     head = "mean" if scores_only else "F1"
     tail = "" if scores_only else f"  {'prec':>6}  {'recall':>6}"
     header = (f"{'field':<{width}}  {head:>6}  {'':<{_BAR}}{tail}  "
@@ -70,7 +76,7 @@ def field_table(per_field: dict[str, FieldAggregation], *, sort: str = "schema",
         value = a.mean_score if scores_only else a.f1
         cells = "" if scores_only else f"  {a.precision:6.3f}  {a.recall:6.3f}"
         lines.append(
-            f"{a.field or '(record)':<{width}}  {value:6.3f}  {_bar(value)}{cells}  "
+            f"{names[a.field] or '(record)':<{width}}  {value:6.3f}  {_bar(value)}{cells}  "
             f"{c.matches:6d}  {c.mismatches:5d}  {c.omissions:5d}  {c.hallucinations:5d}  "
             f"{c.skipped:5d}  {c.errors:4d}"
         )
@@ -91,5 +97,6 @@ def run_text(report: RunReport, *, sort: str = "schema") -> str:
              "", *field_table(report.run.per_field, sort=sort)]
     if report.checks:
         lines += ["", f"thresholds: {'passed' if report.passed else 'FAILED'}"]
-        lines += [f"  {'ok  ' if c.passed else 'FAIL'}  {c.describe()}" for c in report.checks]
+        lines += [f"  {'ok  ' if c.passed else 'FAIL'}  {one_line(c.describe())}"
+                  for c in report.checks]
     return "\n".join(lines)

@@ -8,6 +8,7 @@ walk and raises one ``SchemaError`` listing them all, or returns the tree.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -29,6 +30,7 @@ from ..registry import (
     Transform,
     default_registry,
 )
+from ..safetext import nonfinite_pointer
 from .resolve import Resolution, resolve
 
 NodeKind = Literal["object", "array", "leaf"]
@@ -261,6 +263,12 @@ class _Builder:
                 continue
             kw = KEYWORDS.get(key)
             where = self.res.key_origin(schema, key)
+            bad = nonfinite_pointer(schema[key], where)
+            if bad is not None:
+                self.problem("not-finite", f"{key}: a number here is not finite (NaN or an "
+                             "infinity, e.g. 1e999); weights, thresholds, tolerances and every "
+                             "other parameter must be finite numbers", bad,
+                             suggestion="use a finite number (JSON has no NaN or Infinity)")
             if kw is None:
                 guess = did_you_mean(key, KEYWORDS)
                 self.problem("unknown-key", f"unknown key {key!r}", where, target="key",
@@ -284,6 +292,8 @@ class _Builder:
         if key not in schema:
             return default
         value = schema[key]
+        if isinstance(value, float) and not math.isfinite(value):
+            return default  # reported as not-finite by _check_keys
         return value if _keyword_validator(key).is_valid(value) else default
 
     def _check_type_keyword(self, schema: dict[str, Any]) -> None:
@@ -382,7 +392,8 @@ class _Builder:
         except Exception as exc:  # a user factory rejecting its parameters
             self.problem("bad-param", f"{name}: {exc}", params_ptr)
             return
-        if d.threshold_param and isinstance(params.get(d.threshold_param), int | float):
+        if d.threshold_param and isinstance(params.get(d.threshold_param), int | float) \
+                and math.isfinite(params[d.threshold_param]):
             node.threshold = float(params[d.threshold_param])
 
     def _check_params(self, d: Entry, params: Any, where: str, kind: str) -> bool:

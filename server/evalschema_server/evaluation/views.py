@@ -12,6 +12,7 @@ from typing import Any
 
 from evalschema.report.html import only_hallucinated
 from evalschema.results import Counts, FieldResult, RunResult, Status
+from evalschema.safetext import finite
 
 from .findings import fmt
 from .locate import RecordLocator, Span
@@ -175,7 +176,7 @@ def report(outcome: SuiteOutcome, to_uri: ToUri, worst: Callable[[RunOutcome, st
                          "invented": only_hallucinated(agg), "worst": worst(r, name)})
         runs.append({"extracted": to_uri(r.path), "label": r.label,
                      "records": r.result.total_records, **figures(r.result), "fields": rows,
-                     "result": r.result.to_dict()})
+                     "result": finite(r.result.to_dict())})  # no bare NaN on the wire
     return {"name": cfg.name, "key": outcome.suite.key, "schema": to_uri(cfg.schema),
             "gold": to_uri(cfg.gold), "runs": runs,
             "problems": [{"uri": to_uri(i.path), "code": i.code, "message": i.message}
