@@ -20,16 +20,36 @@ import {
   describeSource,
   resolveInterpreter,
   serverCommand,
+  untrustedInterpreterProblem,
   type CheckFailure,
   type Interpreter,
   type Problem,
 } from "./interpreter";
 import { Notifications, type RunFinishedParams, type RunStartedParams } from "./protocol";
-import { matchesPattern, readSettings, restartNeeded, serverSettings, type Settings } from "./settings";
+import {
+  matchesPattern,
+  readSettings,
+  restartNeeded,
+  serverSettings,
+  trustedGetter,
+  type ServerSettings,
+  type Settings,
+} from "./settings";
 
 export function currentSettings(): Settings {
   const cfg = vscode.workspace.getConfiguration("evalschema", vscode.workspace.workspaceFolders?.[0]?.uri);
-  return readSettings((key) => cfg.get(key));
+  return readSettings(
+    trustedGetter(
+      (key) => cfg.get(key),
+      (key) => cfg.inspect(key),
+      vscode.workspace.isTrusted,
+    ),
+  );
+}
+
+/** The settings the server reads, with whether the workspace is trusted (then custom code may be imported). */
+function currentServerSettings(): ServerSettings {
+  return serverSettings(currentSettings(), vscode.workspace.isTrusted);
 }
 
 interface PythonExtensionApi {
@@ -118,6 +138,14 @@ export class ServerManager implements vscode.Disposable {
         }
       }),
     );
+    this.disposables.push(
+      // Trusting the workspace lets its settings choose the interpreter, the server's arguments
+      // and comparator modules, and lets the server import them: start again with those.
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        this.output.info("the workspace is now trusted: restarting the server");
+        void this.restart();
+      }),
+    );
     void pythonExtensionApi().then((api) => {
       const event = api?.environments?.onDidChangeActiveEnvironmentPath;
       if (event) {
@@ -167,6 +195,16 @@ export class ServerManager implements vscode.Disposable {
     });
     this.interpreter = interpreter;
     this.output.info(`interpreter: ${interpreter.path} (${describeSource(interpreter.source)})`);
+    const trusted = vscode.workspace.isTrusted;
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    const refused = untrustedInterpreterProblem(interpreter, folders, trusted, process.platform);
+    if (refused) {
+      this.problem = refused;
+      this.output.error(refused.message);
+      void this.showProblem(refused);
+      return;
+    }
+    if (!trusted) this.output.info("the workspace is not trusted: its settings for the interpreter, server arguments and comparator modules are ignored, and no custom code is imported");
     const failure = await checkImport(interpreter, folder?.uri.fsPath);
     if (failure) {
       this.problem = describeCheckFailure(interpreter, failure);
@@ -196,7 +234,7 @@ export class ServerManager implements vscode.Disposable {
       ],
       outputChannel: this.output,
       traceOutputChannel: this.output,
-      initializationOptions: serverSettings(settings),
+      initializationOptions: serverSettings(settings, trusted),
       synchronize: {
         fileEvents: [
           vscode.workspace.createFileSystemWatcher("**/evalschema.toml"),
@@ -221,7 +259,7 @@ export class ServerManager implements vscode.Disposable {
             const results: unknown = await next(params, token);
             if (!Array.isArray(results)) return results as never;
             const values: unknown[] = results;
-            const s = serverSettings(currentSettings());
+            const s = currentServerSettings();
             return params.items.map((item, i): unknown => (item.section === "evalschema" ? s : values[i]));
           },
         },
@@ -237,7 +275,7 @@ export class ServerManager implements vscode.Disposable {
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration("evalschema") && client.state === State.Running) {
-          void client.sendNotification("workspace/didChangeConfiguration", { settings: { evalschema: serverSettings(currentSettings()) } });
+          void client.sendNotification("workspace/didChangeConfiguration", { settings: { evalschema: currentServerSettings() } });
         }
       }),
     );
