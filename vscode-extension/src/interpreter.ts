@@ -63,6 +63,23 @@ export function serverCommand(interpreter: Interpreter, extraArgs: readonly stri
 /** The arguments that check, quickly, that the server can be imported (also with -P). */
 export const IMPORT_CHECK_ARGS: readonly string[] = launch.importCheck;
 
+/**
+ * The environment Python runs in: the extension's, with PYTHONPATH stripped of empty and relative
+ * entries. An empty entry (`PYTHONPATH=":/opt/lib"`, a common slip) means the working folder, the
+ * workspace, and -P does not remove it.
+ */
+export function launchEnv(env: Readonly<Record<string, string | undefined>>, platform: string): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = { ...env, PYTHONUNBUFFERED: "1" };
+  const raw = env.PYTHONPATH;
+  if (raw !== undefined) {
+    const p = platform === "win32" ? nodePath.win32 : nodePath.posix;
+    const kept = raw.split(p.delimiter).filter((entry) => entry !== "" && p.isAbsolute(entry));
+    if (kept.length) out.PYTHONPATH = kept.join(p.delimiter);
+    else delete out.PYTHONPATH;
+  }
+  return out;
+}
+
 /** Whether `file` is inside one of `folders`; a relative path with a folder part counts (it resolves from the workspace). */
 export function insideFolders(file: string, folders: readonly string[], platform: string): boolean {
   const p = platform === "win32" ? nodePath.win32 : nodePath.posix;

@@ -18,6 +18,7 @@ import {
   IMPORT_CHECK_ARGS,
   describeCheckFailure,
   describeSource,
+  launchEnv,
   resolveInterpreter,
   serverCommand,
   untrustedInterpreterProblem,
@@ -85,7 +86,8 @@ async function pythonExtensionInterpreter(api: PythonExtensionApi | undefined, f
 
 function checkImport(interpreter: Interpreter, cwd: string | undefined): Promise<CheckFailure | undefined> {
   return new Promise((resolve) => {
-    execFile(interpreter.path, [...IMPORT_CHECK_ARGS], { timeout: 30000, cwd, windowsHide: true }, (error, _stdout, stderr) => {
+    const env = launchEnv(process.env, process.platform);
+    execFile(interpreter.path, [...IMPORT_CHECK_ARGS], { timeout: 30000, cwd, env, windowsHide: true }, (error, _stdout, stderr) => {
       if (!error) {
         resolve(undefined);
         return;
@@ -218,7 +220,7 @@ export class ServerManager implements vscode.Disposable {
     const serverOptions: ServerOptions = {
       command: cmd.command,
       args: cmd.args,
-      options: { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: "1" } },
+      options: { cwd: folder?.uri.fsPath, env: launchEnv(process.env, process.platform) },
     };
     const valueKinds = new Set<number>([vscode.CompletionItemKind.Value, vscode.CompletionItemKind.EnumMember]);
     const offered = this.offered;

@@ -5,6 +5,7 @@ import {
   SERVER_ARGS,
   describeCheckFailure,
   expandVariables,
+  launchEnv,
   pipCommand,
   resolveInterpreter,
   serverCommand,
@@ -97,4 +98,11 @@ test("another import failure shows its last line and the reinstall command", () 
 
 test("paths with spaces are quoted in the pip command", () => {
   assert.equal(pipCommand({ path: "/Users/A B/py", source: "setting" }), "\"/Users/A B/py\" -m pip install 'evalschema[server]'");
+});
+
+test("PYTHONPATH loses empty and relative entries (they mean the workspace); the rest is kept", () => {
+  assert.deepEqual(launchEnv({ PYTHONPATH: ":/opt/lib::./x:lib", HOME: "/h" }, "linux"), { PYTHONPATH: "/opt/lib", HOME: "/h", PYTHONUNBUFFERED: "1" });
+  assert.equal("PYTHONPATH" in launchEnv({ PYTHONPATH: ":" }, "linux"), false);
+  assert.equal("PYTHONPATH" in launchEnv({}, "linux"), false);
+  assert.equal(launchEnv({ PYTHONPATH: "C:\\libs;;.;D:\\more" }, "win32").PYTHONPATH, "C:\\libs;D:\\more");
 });
