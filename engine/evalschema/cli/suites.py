@@ -141,7 +141,7 @@ def import_config_modules(cfg: SuiteConfig, config: Config, *, trusted: bool
             f"{config.path.name}, and run only when you trust this folder",
             f"{cfg.pointer}/comparator_modules", suite=cfg.name, target="key",
             suggestion="if you trust the code in this folder, run again with "
-            "--trust-workspace (or name a module yourself with --comparator-module)"),
+            "--trust-workspace, or name a module yourself with --comparator-module"),
             severity=Severity.WARNING)])
         return ()
     problems = []
@@ -155,7 +155,7 @@ def import_config_modules(cfg: SuiteConfig, config: Config, *, trusted: bool
             problems.append(config.problem(
                 "module-import-failed", f"cannot import {name!r}: {type(exc).__name__}: {exc}",
                 f"{cfg.pointer}/comparator_modules/{k}", suite=cfg.name,
-                suggestion=import_hint(name, config.folder)))
+                suggestion=import_hint(name, config.folder.resolve())))
     if problems:
         raise InputError(problems, "a comparator module could not be imported")
     return tuple(out)
