@@ -58,7 +58,7 @@ async def run(lines: int, requests: int) -> dict[str, float]:
     def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
         diagnostics.put_nowait(time.perf_counter())
 
-    await client.start_io(sys.executable, "-m", "evalschema_server")
+    await client.start_io(sys.executable, "-P", "-m", "evalschema_server")
     caps = types.ClientCapabilities(text_document=types.TextDocumentClientCapabilities(
         completion=types.CompletionClientCapabilities(
             completion_item=types.ClientCompletionItemOptions(snippet_support=True))))

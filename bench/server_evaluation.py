@@ -84,7 +84,7 @@ async def run(records: int, saves: int) -> dict[str, Any]:
         def on_started(params: Any) -> None:
             pass
 
-        await client.start_io(sys.executable, "-m", "evalschema_server")
+        await client.start_io(sys.executable, "-P", "-m", "evalschema_server")
         t0 = time.perf_counter()
         await client.initialize_async(types.InitializeParams(
             capabilities=types.ClientCapabilities(), root_uri=folder.as_uri(),

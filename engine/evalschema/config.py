@@ -11,7 +11,8 @@ id_field = "invoice_id"               # optional: else the schema's x-eval-id, e
 null_policy = "absent"                # optional: "value" (default) or "absent"
 fail_under = 0.85                     # optional: overall F1 below this fails (exit 1)
 fail_metric = "macro"                 # optional: "macro" (mean over records) or "micro"
-comparator_modules = ["my_comparators"]   # optional: imported to register comparators
+comparator_modules = ["my_comparators.py"]  # optional, imported (to register comparators)
+                                          # only when the user trusts the folder
 fields = ["total", "line_items[].amount"] # optional: only score these fields
 target = "vendor"                     # optional: only score this sub-tree
 
@@ -38,6 +39,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from .custom_modules import is_path_entry
 from .errors import Problem, Severity, did_you_mean
 from .gate import FailMetric
 from .pointer import escape
@@ -417,10 +419,12 @@ class _Checker:
                     thresholds[fpath] = v
         modules = strings("comparator_modules")
         for k, mod in enumerate(modules):
-            if not _MODULE_NAME.match(mod):
-                self.problem("bad-value", f"{mod!r} is not a Python module name",
+            if not (_MODULE_NAME.match(mod) or is_path_entry(mod)):
+                self.problem("bad-value", f"{mod!r} is not a Python module name nor a path",
                              f"{pointer}/comparator_modules/{k}", suite=label,
-                             suggestion="a dotted name such as my_package.comparators")
+                             suggestion="a dotted name from the installed environment such as "
+                             "my_package.comparators, or the path of a .py file such as "
+                             "my_comparators.py")
         fields = strings("fields")
         target = text("target")
         if len(self.problems) > before or schema is None or gold is None or not extracted:

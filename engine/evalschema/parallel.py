@@ -15,8 +15,8 @@ records, and the first record problems.
 
 from __future__ import annotations
 
-import importlib
 import multiprocessing
+import os
 import sys
 import threading
 import time
@@ -24,9 +24,11 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from .custom_modules import load_module
 from .errors import InputError, Problem
 from .evaluate import (
     NO_RECORD,
@@ -55,24 +57,39 @@ class WorkerError(RuntimeError):
     started from a script without an ``if __name__ == "__main__":`` guard)."""
 
 
-def import_modules(modules: Sequence[str], paths: Sequence[str] = ()) -> None:
-    """Import modules that register custom comparators/transforms (``paths`` first on
-    ``sys.path``). A module that fails to import is an ``InputError``."""
-    for p in reversed(paths):
-        if p not in sys.path:
-            sys.path.insert(0, p)
+def import_modules(modules: Sequence[str]) -> None:
+    """Import modules that register custom comparators/transforms: dotted names from the
+    installed environment, absolute paths by file (see ``custom_modules``); no folder is put
+    on ``sys.path``. A module that fails to import is an ``InputError``."""
     problems: list[Problem] = []
     for name in modules:
         try:
-            importlib.import_module(name)
+            load_module(name)
         except Exception as exc:
             problems.append(Problem(
                 "module-import-failed", f"cannot import comparator module {name!r}: "
                 f"{type(exc).__name__}: {exc}",
-                suggestion="check the module name and that it is importable from the "
-                "configuration's folder"))
+                suggestion="a dotted name must be importable from the installed environment; "
+                "a module of your own is named by the path of its .py file"))
     if problems:
         raise InputError(problems, "a comparator module could not be imported")
+
+
+@contextmanager
+def _safe_path_children() -> Iterator[None]:
+    """Spawned workers start as ``python -c ...``, which puts the current folder first on
+    ``sys.path`` before they import ``multiprocessing``: a ``multiprocessing/`` planted in
+    the folder a run starts from would run in every worker. PYTHONSAFEPATH (Python 3.11+,
+    like ``-P``) keeps it off while the workers start."""
+    before = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("PYTHONSAFEPATH", None)
+        else:
+            os.environ["PYTHONSAFEPATH"] = before
 
 
 @dataclass(frozen=True)
@@ -85,13 +102,12 @@ class EvalSpec:
     fields: tuple[str, ...] = ()
     target: str | None = None
     null_policy: str | None = None
-    #: Modules to import first (they register custom comparators).
+    #: Modules to import first (they register custom comparators): dotted names, or
+    #: absolute paths of files or package folders.
     modules: tuple[str, ...] = ()
-    #: Folders put on ``sys.path`` before importing ``modules``.
-    module_paths: tuple[str, ...] = ()
 
     def evaluator(self) -> Evaluator:
-        import_modules(self.modules, self.module_paths)
+        import_modules(self.modules)
         return make_evaluator(self.schema, id_field=self.id_field,
                               fields=list(self.fields) or None, target=self.target,
                               null_policy=self.null_policy, base_uri=self.base_uri)
@@ -267,37 +283,40 @@ def evaluate_files(spec: EvalSpec, gold: RecordsLike, extracted: RecordsLike, *,
             absorb(score_chunk(evaluator, chunk, keep_records, worst, keep_problems),
                    len(chunk))
         return EvalOutcome(acc.result(), digest, time.perf_counter() - started, workers)
-    ctx = multiprocessing.get_context(start_method(start))
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
-                               initializer=_init_worker, initargs=(spec,))
-    # Start the workers now, so they import while this process opens the files.
-    warming = [pool.submit(_warm) for _ in range(workers)]
+    # Workers that do not fork start while submissions are made: all of them with the
+    # current folder kept off their sys.path.
+    with _safe_path_children():
+        ctx = multiprocessing.get_context(start_method(start))
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                   initializer=_init_worker, initargs=(spec,))
+        # Start the workers now, so they import while this process opens the files.
+        warming = [pool.submit(_warm) for _ in range(workers)]
 
-    def scanner(path: str, ranges: list[tuple[int, int]], id_field: str) -> list[ScanPart]:
-        futures = [pool.submit(scan_range, path, a, b, id_field) for a, b in ranges]
-        return [f.result() for f in futures]
+        def scanner(path: str, ranges: list[tuple[int, int]], id_field: str) -> list[ScanPart]:
+            futures = [pool.submit(scan_range, path, a, b, id_field) for a, b in ranges]
+            return [f.result() for f in futures]
 
-    pending: deque[tuple[Future[tuple[RunAccumulator, Digest]], int]] = deque()
-    try:
-        pairs = iter_pairs(gold, extracted, evaluator.id_field, stream=True,
-                           scanner=scanner, scan_parts=2 * workers)
-        for chunk in _chunks(pairs, chunk_size):
-            pending.append((pool.submit(_score_in_worker, chunk, keep_records, worst,
-                                        keep_problems), len(chunk)))
-            while len(pending) > 3 * workers:
+        pending: deque[tuple[Future[tuple[RunAccumulator, Digest]], int]] = deque()
+        try:
+            pairs = iter_pairs(gold, extracted, evaluator.id_field, stream=True,
+                               scanner=scanner, scan_parts=2 * workers)
+            for chunk in _chunks(pairs, chunk_size):
+                pending.append((pool.submit(_score_in_worker, chunk, keep_records, worst,
+                                            keep_problems), len(chunk)))
+                while len(pending) > 3 * workers:
+                    future, size = pending.popleft()
+                    absorb(future.result(), size)
+            while pending:
                 future, size = pending.popleft()
                 absorb(future.result(), size)
-        while pending:
-            future, size = pending.popleft()
-            absorb(future.result(), size)
-        for w in warming:
-            w.result()
-    except BrokenProcessPool as exc:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise WorkerError(f"a worker process stopped unexpectedly ({exc}); "
-                          "run again with one worker to see why") from None
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown()
-    return EvalOutcome(acc.result(), digest, time.perf_counter() - started, workers)
+            for w in warming:
+                w.result()
+        except BrokenProcessPool as exc:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise WorkerError(f"a worker process stopped unexpectedly ({exc}); "
+                              "run again with one worker to see why") from None
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
+        return EvalOutcome(acc.result(), digest, time.perf_counter() - started, workers)

@@ -11,9 +11,7 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import gc
-import importlib
 import inspect
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -27,6 +25,7 @@ from pygls.protocol.language_server import _prepare_command_arguments
 
 from evalschema import __version__, default_registry
 from evalschema.config import find_config, load_config
+from evalschema.custom_modules import import_hint, load_module, resolve_entry
 from evalschema.errors import Severity
 from evalschema.registry import Registry
 
@@ -42,6 +41,11 @@ from .uris import file_path, uri_to_path
 from .window import window_at
 
 SOURCE = "evalschema"
+UNTRUSTED_MODULES = (
+    "evalschema (comparator-modules-untrusted): the comparatorModules setting names {}, "
+    "which are not imported because the workspace is not trusted. In VS Code, trust the "
+    "workspace (Workspaces: Manage Workspace Trust); other editors: start the server with "
+    "the initialization option workspaceTrusted = true for folders whose code you trust.")
 
 
 class Protocol(LanguageServerProtocol):
@@ -94,7 +98,12 @@ class EvalSchemaServer(LanguageServer):
         #: Schemas that the workspace's evalschema.toml names (absolute paths).
         self.config_schemas: set[str] = set()
         self.logged_errors: set[str] = set()
+        #: Comparator modules imported (dotted names, absolute paths).
         self.imported_modules: set[str] = set()
+        #: Whether the client said the user trusts the workspace (initializationOptions
+        #: ``workspaceTrusted``; only then is custom code imported).
+        self.workspace_trusted = False
+        self.untrusted_warned: tuple[str, ...] = ()
         self.pull_diagnostics = False
         self.snippets = False
         self.root_path: str | None = None
@@ -269,22 +278,40 @@ class EvalSchemaServer(LanguageServer):
     def apply_settings(self, raw: Any) -> None:
         before = self.settings
         self.settings = Settings.from_dict(raw)
-        for module in self.settings.comparator_modules:
-            if module in self.imported_modules:
-                continue
-            try:
-                if self.root_path and self.root_path not in sys.path:
-                    sys.path.insert(0, self.root_path)
-                importlib.import_module(module)
-                self.imported_modules.add(module)
-            except Exception as exc:
-                self.window_show_message(types.ShowMessageParams(
-                    types.MessageType.Warning,
-                    f"evalschema: cannot import comparator module {module!r}: {exc}"))
+        self.import_comparator_modules()
         self.analyses.clear()
         if before != self.settings:
             self.evaluation.settings_changed(
                 modules=before.comparator_modules != self.settings.comparator_modules)
+
+    def import_comparator_modules(self) -> None:
+        """Import the ``comparatorModules`` setting's modules, only in a trusted workspace.
+
+        Dotted names come from the server's own environment; paths (``my_cmp.py``) are
+        relative to the workspace root and loaded by file. No folder is put on ``sys.path``.
+        Untrusted, nothing is imported and the user is told once how to opt in."""
+        modules = self.settings.comparator_modules
+        if not modules:
+            return
+        if not self.workspace_trusted:
+            if modules != self.untrusted_warned:
+                self.untrusted_warned = modules
+                self.window_show_message(types.ShowMessageParams(
+                    types.MessageType.Warning, UNTRUSTED_MODULES.format(", ".join(modules))))
+            return
+        base = Path(self.root_path) if self.root_path else Path.cwd()
+        for module in modules:
+            entry = resolve_entry(module, base)
+            if entry in self.imported_modules:
+                continue
+            try:
+                load_module(entry)
+                self.imported_modules.add(entry)
+            except Exception as exc:
+                self.window_show_message(types.ShowMessageParams(
+                    types.MessageType.Warning,
+                    f"evalschema: cannot import comparator module {module!r}: {exc} "
+                    f"({import_hint(module, base)})"))
 
     # -- diagnostics --------------------------------------------------------
 
@@ -379,8 +406,12 @@ def on_initialize(ls: EvalSchemaServer, params: types.InitializeParams) -> None:
         if root:
             ls.read_project_config(root)
     ls.roots = [Path(r) for r in roots if r]
-    if params.initialization_options is not None:
-        ls.apply_settings(params.initialization_options)
+    options = params.initialization_options
+    # Trust comes from the client at startup only: a later configuration (which some
+    # clients read from files in the workspace) cannot turn it on.
+    ls.workspace_trusted = isinstance(options, dict) and options.get("workspaceTrusted") is True
+    if options is not None:
+        ls.apply_settings(options)
 
 
 @server.feature(types.INITIALIZED)

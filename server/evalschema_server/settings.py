@@ -25,7 +25,9 @@ class EvalSettings:
 
 @dataclass(frozen=True)
 class Settings:
-    #: Python modules to import so their custom comparators/transforms register.
+    #: Modules that register custom comparators/transforms: dotted names (installed
+    #: environment) or paths relative to the workspace root; imported only when the client
+    #: started the server with ``workspaceTrusted`` (see ``server.import_comparator_modules``).
     comparator_modules: tuple[str, ...] = ()
     #: File name patterns treated as eval schemas (besides content with x-eval-* keys).
     schema_patterns: tuple[str, ...] = ("*.eval.json", "*.eval.jsonc")

@@ -4,6 +4,13 @@ comparator, the mismatch diagnostics of an extracted file in the Problems panel,
 "Evaluate suite" from the command palette: the status-bar F1 (against the engine's own figure
 for that run) and the results view. Screenshots go to vscode-extension/e2e/artifacts/.
 
+All of it in a hostile, untrusted workspace (issue 11): it plants ``evalschema_server/`` and
+``lsprotocol.py``, workspace settings naming its own interpreter, server arguments and a
+comparator module, and a schema whose semantic comparator names a local listener's URL while
+OPENAI_API_KEY is set. No planted code runs and the listener gets no request; once the folder is
+trusted, the server restarts and imports the comparator module (and still nothing else). The
+listener check is the judge's part (another branch): it passes once both are merged.
+
 Needs the toolchain of vscode-extension/scripts/install-e2e.sh (code-server and its Node) and
 Chromium (apt-get install chromium); CI installs both, so this only skips where they are absent.
 """
@@ -111,7 +118,12 @@ def test_vscode_end_to_end(tmp_path: Path) -> None:
     assert "model-a" in ok("results view: 2 run(s)") and "model-b" in ok("results view: 2 run(s)")
     ok("sorting by F1 toggles to best first")
     ok("clicking")
+    # 4-5. Workspace trust: nothing planted ran untrusted; trusted, only the named module.
+    ok("untrusted workspace: no planted code ran")
+    ok("trusted workspace: the server restarted and imported workspace_cmp.py, and nothing else")
+    ok("judge listener named by a schema got no request")
     for name in ("1-diagnostic.png", "1-quick-fix.png", "2-extracted-problems.png",
-                 "2-extracted-hover.png", "3-results.png", "3-worst-example.png"):
+                 "2-extracted-hover.png", "3-results.png", "3-worst-example.png",
+                 "5-trusted.png"):
         shot = ARTIFACTS / name
         assert shot.exists() and shot.stat().st_size > 10_000, shot

@@ -16,6 +16,7 @@ import pytest
 
 from evalschema.cli.main import main
 from evalschema.cli.progress import ProgressBar
+from evalschema.custom_modules import private_name
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -243,24 +244,25 @@ def test_comparator_modules_from_the_config(ex: Path, capsys: Any) -> None:
     (ex / "evalschema.toml").write_text(
         CONFIG + '\n[[suite]]\nname = "custom"\nschema = "custom.eval.json"\n'
         'gold = "invoices.gold.jsonl"\nextracted = "invoices.model-b.extracted.jsonl"\n'
-        'comparator_modules = ["my_cmp"]\n', encoding="utf-8")
+        'comparator_modules = ["my_cmp.py"]\n', encoding="utf-8")
     try:
         code, out, _ = run(capsys, "eval", "--suite", "custom", "--format", "json",
-                           "--no-records", "--workers", "2")
+                           "--no-records", "--workers", "2", "--trust-workspace")
         assert code == 0
         custom = json.loads(out)["per_field"]["currency"]
         plain = json.loads(run(capsys, "eval", "--suite", "model-a", "--extracted", RUN_B,
                                "--format", "json", "--no-records")[1])["per_field"]["currency"]
         assert custom["matches"] > plain["matches"]
-        code, out, _ = run(capsys, "list", "--config", "evalschema.toml", "--kind", "comparators")
+        code, out, _ = run(capsys, "list", "--config", "evalschema.toml", "--kind", "comparators",
+                           "--trust-workspace")
         assert "  casefree_cli  [custom]" in out.splitlines()
     finally:
-        sys.modules.pop("my_cmp", None)
+        sys.modules.pop(private_name((ex / "my_cmp.py").resolve()), None)
     (ex / "evalschema.toml").write_text(
         CONFIG + '\n[[suite]]\nname = "broken"\nschema = "invoices.eval.json"\n'
         'gold = "invoices.gold.jsonl"\nextracted = "invoices.model-b.extracted.jsonl"\n'
         'comparator_modules = ["no_such_cmp_module"]\n', encoding="utf-8")
-    code, _, err = run(capsys, "eval", "--suite", "broken")
+    code, _, err = run(capsys, "eval", "--suite", "broken", "--trust-workspace")
     assert code == 2
     assert "evalschema.toml:22:1#/suite/2/comparator_modules/0: error module-import-failed" in err
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from evalschema import evaluate
+from evalschema.custom_modules import private_name
 from evalschema.errors import InputError
 from evalschema.parallel import CHUNK_SIZE, EvalSpec, evaluate_files, worst_key
 from evalschema.records import load_json
@@ -78,13 +79,13 @@ def test_custom_comparator_module_is_imported_in_each_worker(tmp_path: Path) -> 
     gold.write_text("".join(json.dumps({"name": f"n{i}"}) + "\n" for i in range(50)))
     ext.write_text("".join(json.dumps({"name": f"N{i}" if i % 2 else "x"}) + "\n"
                            for i in range(50)))
-    s = EvalSpec(schema, modules=("shouty",), module_paths=(str(tmp_path),))
+    s = EvalSpec(schema, modules=(str(tmp_path / "shouty.py"),))
     try:
         one = evaluate_files(s, gold, ext, workers=1, chunk_size=8)
         two = evaluate_files(s, gold, ext, workers=2, chunk_size=8, start="spawn")
     finally:
-        sys.modules.pop("shouty", None)
-        sys.path.remove(str(tmp_path))
+        sys.modules.pop(private_name(tmp_path / "shouty.py"), None)
+    assert str(tmp_path) not in sys.path
     assert one.run.per_field["name"].counts.matches == 25
     assert one.run.to_dict() == two.run.to_dict()
 

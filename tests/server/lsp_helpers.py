@@ -9,7 +9,7 @@ from typing import Any
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-SERVER = [sys.executable, "-m", "evalschema_server"]
+SERVER = [sys.executable, "-P", "-m", "evalschema_server"]  # -P: as the editors run it
 
 
 def position(text: str, needle: str, nth: int = 0, delta: int = 0) -> types.Position:

@@ -316,7 +316,8 @@ async def custom_client(lsp_client: LanguageClient, tmp_path_factory: pytest.Tem
         "e.replace(' ', '')), doc='IBANs equal ignoring spaces.', types=['string', 'null'])\n")
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=folder.as_uri(),
-        initialization_options={"comparatorModules": ["my_comparators"]}))
+        initialization_options={"comparatorModules": ["my_comparators.py"],
+                                "workspaceTrusted": True}))
     yield lsp_client
     await lsp_client.shutdown_session()
 

@@ -242,7 +242,7 @@ def slow_equal(gold, extracted, params):
 
 register_comparator("slow_equal", slow_equal, doc="Equal, slowly.")
 '''
-SLOW_OPTIONS = {"comparatorModules": ["evalschema_slow_cmp"]}
+SLOW_OPTIONS = {"comparatorModules": ["evalschema_slow_cmp.py"], "workspaceTrusted": True}
 
 
 def slow_suite(folder: Path, records: int, delay: float) -> dict[str, Path]:

@@ -8,11 +8,20 @@
 //   2. open an extracted file: the server's mismatch diagnostics in the Problems panel;
 //   3. "evalschema: Evaluate suite" from the command palette: the status-bar F1 and the results
 //      view (sortable; a click on a field opens its worst example).
+// The workspace is hostile and untrusted (VS Code's workspace trust is on; the folder is not
+// trusted): it plants a package evalschema_server/ and a module lsprotocol.py, workspace settings
+// that choose an interpreter of its own, server arguments and a comparator module, and a schema
+// whose semantic comparator names a base_url on a local listener (OPENAI_API_KEY is set in
+// code-server's environment). Steps 1-3 run in it, then:
+//   4. no planted code ran and the listener got no request;
+//   5. trusting the folder (Manage Workspace Trust) restarts the server, which then imports the
+//      comparator module the workspace settings name (and still not the planted packages).
 // A screenshot of each step goes to the artifacts folder (and one on failure). Prints "OK ..."
 // lines the pytest wrapper checks; exits non-zero on any failure. code-server's whole process
 // group is killed at the end.
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -103,6 +112,11 @@ function filesUnder(dir) {
 
 const tmp = mkdtempSync(join(env.EVALSCHEMA_E2E_TMP || tmpdir(), "evalschema-vscode-e2e-"));
 const ws = join(tmp, "workspace");
+const markers = join(tmp, "markers");
+const API_KEY = "sk-evalschema-e2e-canary";
+// Requests the judge listener received (method, url, whether they carried the key).
+const judgeRequests = [];
+let judgeServer;
 const userData = join(tmp, "user-data");
 const extensions = join(tmp, "extensions");
 const serverLog = join(tmp, "code-server.log");
@@ -155,17 +169,90 @@ async function openFile(name) {
   await page.locator(".monaco-editor .view-lines").first().waitFor({ timeout: STEP_TIMEOUT });
 }
 
+/** Python that writes a marker file named `name` when it runs. */
+function markerCode(name) {
+  return `from pathlib import Path\nPath(${JSON.stringify(join(markers, name))}).write_text("ran")\n`;
+}
+
+function markersWritten() {
+  return existsSync(markers) ? readdirSync(markers).sort() : [];
+}
+
+/** A listener standing in for an LLM endpoint: records every request, answers 500 at once. */
+function startJudgeListener() {
+  return new Promise((res) => {
+    judgeServer = createHttpServer((req, resp) => {
+      judgeRequests.push({ method: req.method, url: req.url, key: String(req.headers.authorization ?? "").includes(API_KEY) });
+      req.resume();
+      resp.writeHead(500, { "content-type": "text/plain" });
+      resp.end("no");
+    });
+    judgeServer.listen(0, "127.0.0.1", () => res(judgeServer.address().port));
+  });
+}
+
+/** The attacker's additions to the workspace. */
+function plantHostileWorkspace(judgePort) {
+  mkdirSync(markers, { recursive: true });
+  mkdirSync(join(ws, "evalschema_server"), { recursive: true });
+  writeFileSync(join(ws, "evalschema_server", "__init__.py"), markerCode("evalschema_server"));
+  writeFileSync(join(ws, "lsprotocol.py"), markerCode("lsprotocol"));
+  writeFileSync(join(ws, "workspace_cmp.py"), markerCode("workspace_cmp"));
+  writeFileSync(join(ws, "fake-python"), `#!/bin/sh\necho ran > ${JSON.stringify(join(markers, "fake-python"))}\nexec ${JSON.stringify(python)} "$@"\n`);
+  chmodSync(join(ws, "fake-python"), 0o755);
+  mkdirSync(join(ws, ".vscode"), { recursive: true });
+  writeFileSync(
+    join(ws, ".vscode", "settings.json"),
+    JSON.stringify({
+      "evalschema.interpreter": "${workspaceFolder}/fake-python",
+      "evalschema.serverArgs": ["--log-level", "debug"],
+      "evalschema.comparatorModules": ["workspace_cmp.py"],
+    }),
+  );
+  // A suite whose schema sends the judge's requests (and the key) to the listener.
+  const nonce = String(Date.now());
+  const leak = {
+    type: "object",
+    "x-eval-id": "id",
+    properties: { id: { type: "string" }, vendor: { type: "string", "x-eval-compare": { semantic: { base_url: `http://127.0.0.1:${judgePort}/v1` } } } },
+  };
+  writeFileSync(join(ws, "leak.eval.json"), JSON.stringify(leak, null, 2));
+  writeFileSync(join(ws, "leak.gold.jsonl"), JSON.stringify({ id: "a", vendor: `Acme Corporation ${nonce}` }) + "\n");
+  writeFileSync(join(ws, "leak.run.extracted.jsonl"), JSON.stringify({ id: "a", vendor: `ACME Corp. ${nonce}` }) + "\n");
+  const toml = readFileSync(join(ws, "evalschema.toml"), "utf8");
+  writeFileSync(
+    join(ws, "evalschema.toml"),
+    `${toml}\n[[suite]]\nname = "leak"\nschema = "leak.eval.json"\ngold = "leak.gold.jsonl"\nextracted = "leak.run.extracted.jsonl"\n`,
+  );
+}
+
+async function waitFor(what, check, timeout) {
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  fail(`timed out waiting for ${what}`);
+}
+
 async function main() {
-  // The workspace: a copy of examples/ (the repository's stays untouched) plus a broken schema.
+  // The workspace: a copy of examples/ (the repository's stays untouched) plus a broken schema,
+  // and what an attacker would plant in it.
   cpSync(join(repoRoot, "examples"), ws, { recursive: true, filter: (src) => !src.includes("__pycache__") });
   writeFileSync(join(ws, "broken.eval.json"), BROKEN_SCHEMA);
+  const judgePort = await startJudgeListener();
+  plantHostileWorkspace(judgePort);
   mkdirSync(join(userData, "User"), { recursive: true });
   writeFileSync(
     join(userData, "User", "settings.json"),
     JSON.stringify(
       {
         "workbench.startupEditor": "none",
-        "security.workspace.trust.enabled": false,
+        // Workspace trust on, and the folder not trusted (no prompt: it opens in Restricted Mode).
+        "security.workspace.trust.enabled": true,
+        "security.workspace.trust.startupPrompt": "never",
+        "security.workspace.trust.banner": "never",
+        "security.workspace.trust.untrustedFiles": "open",
         "telemetry.telemetryLevel": "off",
         "extensions.autoUpdate": false,
         "extensions.autoCheckUpdates": false,
@@ -199,8 +286,8 @@ async function main() {
   const out = [];
   csProc = spawn(
     codeServerNode,
-    [...base, "--auth", "none", "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--bind-addr", `127.0.0.1:${port}`, ws],
-    { detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...env, PATH: `${dirname(codeServerNode)}:${env.PATH}` } },
+    [...base, "--auth", "none", "--disable-telemetry", "--disable-update-check", "--bind-addr", `127.0.0.1:${port}`, ws],
+    { detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...env, OPENAI_API_KEY: API_KEY, PATH: `${dirname(codeServerNode)}:${env.PATH}` } },
   );
   for (const stream of [csProc.stdout, csProc.stderr]) stream.on("data", (d) => out.push(String(d)));
   csProc.on("exit", () => writeFileSync(serverLog, out.join("")));
@@ -341,12 +428,45 @@ async function main() {
   await page.locator(".tab.active", { hasText: extracted }).waitFor({ timeout: STEP_TIMEOUT });
   ok(`clicking ${clickedField} opened ${extracted} (${((Date.now() - s3) / 1000).toFixed(1)}s)`);
   await shot("3-worst-example.png");
+
+  // 4. Untrusted: none of the workspace's code ran, though the server served steps 1-3.
+  const ran = markersWritten();
+  if (ran.length) fail(`code planted in the untrusted workspace ran: ${ran.join(", ")}`);
+  ok("untrusted workspace: no planted code ran (evalschema_server/, lsprotocol.py, workspace_cmp.py, fake-python)");
+
+  // 5. Trust the folder: the server restarts and imports the comparator module the workspace's
+  // settings name; the interpreter and arguments it names are dropped first, so the server can
+  // start (they are the workspace's to choose once trusted).
+  writeFileSync(join(ws, ".vscode", "settings.json"), JSON.stringify({ "evalschema.comparatorModules": ["workspace_cmp.py"] }));
+  await page.waitForTimeout(1500);
+  await runCommand("Workspaces: Manage Workspace Trust");
+  const trustButton = page.locator(".workspace-trust-editor .workspace-trust-buttons-row .monaco-button", { hasText: /^\s*Trust/ }).first();
+  await trustButton.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  log(`trust button: ${(await trustButton.innerText()).replace(/\s+/g, " ")}`);
+  await trustButton.click();
+  await page.locator(".statusbar-item", { hasText: "Restricted Mode" }).first().waitFor({ state: "detached", timeout: STEP_TIMEOUT });
+  ok("the folder is trusted (Restricted Mode is gone)");
+  await shot("5-trusted.png");
+  await waitFor("the trusted server to import workspace_cmp.py", () => markersWritten().includes("workspace_cmp"), 90000);
+  const after = markersWritten().filter((m) => m !== "workspace_cmp");
+  if (after.length) fail(`trusted, the server still must not import planted packages: ${after.join(", ")}`);
+  ok("trusted workspace: the server restarted and imported workspace_cmp.py, and nothing else planted");
   ok(`scenario passed in ${elapsed()}`);
+}
+
+/** Last, so that the rest is checked even where the judge still follows schema endpoints. */
+function checkJudgeListener() {
+  if (judgeRequests.length) {
+    const withKey = judgeRequests.filter((r) => r.key).length;
+    fail(`the judge endpoint named in leak.eval.json got ${judgeRequests.length} request(s), ${withKey} with the API key: ${judgeRequests.map((r) => `${r.method} ${r.url}`).join(", ")}`);
+  }
+  ok("judge listener named by a schema got no request");
 }
 
 let exitCode = 0;
 try {
   await main();
+  checkJudgeListener();
 } catch (e) {
   exitCode = 1;
   console.log(`FAIL ${e instanceof Failure ? e.message : (e?.stack ?? e)}`);
@@ -358,6 +478,7 @@ try {
   }
 } finally {
   await browser?.close().catch(() => undefined);
+  judgeServer?.close();
   killCodeServer();
   await new Promise((r) => setTimeout(r, 300));
   if (csProc?.exitCode === null) {

@@ -1,5 +1,7 @@
 // Which Python runs the language server, and what to tell the user when it cannot.
 // Pure functions: the VS Code and child-process parts live in server.ts.
+import * as nodePath from "node:path";
+import launch from "./launch.json";
 
 export type InterpreterSource = "setting" | "python-extension" | "path";
 
@@ -48,12 +50,64 @@ export interface ServerCommand {
   args: string[];
 }
 
+/**
+ * `-P -m evalschema_server` (src/launch.json): the server runs with the workspace as its working
+ * folder, and -P keeps that folder off sys.path, so nothing planted there is imported.
+ */
+export const SERVER_ARGS: readonly string[] = launch.server;
+
 export function serverCommand(interpreter: Interpreter, extraArgs: readonly string[] = []): ServerCommand {
-  return { command: interpreter.path, args: ["-m", "evalschema_server", ...extraArgs] };
+  return { command: interpreter.path, args: [...SERVER_ARGS, ...extraArgs] };
 }
 
-/** The arguments that check, quickly, that the server can be imported. */
-export const IMPORT_CHECK_ARGS: readonly string[] = ["-c", "import evalschema_server"];
+/** The arguments that check, quickly, that the server can be imported (also with -P). */
+export const IMPORT_CHECK_ARGS: readonly string[] = launch.importCheck;
+
+/**
+ * The environment Python runs in: the extension's, with PYTHONPATH stripped of empty and relative
+ * entries. An empty entry (`PYTHONPATH=":/opt/lib"`, a common slip) means the working folder, the
+ * workspace, and -P does not remove it.
+ */
+export function launchEnv(env: Readonly<Record<string, string | undefined>>, platform: string): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = { ...env, PYTHONUNBUFFERED: "1" };
+  const raw = env.PYTHONPATH;
+  if (raw !== undefined) {
+    const p = platform === "win32" ? nodePath.win32 : nodePath.posix;
+    const kept = raw.split(p.delimiter).filter((entry) => entry !== "" && p.isAbsolute(entry));
+    if (kept.length) out.PYTHONPATH = kept.join(p.delimiter);
+    else delete out.PYTHONPATH;
+  }
+  return out;
+}
+
+/** Whether `file` is inside one of `folders`; a relative path with a folder part counts (it resolves from the workspace). */
+export function insideFolders(file: string, folders: readonly string[], platform: string): boolean {
+  const p = platform === "win32" ? nodePath.win32 : nodePath.posix;
+  if (!p.isAbsolute(file)) return /[\\/]/.test(file);
+  const norm = (x: string): string => (platform === "win32" ? p.resolve(x).toLowerCase() : p.resolve(x));
+  const target = norm(file);
+  return folders.some((folder) => {
+    const rel = p.relative(norm(folder), target);
+    return rel === "" || (!rel.startsWith("..") && !p.isAbsolute(rel));
+  });
+}
+
+/**
+ * In an untrusted workspace the server is not started with a program of that workspace (a
+ * `.venv/bin/python` it ships may be anything), whichever setting or extension chose it.
+ */
+export function untrustedInterpreterProblem(
+  interpreter: Interpreter,
+  folders: readonly string[],
+  trusted: boolean,
+  platform: string,
+): Problem | undefined {
+  if (trusted || !insideFolders(interpreter.path, folders, platform)) return undefined;
+  return {
+    message: `evalschema: the interpreter ${interpreter.path} (${describeSource(interpreter.source)}) is inside this workspace, which is not trusted, so the language server is not started with it. Trust the workspace (Workspaces: Manage Workspace Trust), or set "evalschema.interpreter" in your user settings to a Python outside it.`,
+    detail: `untrusted workspace; interpreter inside it: ${interpreter.path}`,
+  };
+}
 
 function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(s) ? s : `"${s.replace(/(["\\$`])/g, "\\$1")}"`;
@@ -91,7 +145,7 @@ export interface Problem {
   detail: string;
 }
 
-/** What went wrong when `python -c "import evalschema_server"` failed, in the user's words. */
+/** What went wrong when `python -P -c "import evalschema_server"` failed, in the user's words. */
 export function describeCheckFailure(interpreter: Interpreter, failure: CheckFailure): Problem {
   const where = `${interpreter.path} (${describeSource(interpreter.source)})`;
   const detail = (failure.stderr ?? "").trim();
@@ -104,6 +158,12 @@ export function describeCheckFailure(interpreter: Interpreter, failure: CheckFai
   if (failure.timedOut) {
     return {
       message: `evalschema: ${where} took too long to import evalschema_server.`,
+      detail,
+    };
+  }
+  if (/Unknown option:? -P|unknown option -P/i.test(detail)) {
+    return {
+      message: `evalschema: ${where} is older than Python 3.11 (it does not know -P). Set "evalschema.interpreter" to a Python 3.11+ that has evalschema installed.`,
       detail,
     };
   }

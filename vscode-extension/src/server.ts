@@ -18,18 +18,39 @@ import {
   IMPORT_CHECK_ARGS,
   describeCheckFailure,
   describeSource,
+  launchEnv,
   resolveInterpreter,
   serverCommand,
+  untrustedInterpreterProblem,
   type CheckFailure,
   type Interpreter,
   type Problem,
 } from "./interpreter";
 import { Notifications, type RunFinishedParams, type RunStartedParams } from "./protocol";
-import { matchesPattern, readSettings, restartNeeded, serverSettings, type Settings } from "./settings";
+import {
+  matchesPattern,
+  readSettings,
+  restartNeeded,
+  serverSettings,
+  trustedGetter,
+  type ServerSettings,
+  type Settings,
+} from "./settings";
 
 export function currentSettings(): Settings {
   const cfg = vscode.workspace.getConfiguration("evalschema", vscode.workspace.workspaceFolders?.[0]?.uri);
-  return readSettings((key) => cfg.get(key));
+  return readSettings(
+    trustedGetter(
+      (key) => cfg.get(key),
+      (key) => cfg.inspect(key),
+      vscode.workspace.isTrusted,
+    ),
+  );
+}
+
+/** The settings the server reads, with whether the workspace is trusted (then custom code may be imported). */
+function currentServerSettings(): ServerSettings {
+  return serverSettings(currentSettings(), vscode.workspace.isTrusted);
 }
 
 interface PythonExtensionApi {
@@ -65,7 +86,8 @@ async function pythonExtensionInterpreter(api: PythonExtensionApi | undefined, f
 
 function checkImport(interpreter: Interpreter, cwd: string | undefined): Promise<CheckFailure | undefined> {
   return new Promise((resolve) => {
-    execFile(interpreter.path, [...IMPORT_CHECK_ARGS], { timeout: 30000, cwd, windowsHide: true }, (error, _stdout, stderr) => {
+    const env = launchEnv(process.env, process.platform);
+    execFile(interpreter.path, [...IMPORT_CHECK_ARGS], { timeout: 30000, cwd, env, windowsHide: true }, (error, _stdout, stderr) => {
       if (!error) {
         resolve(undefined);
         return;
@@ -118,6 +140,14 @@ export class ServerManager implements vscode.Disposable {
         }
       }),
     );
+    this.disposables.push(
+      // Trusting the workspace lets its settings choose the interpreter, the server's arguments
+      // and comparator modules, and lets the server import them: start again with those.
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        this.output.info("the workspace is now trusted: restarting the server");
+        void this.restart();
+      }),
+    );
     void pythonExtensionApi().then((api) => {
       const event = api?.environments?.onDidChangeActiveEnvironmentPath;
       if (event) {
@@ -167,6 +197,16 @@ export class ServerManager implements vscode.Disposable {
     });
     this.interpreter = interpreter;
     this.output.info(`interpreter: ${interpreter.path} (${describeSource(interpreter.source)})`);
+    const trusted = vscode.workspace.isTrusted;
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    const refused = untrustedInterpreterProblem(interpreter, folders, trusted, process.platform);
+    if (refused) {
+      this.problem = refused;
+      this.output.error(refused.message);
+      void this.showProblem(refused);
+      return;
+    }
+    if (!trusted) this.output.info("the workspace is not trusted: its settings for the interpreter, server arguments and comparator modules are ignored, and no custom code is imported");
     const failure = await checkImport(interpreter, folder?.uri.fsPath);
     if (failure) {
       this.problem = describeCheckFailure(interpreter, failure);
@@ -180,7 +220,7 @@ export class ServerManager implements vscode.Disposable {
     const serverOptions: ServerOptions = {
       command: cmd.command,
       args: cmd.args,
-      options: { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: "1" } },
+      options: { cwd: folder?.uri.fsPath, env: launchEnv(process.env, process.platform) },
     };
     const valueKinds = new Set<number>([vscode.CompletionItemKind.Value, vscode.CompletionItemKind.EnumMember]);
     const offered = this.offered;
@@ -196,7 +236,7 @@ export class ServerManager implements vscode.Disposable {
       ],
       outputChannel: this.output,
       traceOutputChannel: this.output,
-      initializationOptions: serverSettings(settings),
+      initializationOptions: serverSettings(settings, trusted),
       synchronize: {
         fileEvents: [
           vscode.workspace.createFileSystemWatcher("**/evalschema.toml"),
@@ -221,7 +261,7 @@ export class ServerManager implements vscode.Disposable {
             const results: unknown = await next(params, token);
             if (!Array.isArray(results)) return results as never;
             const values: unknown[] = results;
-            const s = serverSettings(currentSettings());
+            const s = currentServerSettings();
             return params.items.map((item, i): unknown => (item.section === "evalschema" ? s : values[i]));
           },
         },
@@ -237,7 +277,7 @@ export class ServerManager implements vscode.Disposable {
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration("evalschema") && client.state === State.Running) {
-          void client.sendNotification("workspace/didChangeConfiguration", { settings: { evalschema: serverSettings(currentSettings()) } });
+          void client.sendNotification("workspace/didChangeConfiguration", { settings: { evalschema: currentServerSettings() } });
         }
       }),
     );

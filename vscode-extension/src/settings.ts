@@ -20,8 +20,42 @@ export interface Settings {
   showResultsAfterRun: boolean;
 }
 
-/** What the server reads (initializationOptions and workspace/configuration, section evalschema). */
-export type ServerSettings = Omit<Settings, "interpreter" | "serverArgs" | "showResultsAfterRun">;
+/**
+ * What the server reads (initializationOptions and workspace/configuration, section evalschema),
+ * and whether the user trusts the workspace: only then does the server import custom code.
+ */
+export type ServerSettings = Omit<Settings, "interpreter" | "serverArgs" | "showResultsAfterRun"> & { workspaceTrusted: boolean };
+
+/**
+ * Settings that choose what code runs: in an untrusted workspace only the user's own value counts
+ * (package.json declares them as capabilities.untrustedWorkspaces.restrictedConfigurations).
+ */
+export const RESTRICTED_SETTINGS: readonly string[] = ["interpreter", "serverArgs", "comparatorModules"];
+
+/** The values of one setting by scope, as `WorkspaceConfiguration.inspect` gives them. */
+export interface InspectedSetting {
+  defaultValue?: unknown;
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+/**
+ * A getter for readSettings. VS Code already ignores workspace values of restricted settings in
+ * an untrusted workspace; this does not rely on it: there, a restricted setting is read from the
+ * user's settings (or its default) and never from the workspace or its folders.
+ */
+export function trustedGetter(
+  get: (key: string) => unknown,
+  inspect: (key: string) => InspectedSetting | undefined,
+  trusted: boolean,
+): (key: string) => unknown {
+  return (key) => {
+    if (trusted || !RESTRICTED_SETTINGS.includes(key)) return get(key);
+    const values = inspect(key);
+    return values?.globalValue ?? values?.defaultValue;
+  };
+}
 
 export const DEFAULTS: Readonly<Settings> = Object.freeze({
   interpreter: "",
@@ -82,8 +116,9 @@ export function readSettings(get: (key: string) => unknown): Settings {
   };
 }
 
-export function serverSettings(s: Settings): ServerSettings {
+export function serverSettings(s: Settings, workspaceTrusted: boolean): ServerSettings {
   return {
+    workspaceTrusted,
     comparatorModules: s.comparatorModules,
     schemaPatterns: s.schemaPatterns,
     debounceMs: s.debounceMs,

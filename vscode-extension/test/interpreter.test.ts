@@ -2,11 +2,14 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   IMPORT_CHECK_ARGS,
+  SERVER_ARGS,
   describeCheckFailure,
   expandVariables,
+  launchEnv,
   pipCommand,
   resolveInterpreter,
   serverCommand,
+  untrustedInterpreterProblem,
 } from "../src/interpreter";
 
 const base = { home: "/home/ada", platform: "linux", workspaceFolder: "/work/proj" };
@@ -34,12 +37,38 @@ test("variables and ~ expand; an unknown variable stays visible", () => {
   assert.equal(expandVariables("a~b", base), "a~b");
 });
 
-test("the server runs as python -m evalschema_server with extra arguments after", () => {
+test("the server runs as python -P -m evalschema_server (the workspace never on sys.path), extra arguments after", () => {
   assert.deepEqual(serverCommand({ path: "/p/python", source: "setting" }, ["--log-level", "debug"]), {
     command: "/p/python",
-    args: ["-m", "evalschema_server", "--log-level", "debug"],
+    args: ["-P", "-m", "evalschema_server", "--log-level", "debug"],
   });
-  assert.deepEqual([...IMPORT_CHECK_ARGS], ["-c", "import evalschema_server"]);
+  assert.deepEqual([...SERVER_ARGS], ["-P", "-m", "evalschema_server"]);
+  assert.deepEqual([...IMPORT_CHECK_ARGS], ["-P", "-c", "import evalschema_server"]);
+});
+
+test("a Python older than 3.11 (no -P) is named as such", () => {
+  const p = describeCheckFailure({ path: "/usr/bin/python3.10", source: "path" }, { exitCode: 2, stderr: "Unknown option: -P\nusage: /usr/bin/python3.10 [option] ...\n" });
+  assert.match(p.message, /older than Python 3\.11/);
+  assert.equal(p.fix, undefined);
+});
+
+test("untrusted: an interpreter inside the workspace is refused, whatever chose it", () => {
+  const folders = ["/work/proj"];
+  const inside = { path: "/work/proj/.venv/bin/python", source: "python-extension" as const };
+  const p = untrustedInterpreterProblem(inside, folders, false, "linux");
+  assert.ok(p);
+  assert.match(p.message, /inside this workspace, which is not trusted/);
+  assert.match(p.message, /Manage Workspace Trust/);
+  assert.equal(untrustedInterpreterProblem(inside, folders, true, "linux"), undefined, "trusted: allowed");
+  assert.ok(untrustedInterpreterProblem({ path: ".venv/bin/python", source: "setting" }, folders, false, "linux"), "relative: resolves in the workspace");
+  assert.ok(untrustedInterpreterProblem({ path: "/work/proj", source: "setting" }, folders, false, "linux"));
+  assert.equal(untrustedInterpreterProblem({ path: "/work/project2/bin/python", source: "setting" }, folders, false, "linux"), undefined);
+  assert.equal(untrustedInterpreterProblem({ path: "/usr/bin/python3", source: "setting" }, folders, false, "linux"), undefined);
+  assert.equal(untrustedInterpreterProblem({ path: "python3", source: "path" }, folders, false, "linux"), undefined, "a PATH lookup");
+  assert.ok(untrustedInterpreterProblem({ path: "C:\\Work\\Proj\\venv\\python.exe", source: "setting" }, ["c:\\work\\proj"], false, "win32"));
+  // ${workspaceFolder} in a user setting expands into the workspace: refused too.
+  const expanded = resolveInterpreter({ ...base, setting: "${workspaceFolder}/.venv/bin/python" });
+  assert.ok(untrustedInterpreterProblem(expanded, [base.workspaceFolder], false, "linux"));
 });
 
 test("a missing module is reported with the pip command for that interpreter", () => {
@@ -69,4 +98,11 @@ test("another import failure shows its last line and the reinstall command", () 
 
 test("paths with spaces are quoted in the pip command", () => {
   assert.equal(pipCommand({ path: "/Users/A B/py", source: "setting" }), "\"/Users/A B/py\" -m pip install 'evalschema[server]'");
+});
+
+test("PYTHONPATH loses empty and relative entries (they mean the workspace); the rest is kept", () => {
+  assert.deepEqual(launchEnv({ PYTHONPATH: ":/opt/lib::./x:lib", HOME: "/h" }, "linux"), { PYTHONPATH: "/opt/lib", HOME: "/h", PYTHONUNBUFFERED: "1" });
+  assert.equal("PYTHONPATH" in launchEnv({ PYTHONPATH: ":" }, "linux"), false);
+  assert.equal("PYTHONPATH" in launchEnv({}, "linux"), false);
+  assert.equal(launchEnv({ PYTHONPATH: "C:\\libs;;.;D:\\more" }, "win32").PYTHONPATH, "C:\\libs;D:\\more");
 });

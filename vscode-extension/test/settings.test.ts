@@ -3,9 +3,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { JSON_VALIDATED_PATTERNS } from "../src/completion";
-import { DEFAULTS, matchesPattern, readSettings, restartNeeded, serverSettings } from "../src/settings";
+import { DEFAULTS, RESTRICTED_SETTINGS, matchesPattern, readSettings, restartNeeded, serverSettings, trustedGetter, type InspectedSetting } from "../src/settings";
 
 const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as {
+  capabilities: { untrustedWorkspaces: { supported: string | boolean; restrictedConfigurations: string[]; description: string } };
   contributes: { configuration: { properties: Record<string, { default: unknown; markdownDescription?: string }> }; jsonValidation: Array<{ fileMatch: string[] }> };
 };
 const props = manifest.contributes.configuration.properties;
@@ -58,8 +59,9 @@ test("wrong types fall back to defaults; lists drop non-strings; debounce is cla
 
 test("the server gets only its own settings", () => {
   const s = readSettings(getter({ interpreter: "/py", serverArgs: ["-v"], comparatorModules: ["m"], debounceMs: 100, showResultsAfterRun: false }));
-  const server = serverSettings(s);
+  const server = serverSettings(s, true);
   assert.deepEqual(server, {
+    workspaceTrusted: true,
     comparatorModules: ["m"],
     schemaPatterns: ["*.eval.json", "*.eval.jsonc"],
     debounceMs: 100,
@@ -71,8 +73,60 @@ test("the server gets only its own settings", () => {
     fieldThreshold: null,
     evaluationDebounceMs: 50,
   });
-  // Every server setting is a documented evalschema.* setting.
-  for (const key of Object.keys(server)) assert.ok(props[`evalschema.${key}`], key);
+  // Every server setting is a documented evalschema.* setting (trust is the workspace's state).
+  for (const key of Object.keys(server)) if (key !== "workspaceTrusted") assert.ok(props[`evalschema.${key}`], key);
+  assert.equal(serverSettings(s, false).workspaceTrusted, false);
+});
+
+// -- workspace trust ------------------------------------------------------------------------
+
+/** A configuration with values at each scope, read as server.ts reads it. */
+function scoped(values: Record<string, InspectedSetting>, trusted: boolean): (key: string) => unknown {
+  const effective = (key: string): unknown => {
+    const v = values[key];
+    return v?.workspaceFolderValue ?? v?.workspaceValue ?? v?.globalValue ?? v?.defaultValue;
+  };
+  return trustedGetter(effective, (key) => values[key], trusted);
+}
+
+const HOSTILE: Record<string, InspectedSetting> = {
+  interpreter: { defaultValue: "", globalValue: "/usr/bin/python3.12", workspaceValue: "${workspaceFolder}/evil/python" },
+  serverArgs: { defaultValue: [], workspaceFolderValue: ["--evil"] },
+  comparatorModules: { defaultValue: [], workspaceValue: ["evil.py"] },
+  debounceMs: { defaultValue: 40, workspaceValue: 100 },
+  runOn: { defaultValue: "save", workspaceValue: "change" },
+};
+
+test("untrusted: the workspace cannot choose the interpreter, server arguments or comparator modules", () => {
+  const s = readSettings(scoped(HOSTILE, false));
+  assert.equal(s.interpreter, "/usr/bin/python3.12", "the user's own interpreter");
+  assert.deepEqual(s.serverArgs, []);
+  assert.deepEqual(s.comparatorModules, []);
+  // Settings that run no code still follow the workspace.
+  assert.equal(s.debounceMs, 100);
+  assert.equal(s.runOn, "change");
+  assert.equal(serverSettings(s, false).workspaceTrusted, false);
+});
+
+test("untrusted: the user's own comparator modules are still read (the server imports them only when trusted)", () => {
+  const s = readSettings(scoped({ comparatorModules: { defaultValue: [], globalValue: ["mine.cmp"], workspaceValue: ["evil.py"] } }, false));
+  assert.deepEqual(s.comparatorModules, ["mine.cmp"]);
+});
+
+test("trusted: the workspace's values apply", () => {
+  const s = readSettings(scoped(HOSTILE, true));
+  assert.equal(s.interpreter, "${workspaceFolder}/evil/python");
+  assert.deepEqual(s.serverArgs, ["--evil"]);
+  assert.deepEqual(s.comparatorModules, ["evil.py"]);
+  assert.equal(serverSettings(s, true).workspaceTrusted, true);
+});
+
+test("package.json declares limited support in untrusted workspaces, restricting exactly those settings", () => {
+  const caps = manifest.capabilities.untrustedWorkspaces;
+  assert.equal(caps.supported, "limited");
+  assert.deepEqual(caps.restrictedConfigurations, RESTRICTED_SETTINGS.map((k) => `evalschema.${k}`));
+  for (const key of caps.restrictedConfigurations) assert.ok(props[key], key);
+  assert.ok(caps.description.length > 40);
 });
 
 test("only interpreter and server arguments need a restart", () => {

@@ -49,7 +49,7 @@ configuration (evalschema.toml, or [tool.evalschema] in pyproject.toml):
   gold = "invoices.gold.jsonl"
   extracted = ["runs/*.jsonl"]       # files or globs, relative to the file
   fail_under = 0.85                  # overall F1 (macro; fail_metric = "micro" for pooled)
-  comparator_modules = ["my_comparators"]
+  comparator_modules = ["my_comparators.py"]   # imported only with --trust-workspace
   [suite.thresholds]
   total = 0.95
 

@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from ..registry import Entry, default_registry
-from .options import EXIT_CODES, EXIT_OK, Formatter
+from .options import EXIT_CODES, EXIT_OK, Formatter, add_module_options
 
 KINDS = {"comparators": "comparators", "transforms": "transforms",
          "strategies": "alignment strategies"}
@@ -21,16 +21,16 @@ def add_parser(sub: Any) -> None:
         description="Everything x-eval-compare, x-eval-transform and x-eval-align accept, "
         "with parameters (* required), types and defaults. Custom comparators appear once "
         "their module is imported (--comparator-module, or comparator_modules in the "
-        "configuration with --config).",
+        "configuration with --config --trust-workspace).",
         epilog="examples:\n  evalschema list\n  evalschema list --kind comparators\n"
         "  evalschema list --comparator-module my_comparators --format json\n\n" + EXIT_CODES,
         formatter_class=Formatter)
     ls.add_argument("--format", choices=("text", "json"), default="text")
     ls.add_argument("--kind", choices=tuple(KINDS), help="only this kind")
-    ls.add_argument("--comparator-module", action="append", default=[], metavar="MODULE",
-                    help="import this module first; repeatable")
     ls.add_argument("--config", metavar="FILE",
-                    help="import the comparator modules of this configuration's suites")
+                    help="import the comparator modules of this configuration's suites "
+                    "(with --trust-workspace)")
+    add_module_options(ls)
     ls.set_defaults(run=run, command_parser=ls)
 
 
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
         if loaded.config is None or loaded.errors:
             raise InputError(loaded.errors, "the configuration is invalid")
         for suite in loaded.config.suites:
-            import_config_modules(suite, loaded.config)
+            import_config_modules(suite, loaded.config, trusted=args.trust_workspace)
     reg = default_registry
     if args.format == "json":
         doc = reg.to_dict()

@@ -6,7 +6,7 @@ import argparse
 import shlex
 import sys
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..atomicwrite import Input, check_target, display_size, write_text
 from ..errors import InputError, Problem
@@ -68,9 +68,7 @@ def add_source_options(p: argparse.ArgumentParser, *, extracted: bool = True) ->
                    "folder)")
     g.add_argument("--suite", action="append", metavar="NAME",
                    help="run this suite of the configuration (repeatable; default: all)")
-    g.add_argument("--comparator-module", action="append", default=[], metavar="MODULE",
-                   help="import this module first (it registers custom comparators); "
-                   "repeatable")
+    add_module_options(g)
     s = p.add_argument_group("scoring")
     s.add_argument("--id-field", help="pair records by this field (default: x-eval-id, "
                    "else by position)")
@@ -82,6 +80,17 @@ def add_source_options(p: argparse.ArgumentParser, *, extracted: bool = True) ->
     s.add_argument("--workers", type=workers, default=1, metavar="N",
                    help="score in N processes (0 or 'auto': one per CPU); results are "
                    "identical to one worker")
+
+
+def add_module_options(g: Any) -> None:
+    """``--comparator-module`` and ``--trust-workspace``: the only ways custom code runs."""
+    g.add_argument("--comparator-module", action="append", default=[], metavar="MODULE",
+                   help="import this module first (it registers custom comparators): a "
+                   "dotted name from the installed environment, or the path of a .py file "
+                   "or package folder; repeatable")
+    g.add_argument("--trust-workspace", action="store_true",
+                   help="also import the comparator_modules the configuration names: they "
+                   "are code and run with your rights, so only for a folder you trust")
 
 
 def add_output_options(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:

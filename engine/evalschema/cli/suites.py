@@ -4,19 +4,19 @@ suites of the configuration file, with command-line options laid over them."""
 from __future__ import annotations
 
 import argparse
-import importlib
-import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..config import Config, SuiteConfig, find_config, load_config
-from ..errors import InputError, Problem, did_you_mean
+from ..custom_modules import import_hint, load_module, resolve_entry
+from ..errors import InputError, Problem, Severity, did_you_mean
 from ..gate import FailMetric
 from ..parallel import EvalSpec
 from ..records import load_json
 from ..schema.tree import SchemaNode, parse_eval_schema
+from .options import print_problems
 
 
 @dataclass(frozen=True)
@@ -35,8 +35,8 @@ class Suite:
     fail_under: float | None = None
     fail_metric: FailMetric = "macro"
     thresholds: Mapping[str, float] = field(default_factory=dict)
+    #: Comparator modules to import (dotted names, absolute paths; see custom_modules).
     modules: tuple[str, ...] = ()
-    module_paths: tuple[str, ...] = ()
     config: Config | None = None
     #: The suite's pointer in the configuration (for located problems).
     pointer: str = ""
@@ -45,7 +45,7 @@ class Suite:
 
     def spec(self) -> EvalSpec:
         return EvalSpec(self.schema, self.schema_path, self.id_field, self.fields, self.target,
-                        self.null_policy, self.modules, self.module_paths)
+                        self.null_policy, self.modules)
 
     def label(self, extracted: str) -> str:
         name = Path(extracted).name
@@ -122,23 +122,43 @@ def _threshold_options(pairs: Sequence[str]) -> dict[str, float]:
     return out
 
 
-def import_config_modules(cfg: SuiteConfig, config: Config) -> None:
-    """Import a suite's comparator modules (its folder first on sys.path); a failure is
-    located at the module's entry in the configuration."""
-    folder = str(config.folder.resolve())
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
+def import_config_modules(cfg: SuiteConfig, config: Config, *, trusted: bool
+                          ) -> tuple[str, ...]:
+    """Import a suite's comparator modules when the user trusts the configuration
+    (``--trust-workspace``), and return them resolved (dotted names, absolute paths).
+
+    Untrusted, nothing is imported: a warning located at ``comparator_modules`` says how to
+    opt in, and the suite runs with what is registered (a field using a comparator only the
+    module registers is then reported by the schema check). A module that fails to import is
+    an error located at its entry."""
+    if not cfg.comparator_modules:
+        return ()
+    if not trusted:
+        names = ", ".join(cfg.comparator_modules)
+        print_problems([replace(config.problem(
+            "comparator-modules-untrusted",
+            f"comparator modules not imported ({names}): they are code named by "
+            f"{config.path.name}, and run only when you trust this folder",
+            f"{cfg.pointer}/comparator_modules", suite=cfg.name, target="key",
+            suggestion="if you trust the code in this folder, run again with "
+            "--trust-workspace, or name a module yourself with --comparator-module"),
+            severity=Severity.WARNING)])
+        return ()
     problems = []
+    out = []
     for k, name in enumerate(cfg.comparator_modules):
+        entry = resolve_entry(name, config.folder)
         try:
-            importlib.import_module(name)
+            load_module(entry)
+            out.append(entry)
         except Exception as exc:  # user code: report any failure, located
             problems.append(config.problem(
                 "module-import-failed", f"cannot import {name!r}: {type(exc).__name__}: {exc}",
                 f"{cfg.pointer}/comparator_modules/{k}", suite=cfg.name,
-                suggestion=f"the module must be importable from {config.folder}"))
+                suggestion=import_hint(name, config.folder.resolve())))
     if problems:
         raise InputError(problems, "a comparator module could not be imported")
+    return tuple(out)
 
 
 def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser, *,
@@ -164,12 +184,10 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser, *,
             what = "RUN files" if command == "compare" else "--extracted"
             parser.error(f"{command} with a schema needs --gold and {what} (or, without a "
                          "schema, runs the suites of evalschema.toml)")
-        if modules:
-            import_modules_cli(modules)
+        modules = import_modules_cli(modules)
         return [Suite(None, schema, load_json(schema, "schema"), args.gold, tuple(extracted),
                       args.id_field, args.null_policy, tuple(args.fields or ()), args.target,
                       fail_under, fail_metric or "macro", thresholds, modules,
-                      (str(Path.cwd()),) if modules else (),
                       cli_thresholds=frozenset(thresholds))]
     if args.gold:
         parser.error("--gold needs a schema (SCHEMA or --schema); a configured suite has its "
@@ -202,11 +220,11 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser, *,
     if extracted and len(chosen) != 1:
         parser.error("--extracted / RUN files replace the runs of one suite; pick it with "
                      "--suite")
-    if modules:
-        import_modules_cli(modules)
+    modules = import_modules_cli(modules)
+    trusted = bool(getattr(args, "trust_workspace", False))
     out = []
     for cfg in chosen:
-        import_config_modules(cfg, config)
+        own = import_config_modules(cfg, config, trusted=trusted)
         merged = {**cfg.thresholds, **thresholds}
         out.append(Suite(
             cfg.name, str(cfg.schema), load_json(cfg.schema, "schema"), str(cfg.gold),
@@ -214,23 +232,26 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser, *,
             args.id_field or cfg.id_field, args.null_policy or cfg.null_policy,
             tuple(args.fields or ()) or cfg.fields, args.target or cfg.target,
             fail_under if fail_under is not None else cfg.fail_under,
-            fail_metric or cfg.fail_metric, merged, (*cfg.comparator_modules, *modules),
-            (str(config.folder.resolve()),), config, cfg.pointer, frozenset(thresholds)))
+            fail_metric or cfg.fail_metric, merged, (*own, *modules), config, cfg.pointer,
+            frozenset(thresholds)))
     return out
 
 
-def import_modules_cli(modules: Sequence[str]) -> None:
-    cwd = str(Path.cwd())
-    if cwd not in sys.path:
-        sys.path.insert(0, cwd)
+def import_modules_cli(modules: Sequence[str]) -> tuple[str, ...]:
+    """Import the modules of ``--comparator-module`` (the user named them: that is the
+    opt-in) and return them resolved: dotted names from the installed environment, paths
+    relative to the current folder, which is never put on ``sys.path``."""
     problems = []
+    out = []
     for name in modules:
+        entry = resolve_entry(name, Path.cwd())
         try:
-            importlib.import_module(name)
+            load_module(entry)
+            out.append(entry)
         except Exception as exc:  # user code: report any failure
             problems.append(Problem("module-import-failed", f"cannot import {name!r}: "
                                     f"{type(exc).__name__}: {exc}", source="--comparator-module",
-                                    suggestion="the module must be importable from the current "
-                                    "folder or the environment"))
+                                    suggestion=import_hint(name, Path.cwd())))
     if problems:
         raise InputError(problems, "a comparator module could not be imported")
+    return tuple(out)

@@ -14,7 +14,7 @@ vim.bo[buf].filetype = "json"
 local exited = false
 local id = vim.lsp.start_client({
   name = "evalschema",
-  cmd = { python, "-m", "evalschema_server", "--stdio" },
+  cmd = { python, "-P", "-m", "evalschema_server", "--stdio" },
   root_dir = vim.fn.fnamemodify(file, ":h"),
   on_exit = function(code) exited = true end,
 })

@@ -18,7 +18,7 @@ local buf = vim.api.nvim_get_current_buf()
 local exited = false
 local id = vim.lsp.start_client({
   name = "evalschema",
-  cmd = { python, "-m", "evalschema_server", "--stdio" },
+  cmd = { python, "-P", "-m", "evalschema_server", "--stdio" },
   root_dir = vim.fn.fnamemodify(file, ":h"),
   -- No file watcher: only the editor's didSave can start the run after the write.
   init_options = { watchFiles = false },
