@@ -39,6 +39,7 @@ from .evaluate import (
     make_evaluator,
     scan_range,
 )
+from .judge.settings import JudgeSettings, configured_judges
 from .results import RecordResult, RunResult
 
 #: Records per chunk. Fixed (never derived from the worker count) so that results do
@@ -89,12 +90,16 @@ class EvalSpec:
     modules: tuple[str, ...] = ()
     #: Folders put on ``sys.path`` before importing ``modules``.
     module_paths: tuple[str, ...] = ()
+    #: The judge settings the process was configured with when the spec was made
+    #: (``configure_judges``), so worker processes bind the same profiles.
+    judges: JudgeSettings | None = field(default_factory=configured_judges)
 
     def evaluator(self) -> Evaluator:
         import_modules(self.modules, self.module_paths)
         return make_evaluator(self.schema, id_field=self.id_field,
                               fields=list(self.fields) or None, target=self.target,
-                              null_policy=self.null_policy, base_uri=self.base_uri)
+                              null_policy=self.null_policy, base_uri=self.base_uri,
+                              judges=self.judges)
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,17 +62,31 @@ def judge(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[tuple[Jud
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("EVALSCHEMA_JUDGE_API_KEY", "test-key")
+    monkeypatch.setenv("EVALSCHEMA_JUDGE_BASE_URL", url)  # the user's setting, not the schema's
+    fast_retries(tmp_path / "config")
     try:
-        yield state, f"http://127.0.0.1:{server.server_address[1]}/v1"
+        yield state, url
     finally:
         server.shutdown()
         server.server_close()
 
 
+def fast_retries(config_home: Path) -> None:
+    """A user judges.toml with short backoffs, so retried failures stay quick."""
+    (config_home / "evalschema").mkdir(parents=True, exist_ok=True)
+    (config_home / "evalschema" / "judges.toml").write_text(
+        "[limits]\nbackoff = 0.01\nmax_backoff = 0.05\n", "utf-8")
+
+
 def schema(base_url: str, **extra: Any) -> dict[str, Any]:
-    sem = {"semantic": {"base_url": base_url, "model": "judge-1", **extra}}
+    """A schema judging two fields semantically (``base_url`` is configured by the test's
+    environment: a schema may not hold it)."""
+    del base_url
+    sem = {"semantic": {"model": "judge-1", **extra}}
     return {"type": "object", "properties": {
         "purpose": {"type": "string", "x-eval-compare": sem},
         "summary": {"type": "string", "x-eval-compare": sem},
@@ -123,6 +137,9 @@ def test_judge_failures_are_batch_errors(judge: tuple[Judge, str], mode: str) ->
 
 def test_unreachable_judge_is_batch_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("EVALSCHEMA_JUDGE_BASE_URL", "http://127.0.0.1:9/v1")
+    fast_retries(tmp_path / "config")
     run = evaluate(GOLD[:1], EXT[:1], schema("http://127.0.0.1:9/v1", timeout=2, cache=False))
     r = run.records[0].field_results[0]
     assert str(r.status) == "batch_error"
