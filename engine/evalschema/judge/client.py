@@ -24,12 +24,13 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
-import httpx
-
 from .settings import JudgeLimits
+
+if TYPE_CHECKING:  # imported when a judge is first asked: most runs never ask one
+    import httpx
 
 T = TypeVar("T")
 
@@ -133,13 +134,6 @@ class _Breaker:
 
 # -- the client ---------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Answer:
-    """A judge's parsed JSON answer."""
-
-    value: Any
-
-
 class JudgeClient:
     """Posts chat-completion requests under ``limits``; one per distinct limits value in
     a process (``client_for``), so its concurrency limit and breakers are process-wide."""
@@ -154,6 +148,8 @@ class JudgeClient:
     # The loop-side state is made on the loop thread.
     def _client(self) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
         if self._http is None or self._slots is None:
+            import httpx
+
             self._http = httpx.AsyncClient(
                 follow_redirects=False, timeout=httpx.Timeout(None),
                 limits=httpx.Limits(max_connections=self.limits.concurrency,
@@ -223,6 +219,8 @@ class JudgeClient:
     async def _attempts(self, http: httpx.AsyncClient, url: str, data: bytes,
                         headers: dict[str, str], secrets: Sequence[str], where: str,
                         deadline: float) -> Any:
+        import httpx
+
         lim = self.limits
         attempt = 0
         while True:
@@ -335,3 +333,11 @@ def client_for(limits: JudgeLimits) -> JudgeClient:
         if got is None:
             got = _CLIENTS[limits] = JudgeClient(limits)
         return got
+
+
+def reset_breakers() -> None:
+    """Close the breakers of every client of the process (tests; a settings change)."""
+    with _CLIENTS_LOCK:
+        clients = list(_CLIENTS.values())
+    for c in clients:
+        c.reset()

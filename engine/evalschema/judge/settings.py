@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import InputError, Problem
+from ..errors import Problem
 
 #: The profile a schema uses when it names none; the environment and flags configure it.
 DEFAULT_PROFILE = "default"
@@ -368,10 +368,3 @@ def use_judges(settings: JudgeSettings | None) -> Iterator[None]:
         yield
     finally:
         _override.reset(token)
-
-
-def require(settings: JudgeSettings, problems: list[Problem]) -> JudgeSettings:
-    """``settings``, or an ``InputError`` listing ``problems`` (for the CLI)."""
-    if problems:
-        raise InputError(problems, "the judge settings are invalid")
-    return settings
