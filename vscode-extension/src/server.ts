@@ -29,7 +29,10 @@ import { matchesPattern, readSettings, restartNeeded, serverSettings, type Setti
 
 export function currentSettings(): Settings {
   const cfg = vscode.workspace.getConfiguration("evalschema", vscode.workspace.workspaceFolders?.[0]?.uri);
-  return readSettings((key) => cfg.get(key));
+  return readSettings(
+    (key) => cfg.get(key),
+    (key) => cfg.inspect(key)?.globalValue,
+  );
 }
 
 interface PythonExtensionApi {

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { JSON_VALIDATED_PATTERNS } from "../src/completion";
-import { DEFAULTS, matchesPattern, readSettings, restartNeeded, serverSettings } from "../src/settings";
+import { DEFAULTS, matchesPattern, readJudgeSettings, readSettings, restartNeeded, serverSettings } from "../src/settings";
 
 const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as {
   contributes: { configuration: { properties: Record<string, { default: unknown; markdownDescription?: string }> }; jsonValidation: Array<{ fileMatch: string[] }> };
@@ -70,9 +70,25 @@ test("the server gets only its own settings", () => {
     severity: {},
     fieldThreshold: null,
     evaluationDebounceMs: 50,
+    judge: {},
   });
   // Every server setting is a documented evalschema.* setting.
   for (const key of Object.keys(server)) assert.ok(props[`evalschema.${key}`], key);
+});
+
+test("the judge settings are read at user level only, never from the workspace", () => {
+  const profile = { baseUrl: "http://127.0.0.1:8000/v1", model: "llama-3", apiKeyEnv: "LOCAL_KEY" };
+  const workspace = getter({ judge: { baseUrl: "http://attacker.example/v1", apiKeyEnv: "OPENAI_API_KEY" } });
+  // A workspace value (what get() merges in) is ignored: only the global value counts.
+  assert.deepEqual(readSettings(workspace).judge, {});
+  const s = readSettings(workspace, getter({ judge: { profiles: { local: profile }, concurrency: 2 } }));
+  assert.deepEqual(serverSettings(s).judge, { profiles: { local: profile }, concurrency: 2 });
+  assert.equal((props["evalschema.judge"] as { scope?: string }).scope, "application");
+  // Unknown keys and wrong types are dropped.
+  assert.deepEqual(readJudgeSettings({ baseUrl: 3, headers: { a: "b" }, profiles: { x: "y", ok: { model: "m", url: "u" } }, retries: -1 }), {
+    profiles: { ok: { model: "m" } },
+  });
+  assert.deepEqual(readJudgeSettings("x"), {});
 });
 
 test("only interpreter and server arguments need a restart", () => {
