@@ -276,7 +276,7 @@ class EvalSchemaServer(LanguageServer):
         self.settings = Settings.from_dict(raw)
         if not judge:
             self.settings = replace(self.settings, judge=before.judge)
-        judge_changed = self.configure_judges(force=False, before=before)
+        judge_changed = self.apply_judge_settings(force=False, before=before)
         for module in self.settings.comparator_modules:
             if module in self.imported_modules:
                 continue
@@ -295,7 +295,8 @@ class EvalSchemaServer(LanguageServer):
                 modules=before.comparator_modules != self.settings.comparator_modules
                 or judge_changed)
 
-    def configure_judges(self, *, force: bool = True, before: Settings | None = None) -> bool:
+    def apply_judge_settings(self, *, force: bool = True, before: Settings | None = None
+                             ) -> bool:
         """Set the process's judge profiles from the editor's user-level settings, the
         environment and the user's judges.toml; True when they changed."""
         if not force and before is not None and before.judge == self.settings.judge:
@@ -402,7 +403,7 @@ def on_initialize(ls: EvalSchemaServer, params: types.InitializeParams) -> None:
         if root:
             ls.read_project_config(root)
     ls.roots = [Path(r) for r in roots if r]
-    ls.configure_judges()
+    ls.apply_judge_settings()
     if params.initialization_options is not None:
         ls.apply_settings(params.initialization_options)
 

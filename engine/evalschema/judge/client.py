@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import os
 import random
 import threading
 import time
@@ -333,6 +334,18 @@ def client_for(limits: JudgeLimits) -> JudgeClient:
         if got is None:
             got = _CLIENTS[limits] = JudgeClient(limits)
         return got
+
+
+def _after_fork() -> None:
+    """A forked child has the loop object but not its thread: start afresh."""
+    global _LOOP, _CLIENTS_LOCK
+    _LOOP = _Loop()
+    _CLIENTS.clear()
+    _CLIENTS_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 def reset_breakers() -> None:
