@@ -368,3 +368,20 @@ def test_cancel_abandons_the_request_and_closes_the_connection(listener: Listene
     assert listener.closed_by_client.wait(5)
     # a cancelled request is not a failure of the endpoint
     assert "circuit breaker" not in repr(client_for(settings(listener.url).limits)._breakers)
+
+
+def test_bad_user_judge_settings_are_located_input_errors(
+        user_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "s.eval.json").write_text(json.dumps(schema()))
+    (tmp_path / "g.jsonl").write_text(json.dumps(GOLD[0]) + "\n")
+    args = ["eval", str(tmp_path / "s.eval.json"), "--gold", str(tmp_path / "g.jsonl"),
+            "--extracted", str(tmp_path / "g.jsonl")]
+    assert main([*args, "--judge-base-url", "file:///etc/passwd"]) == 2
+    assert "error bad-judge-url: --judge-base-url 'file:///etc/passwd'" in capsys.readouterr().err
+    toml = user_env / "config" / "evalschema" / "judges.toml"
+    toml.parent.mkdir(parents=True)
+    toml.write_text('[profiles.x]\nbase_url = "ftp://h/v1"\n[limits]\nconcurrency = 0\n')
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert f"{toml}#/profiles/x/base_url: error bad-judge-url" in err
+    assert f"{toml}#/limits/concurrency: error bad-judge-limit" in err
