@@ -89,7 +89,6 @@ def _semantic(params: Mapping[str, Any]) -> BatchCompare:
     timeout = min(float(params.get("timeout", limits.timeout)), limits.max_timeout)
     use_cache = bool(params.get("cache", True))
     url = profile.url
-    client = client_for(limits)
 
     def judge(pairs: Sequence[tuple[Any, Any]]) -> Sequence[float | None]:
         listing = "\n".join(
@@ -105,7 +104,7 @@ def _semantic(params: Mapping[str, Any]) -> BatchCompare:
                 return [None if s is None else float(s) for s in cached]
             except (OSError, ValueError, TypeError):
                 pass
-        answer = client.post(url, body, api_key=profile.api_key, timeout=timeout,
+        answer = client_for(limits).post(url, body, api_key=profile.api_key, timeout=timeout,
                              secrets=profile.secrets)
         scores = _scores_from(answer, len(pairs), profile.secrets)
         if use_cache:
