@@ -42,6 +42,7 @@ from typing import Any
 from .custom_modules import is_path_entry
 from .errors import Problem, Severity, did_you_mean
 from .gate import FailMetric
+from .judge.settings import ENDPOINT_KEYS, HOW_TO_CONFIGURE
 from .pointer import escape
 
 CONFIG_FILE = "evalschema.toml"
@@ -264,6 +265,10 @@ def _locator(text: str, prefix: str) -> dict[str, tuple[int, int]]:
     return out
 
 
+def _judge_key(key: str) -> bool:
+    return key in ENDPOINT_KEYS or key in ("judge", "judges")
+
+
 def _unquote(key: str) -> str:
     if len(key) >= 2 and key[0] == key[-1] and key[0] in "\"'":
         inner = key[1:-1]
@@ -292,11 +297,19 @@ class _Checker:
         self.problems.append(Problem(code, message, pointer, suggestion, Severity.ERROR, target,
                                      self.source, line, col, extra))
 
+    def judge_key(self, key: str, pointer: str, suite: str | None = None) -> None:
+        """A project file may not say where judge requests go or which key they carry."""
+        self.problem("judge-endpoint-in-config", f"{key!r} in a project file would choose "
+                     "where your data and API key are sent", pointer, suite=suite,
+                     target="key", suggestion=HOW_TO_CONFIGURE)
+
     # -- the document ---------------------------------------------------------------
 
     def check(self, data: dict[str, Any]) -> list[SuiteConfig]:
         for key in data:
-            if key != "suite":
+            if _judge_key(key):
+                self.judge_key(key, f"{self.prefix}/{escape(key)}")
+            elif key != "suite":
                 hint = did_you_mean(key, ["suite"])
                 self.problem("unknown-key", f"unknown key {key!r}",
                              f"{self.prefix}/{escape(key)}", target="key",
@@ -342,7 +355,9 @@ class _Checker:
                          suite=label, **kw)
 
         for key in t:
-            if key not in SUITE_KEYS:
+            if _judge_key(key):
+                self.judge_key(key, f"{pointer}/{escape(key)}", label)
+            elif key not in SUITE_KEYS:
                 hint = did_you_mean(key, SUITE_KEYS)
                 bad("unknown-key", f"unknown key {key!r} in suite {label!r}", key, target="key",
                     suggestion=f"did you mean {hint!r}?" if hint else

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from .errors import GoldValidationError, Problem
 from .gcpause import gc_paused
+from .judge.settings import JudgeSettings, use_judges
 from .lenient import LenientParseError, parse_lenient
 from .pointer import field_segments
 from .policy import NATIVE, ScoringPolicy
@@ -879,10 +880,12 @@ def make_evaluator(schema: Any, *, id_field: str | None = None,
                    post_process: PostProcessor | Sequence[PostProcessor] | None = None,
                    registry: Registry | None = None, fields: Sequence[str] | None = None,
                    target: str | None = None, null_policy: str | None = None,
-                   base_uri: str | None = None) -> Evaluator:
+                   base_uri: str | None = None, judges: JudgeSettings | None = None
+                   ) -> Evaluator:
     raw, path = _load_schema(schema)
-    root = parse_eval_schema(raw, registry=registry, base_uri=base_uri or path,
-                             null_policy=null_policy)
+    with use_judges(judges):
+        root = parse_eval_schema(raw, registry=registry, base_uri=base_uri or path,
+                                 null_policy=null_policy)
     rid = id_field or root.id_field
     target_pointer = target_path = ""
     if target:
@@ -901,7 +904,7 @@ def evaluate(gold: RecordsLike, extracted: RecordsLike, schema: Any, *,
              target: str | None = None, null_policy: str | None = None,
              base_uri: str | None = None, keep_records: bool = True,
              on_record: Callable[[RecordResult], None] | None = None,
-             stream: bool | None = None) -> RunResult:
+             stream: bool | None = None, judges: JudgeSettings | None = None) -> RunResult:
     """Score extracted records against gold under an eval schema.
 
     ``gold`` and ``extracted`` are lists or paths (JSON array, JSONL, folder);
@@ -914,10 +917,14 @@ def evaluate(gold: RecordsLike, extracted: RecordsLike, schema: Any, *,
     ``stream=False``, streams the files too (``iter_pairs``): a run over files of
     any size then holds one record at a time (plus, when pairing by id, an index of
     the extracted ids). The figures are the same either way.
+
+    ``judges`` are the LLM judge profiles the ``semantic`` comparator may use (default:
+    ``evalschema.judge.current_judges()``, from the environment and the user's
+    judges.toml); a schema only names one of them.
     """
     evaluator = make_evaluator(schema, id_field=id_field, post_process=post_process,
                                registry=registry, fields=fields, target=target,
-                               null_policy=null_policy, base_uri=base_uri)
+                               null_policy=null_policy, base_uri=base_uri, judges=judges)
     acc = RunAccumulator(keep_records=keep_records)
     streaming = (not keep_records) if stream is None else stream
     with gc_paused(promote=keep_records):

@@ -41,6 +41,7 @@ from .evaluate import (
     make_evaluator,
     scan_range,
 )
+from .judge.settings import JudgeSettings, configured_judges
 from .results import RecordResult, RunResult
 
 #: Records per chunk. Fixed (never derived from the worker count) so that results do
@@ -105,12 +106,16 @@ class EvalSpec:
     #: Modules to import first (they register custom comparators): dotted names, or
     #: absolute paths of files or package folders.
     modules: tuple[str, ...] = ()
+    #: The judge settings the process was configured with when the spec was made
+    #: (``configure_judges``), so worker processes bind the same profiles.
+    judges: JudgeSettings | None = field(default_factory=configured_judges)
 
     def evaluator(self) -> Evaluator:
         import_modules(self.modules)
         return make_evaluator(self.schema, id_field=self.id_field,
                               fields=list(self.fields) or None, target=self.target,
-                              null_policy=self.null_policy, base_uri=self.base_uri)
+                              null_policy=self.null_policy, base_uri=self.base_uri,
+                              judges=self.judges)
 
 
 @dataclass(frozen=True, slots=True)

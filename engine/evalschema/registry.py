@@ -40,6 +40,20 @@ class CompareTypeError(TypeError):
     """
 
 
+@dataclass(frozen=True)
+class ParamIssue:
+    """A parameter a comparator refuses for a reason of its own (``ComparatorDef.vet``),
+    reported with its own code at the parameter's key."""
+
+    code: str
+    message: str
+    #: The parameter's name (the problem points at it).
+    key: str
+    suggestion: str | None = None
+    #: "key" (the parameter's name is wrong) or "value" (its value is).
+    target: str = "key"
+
+
 def _no_params_schema() -> dict[str, Any]:
     return {"type": "object", "properties": {}, "additionalProperties": False}
 
@@ -99,6 +113,9 @@ class ComparatorDef(Entry):
     #: Optional whole-matrix version for alignment: (golds, extracteds) -> n x m scores,
     #: or None when these values need the per-pair path. Must agree with ``factory``.
     matrix_factory: Callable[[Mapping[str, Any]], MatrixCompare] | None = None
+    #: Checks beyond the parameter schema, run first (``semantic`` refuses endpoints):
+    #: any issue is reported and the comparator is not bound.
+    vet: Callable[[Mapping[str, Any]], Sequence[ParamIssue]] | None = None
 
     @property
     def is_batch(self) -> bool:

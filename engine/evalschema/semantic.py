@@ -4,6 +4,10 @@ Free-text fields (a purpose, a summary) are right in many wordings; an LLM judge
 scores meaning. One chat-completions request per record and field asks for all
 of that record's pairs at once; answers are cached on disk by content hash so a
 re-run costs nothing; any failure becomes ``batch_error``, never a crash.
+
+Where the request goes and which key it carries come only from the user's settings
+(``evalschema.judge.settings``): a schema names a profile at most. How it is sent
+(deadline, retries, breaker, no redirects) is ``evalschema.judge.client``.
 """
 
 from __future__ import annotations
@@ -11,14 +15,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import urllib.error
-import urllib.request
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .judge.client import JudgeError, client_for, redact
+from .judge.settings import DEFAULT_PROFILE, ENDPOINT_KEYS, HOW_TO_CONFIGURE, current_judges
 from .lenient import LenientParseError, parse_lenient
-from .registry import BatchCompare, ComparatorDef
+from .registry import BatchCompare, ComparatorDef, ParamIssue
 
 DEFAULT_PROMPT = (
     "You judge whether extracted values mean the same as the gold values. For each "
@@ -27,20 +31,7 @@ DEFAULT_PROMPT = (
     "with exactly one number per pair, in order."
 )
 
-
-class JudgeError(RuntimeError):
-    """The judge could not be reached or gave an unusable answer."""
-
-
-def _setting(params: Mapping[str, Any], key: str, env: tuple[str, ...],
-             default: str | None = None) -> str | None:
-    value = params.get(key)
-    if isinstance(value, str) and value:
-        return value
-    for name in env:
-        if os.environ.get(name):
-            return os.environ[name]
-    return default
+__all__ = ["DEFAULT_PROMPT", "SEMANTIC", "JudgeError", "cache_dir"]
 
 
 def cache_dir() -> Path:
@@ -48,24 +39,7 @@ def cache_dir() -> Path:
     return Path(base) / "evalschema" / "judge"
 
 
-def _post(url: str, body: dict[str, Any], api_key: str | None, timeout: float) -> Any:
-    data = json.dumps(body).encode()
-    headers = {"Content-Type": "application/json"}
-    if api_key:
-        headers["Authorization"] = f"Bearer {api_key}"
-    req = urllib.request.Request(url, data=data, headers=headers, method="POST")
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            return json.loads(resp.read().decode("utf-8"))
-    except urllib.error.HTTPError as exc:
-        raise JudgeError(f"judge answered HTTP {exc.code}") from None
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        raise JudgeError(f"judge unreachable at {url}: {exc}") from None
-    except ValueError:
-        raise JudgeError("judge answer is not JSON") from None
-
-
-def _scores_from(answer: Any, n: int) -> list[float | None]:
+def _scores_from(answer: Any, n: int, secrets: Sequence[str]) -> list[float | None]:
     try:
         content = answer["choices"][0]["message"]["content"]
     except (KeyError, IndexError, TypeError):
@@ -73,29 +47,48 @@ def _scores_from(answer: Any, n: int) -> list[float | None]:
     try:
         parsed = parse_lenient(content if isinstance(content, str) else json.dumps(content)).value
     except LenientParseError:
-        raise JudgeError(f"judge answer holds no JSON: {str(content)[:80]!r}") from None
+        raise JudgeError(redact(f"judge answer holds no JSON: {str(content)[:80]!r}",
+                                secrets)) from None
     scores = parsed.get("scores") if isinstance(parsed, dict) else None
     if not isinstance(scores, list) or len(scores) != n:
         raise JudgeError(f"judge gave {len(scores) if isinstance(scores, list) else 'no'} "
                          f"score(s) for {n} field(s)")
     out: list[float | None] = []
     for s in scores:
-        out.append(max(0.0, min(1.0, float(s))) if isinstance(s, int | float)
-                   and not isinstance(s, bool) else None)
+        ok = isinstance(s, int | float) and not isinstance(s, bool) and s == s
+        out.append(max(0.0, min(1.0, float(s))) if ok else None)
     return out
 
 
+def _vet(params: Mapping[str, Any]) -> list[ParamIssue]:
+    """Endpoints and key names in a schema are refused; a profile must exist."""
+    issues = [ParamIssue("judge-endpoint-in-schema", f"{key!r} in a schema would choose where "
+                         "your data and API key are sent; a schema may only name a judge "
+                         "profile", key, HOW_TO_CONFIGURE)
+              for key in params if key in ENDPOINT_KEYS]
+    name = params.get("judge", DEFAULT_PROFILE)
+    if isinstance(name, str):
+        known = current_judges().names
+        if name not in known:
+            issues.append(ParamIssue(
+                "unknown-judge-profile", f"no judge profile {name!r} in your settings", "judge",
+                f"known profiles: {', '.join(known)}; define [profiles.{name}] in "
+                "~/.config/evalschema/judges.toml or evalschema.judge.profiles in your "
+                "editor's user settings", target="value"))
+    return issues
+
+
 def _semantic(params: Mapping[str, Any]) -> BatchCompare:
-    base_url = _setting(params, "base_url", ("EVALSCHEMA_JUDGE_BASE_URL", "OPENAI_BASE_URL"),
-                        "https://api.openai.com/v1")
-    model = _setting(params, "model", ("EVALSCHEMA_JUDGE_MODEL",), "gpt-4o-mini")
-    key_env = str(params.get("api_key_env") or "")
-    api_key = os.environ.get(key_env) if key_env else _setting(
-        {}, "", ("EVALSCHEMA_JUDGE_API_KEY", "OPENAI_API_KEY"))
+    settings = current_judges()
+    profile = settings.profile(str(params.get("judge", DEFAULT_PROFILE)))
+    if profile is None:  # _vet reported it; binding anyway must not reach a network
+        raise ValueError(f"no judge profile {params.get('judge')!r}")
+    limits = settings.limits
+    model = str(params.get("model") or profile.model)
     prompt = str(params.get("prompt") or DEFAULT_PROMPT)
-    timeout = float(params.get("timeout", 60))
+    timeout = min(float(params.get("timeout", limits.timeout)), limits.max_timeout)
     use_cache = bool(params.get("cache", True))
-    url = f"{str(base_url).rstrip('/')}/chat/completions"
+    url = profile.url
 
     def judge(pairs: Sequence[tuple[Any, Any]]) -> Sequence[float | None]:
         listing = "\n".join(
@@ -111,11 +104,13 @@ def _semantic(params: Mapping[str, Any]) -> BatchCompare:
                 return [None if s is None else float(s) for s in cached]
             except (OSError, ValueError, TypeError):
                 pass
-        scores = _scores_from(_post(url, body, api_key, timeout), len(pairs))
+        answer = client_for(limits).post(url, body, api_key=profile.api_key, timeout=timeout,
+                             secrets=profile.secrets)
+        scores = _scores_from(answer, len(pairs), profile.secrets)
         if use_cache:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(".tmp")
+                tmp = path.with_suffix(f".{os.getpid()}.tmp")
                 tmp.write_text(json.dumps(scores), "utf-8")
                 tmp.replace(path)
             except OSError:
@@ -129,17 +124,27 @@ SEMANTIC = ComparatorDef(
     "semantic",
     "An LLM judge scores whether the extracted value means the same as gold (0..1), for "
     "free text with many right wordings. All of a record's pairs for a field go in one "
-    "request to an OpenAI-compatible chat-completions endpoint: `base_url` and `model` "
-    "from the parameters or EVALSCHEMA_JUDGE_BASE_URL / EVALSCHEMA_JUDGE_MODEL, the key from "
-    "`api_key_env` or EVALSCHEMA_JUDGE_API_KEY / OPENAI_API_KEY. Answers are cached under "
-    "~/.cache/evalschema/judge (`cache: false` to disable). `threshold` (default 1.0) sets "
-    "the score that counts as a match; failures become batch_error.",
+    "request to an OpenAI-compatible chat-completions endpoint.\n\n"
+    "The endpoint and the API key come only from your own settings, never from the "
+    "schema: the `default` profile from EVALSCHEMA_JUDGE_BASE_URL (or OPENAI_BASE_URL), "
+    "EVALSCHEMA_JUDGE_API_KEY (or OPENAI_API_KEY) and EVALSCHEMA_JUDGE_MODEL, the "
+    "`--judge-*` flags, or the editor's user settings; other profiles from "
+    "`[profiles.NAME]` in ~/.config/evalschema/judges.toml. `judge` names the profile "
+    "(default `default`); `base_url` or `api_key_env` in a schema is an error "
+    "(judge-endpoint-in-schema). `model` overrides the profile's model; `prompt` the "
+    "instructions; `timeout` (seconds, default 60) bounds the whole request, retries "
+    "included.\n\n"
+    "Answers are cached under ~/.cache/evalschema/judge (`cache: false` to disable). "
+    "`threshold` (default 1.0) sets the score that counts as a match. A judge that fails "
+    "(unreachable, HTTP error after bounded retries, a redirect, no answer in time, an "
+    "unusable answer, an open circuit breaker) gives batch_error with the reason; the "
+    "key is redacted from every reason.",
     params={"type": "object", "properties": {
-        "model": {"type": "string"}, "base_url": {"type": "string"},
-        "api_key_env": {"type": "string"}, "prompt": {"type": "string"},
+        "judge": {"type": "string", "minLength": 1},
+        "model": {"type": "string"}, "prompt": {"type": "string"},
         "threshold": {"type": "number", "minimum": 0, "maximum": 1},
-        "timeout": {"type": "number", "exclusiveMinimum": 0}, "cache": {"type": "boolean"},
+        "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 600},
+        "cache": {"type": "boolean"},
     }, "additionalProperties": False},
-    batch_factory=_semantic, threshold_param="threshold", builtin=True,
+    batch_factory=_semantic, threshold_param="threshold", builtin=True, vet=_vet,
 )
-

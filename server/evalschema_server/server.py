@@ -27,6 +27,8 @@ from evalschema import __version__, default_registry
 from evalschema.config import find_config, load_config
 from evalschema.custom_modules import import_hint, load_module, resolve_entry
 from evalschema.errors import Severity
+from evalschema.judge.client import reset_breakers
+from evalschema.judge.settings import configure_judges
 from evalschema.registry import Registry
 
 from . import eval_handlers
@@ -35,6 +37,7 @@ from .document import JsonDocument, LineIndex
 from .evaluation.service import EvaluationService
 from .features import actions, completion, hover, symbols, tokens
 from .guard import guarded, report_once
+from .judges import judge_settings
 from .settings import EvalSettings, Settings
 from .store import DocumentStore, OpenDocument
 from .uris import file_path, uri_to_path
@@ -275,14 +278,35 @@ class EvalSchemaServer(LanguageServer):
         if loaded.config is not None:
             self.config_schemas.update(str(s.schema.resolve()) for s in loaded.config.suites)
 
-    def apply_settings(self, raw: Any) -> None:
+    def apply_settings(self, raw: Any, *, judge: bool = True) -> None:
+        """Take new settings; ``judge=False`` (a workspace/configuration answer, which a
+        client may fill from the workspace) keeps the judge settings as they were."""
         before = self.settings
         self.settings = Settings.from_dict(raw)
+        if not judge:
+            self.settings = replace(self.settings, judge=before.judge)
+        judge_changed = self.apply_judge_settings(force=False, before=before)
         self.import_comparator_modules()
         self.analyses.clear()
         if before != self.settings:
             self.evaluation.settings_changed(
-                modules=before.comparator_modules != self.settings.comparator_modules)
+                modules=before.comparator_modules != self.settings.comparator_modules
+                or judge_changed)
+
+    def apply_judge_settings(self, *, force: bool = True, before: Settings | None = None
+                             ) -> bool:
+        """Set the process's judge profiles from the editor's user-level settings, the
+        environment and the user's judges.toml; True when they changed."""
+        if not force and before is not None and before.judge == self.settings.judge:
+            return False
+        settings, problems = judge_settings(self.settings.judge)
+        configure_judges(settings)
+        reset_breakers()
+        for p in problems[:5]:
+            self.window_show_message(types.ShowMessageParams(
+                types.MessageType.Warning, f"evalschema: judge settings: {p.format()}"))
+        self.analyses.clear()
+        return True
 
     def import_comparator_modules(self) -> None:
         """Import the ``comparatorModules`` setting's modules, only in a trusted workspace.
@@ -410,6 +434,7 @@ def on_initialize(ls: EvalSchemaServer, params: types.InitializeParams) -> None:
     # Trust comes from the client at startup only: a later configuration (which some
     # clients read from files in the workspace) cannot turn it on.
     ls.workspace_trusted = isinstance(options, dict) and options.get("workspaceTrusted") is True
+    ls.apply_judge_settings()
     if options is not None:
         ls.apply_settings(options)
 
@@ -439,7 +464,7 @@ async def _pull_configuration(ls: EvalSchemaServer) -> None:
     except Exception:
         return
     if result and isinstance(result[0], dict):
-        ls.apply_settings(result[0])
+        ls.apply_settings(result[0], judge=False)
         for uri in list(ls.store.docs):
             ls.schedule(uri, immediate=True)
 

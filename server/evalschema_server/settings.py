@@ -35,6 +35,9 @@ class Settings:
     debounce_ms: int = 40
     #: Evaluation: when suites run, what is shown and how loudly.
     evaluation: EvalSettings = field(default_factory=EvalSettings)
+    #: ``evalschema.judge`` as sent (see ``judges.py``); taken from initializationOptions
+    #: and didChangeConfiguration only, never from a workspace/configuration answer.
+    judge: Mapping[str, Any] = field(default_factory=dict)
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -54,6 +57,7 @@ class Settings:
             debounce_ms=int(debounce) if isinstance(debounce, int | float)
             and not isinstance(debounce, bool) and 0 <= debounce <= 10_000 else 40,
             evaluation=_eval_settings(raw),
+            judge=dict(raw["judge"]) if isinstance(raw.get("judge"), Mapping) else {},
             extra=dict(raw),
         )
 

@@ -62,17 +62,30 @@ def judge(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[tuple[Jud
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("EVALSCHEMA_JUDGE_API_KEY", "test-key")
+    monkeypatch.setenv("EVALSCHEMA_JUDGE_BASE_URL", url)  # the user's setting, not the schema's
+    fast_retries(tmp_path / "config")
     try:
-        yield state, f"http://127.0.0.1:{server.server_address[1]}/v1"
+        yield state, url
     finally:
         server.shutdown()
         server.server_close()
 
 
-def schema(base_url: str, **extra: Any) -> dict[str, Any]:
-    sem = {"semantic": {"base_url": base_url, "model": "judge-1", **extra}}
+def fast_retries(config_home: Path) -> None:
+    """A user judges.toml with short backoffs, so retried failures stay quick."""
+    (config_home / "evalschema").mkdir(parents=True, exist_ok=True)
+    (config_home / "evalschema" / "judges.toml").write_text(
+        "[limits]\nbackoff = 0.01\nmax_backoff = 0.05\n", "utf-8")
+
+
+def schema(**extra: Any) -> dict[str, Any]:
+    """A schema judging two fields semantically (the endpoint is the user's setting, here
+    the test's environment: a schema may not hold it)."""
+    sem = {"semantic": {"model": "judge-1", **extra}}
     return {"type": "object", "properties": {
         "purpose": {"type": "string", "x-eval-compare": sem},
         "summary": {"type": "string", "x-eval-compare": sem},
@@ -86,8 +99,8 @@ EXT = [{"id": "1", "purpose": "general working capital needs", "summary": "equit
 
 
 def test_scores_in_one_request_per_record_and_field(judge: tuple[Judge, str]) -> None:
-    state, url = judge
-    run = evaluate(GOLD, EXT, schema(url))
+    state, _ = judge
+    run = evaluate(GOLD, EXT, schema())
     got = [(r.path, str(r.status)) for rec in run.records for r in rec.field_results]
     assert got == [("purpose", "match"), ("summary", "mismatch"), ("id", "match"),
                    ("purpose", "match"), ("summary", "match"), ("id", "match")]
@@ -97,21 +110,21 @@ def test_scores_in_one_request_per_record_and_field(judge: tuple[Judge, str]) ->
 
 
 def test_answers_are_cached(judge: tuple[Judge, str]) -> None:
-    state, url = judge
-    first = evaluate(GOLD, EXT, schema(url))
+    state, _ = judge
+    first = evaluate(GOLD, EXT, schema())
     n = len(state.requests)
-    second = evaluate(GOLD, EXT, schema(url))
+    second = evaluate(GOLD, EXT, schema())
     assert len(state.requests) == n
     assert second.mean_f1 == first.mean_f1
-    evaluate(GOLD, EXT, schema(url, cache=False))
+    evaluate(GOLD, EXT, schema(cache=False))
     assert len(state.requests) == 2 * n
 
 
 @pytest.mark.parametrize("mode", ["http500", "short"])
 def test_judge_failures_are_batch_errors(judge: tuple[Judge, str], mode: str) -> None:
-    state, url = judge
+    state, _ = judge
     state.mode = mode
-    run = evaluate(GOLD, EXT, schema(url, cache=False))
+    run = evaluate(GOLD, EXT, schema(cache=False))
     statuses = {str(r.status) for rec in run.records for r in rec.field_results
                 if r.comparator == "semantic"}
     assert statuses == {"batch_error"}
@@ -123,15 +136,18 @@ def test_judge_failures_are_batch_errors(judge: tuple[Judge, str], mode: str) ->
 
 def test_unreachable_judge_is_batch_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    run = evaluate(GOLD[:1], EXT[:1], schema("http://127.0.0.1:9/v1", timeout=2, cache=False))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("EVALSCHEMA_JUDGE_BASE_URL", "http://127.0.0.1:9/v1")
+    fast_retries(tmp_path / "config")
+    run = evaluate(GOLD[:1], EXT[:1], schema(timeout=2, cache=False))
     r = run.records[0].field_results[0]
     assert str(r.status) == "batch_error"
     assert "unreachable" in (r.reason or "")
 
 
 def test_threshold_param(judge: tuple[Judge, str]) -> None:
-    _, url = judge
-    s = schema(url, threshold=0.5)
+    del judge
+    s = schema(threshold=0.5)
     assert s["properties"]["purpose"]["x-eval-compare"]["semantic"]["threshold"] == 0.5
     run = evaluate(GOLD, EXT, s)
     assert run.total_matches == 5

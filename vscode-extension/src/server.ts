@@ -45,6 +45,7 @@ export function currentSettings(): Settings {
       (key) => cfg.inspect(key),
       vscode.workspace.isTrusted,
     ),
+    (key) => cfg.inspect(key)?.globalValue,
   );
 }
 

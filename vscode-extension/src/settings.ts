@@ -4,6 +4,25 @@
 export const SEVERITIES = ["error", "warning", "information", "hint", "off"] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
+/**
+ * `evalschema.judge`: where the LLM judge (the `semantic` comparator) sends data and which
+ * key it sends. Read only at user level (`inspect(...).globalValue`; the setting is
+ * application-scoped), so a workspace's .vscode/settings.json cannot redirect the key.
+ */
+export interface JudgeProfile {
+  baseUrl?: string;
+  model?: string;
+  apiKeyEnv?: string;
+}
+
+export interface JudgeSettings extends JudgeProfile {
+  profiles?: Record<string, JudgeProfile>;
+  concurrency?: number;
+  timeout?: number;
+  retries?: number;
+  breakerFailures?: number;
+}
+
 export interface Settings {
   interpreter: string;
   serverArgs: string[];
@@ -18,6 +37,7 @@ export interface Settings {
   fieldThreshold: number | null;
   evaluationDebounceMs: number;
   showResultsAfterRun: boolean;
+  judge: JudgeSettings;
 }
 
 /**
@@ -71,6 +91,7 @@ export const DEFAULTS: Readonly<Settings> = Object.freeze({
   fieldThreshold: null,
   evaluationDebounceMs: 50,
   showResultsAfterRun: true,
+  judge: {},
 });
 
 function stringList(v: unknown, fallback: readonly string[]): string[] {
@@ -86,8 +107,44 @@ function int(v: unknown, fallback: number, max: number): number {
   return typeof v === "number" && Number.isFinite(v) ? Math.min(max, Math.max(0, Math.round(v))) : fallback;
 }
 
-/** `get(key)` returns the value of `evalschema.<key>` (undefined when unset). */
-export function readSettings(get: (key: string) => unknown): Settings {
+function judgeProfile(v: unknown): JudgeProfile | undefined {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
+  const raw = v as Record<string, unknown>;
+  const out: JudgeProfile = {};
+  for (const key of ["baseUrl", "model", "apiKeyEnv"] as const) {
+    const value = raw[key];
+    if (typeof value === "string" && value.trim() !== "") out[key] = value.trim();
+  }
+  return out;
+}
+
+/** The user-level `evalschema.judge` value, keeping only known keys of the right type. */
+export function readJudgeSettings(v: unknown): JudgeSettings {
+  const base = judgeProfile(v);
+  if (!base) return {};
+  const raw = v as Record<string, unknown>;
+  const out: JudgeSettings = { ...base };
+  const profiles = raw.profiles;
+  if (typeof profiles === "object" && profiles !== null && !Array.isArray(profiles)) {
+    const table: Record<string, JudgeProfile> = {};
+    for (const [name, spec] of Object.entries(profiles as Record<string, unknown>)) {
+      const p = judgeProfile(spec);
+      if (p && name) table[name] = p;
+    }
+    out.profiles = table;
+  }
+  for (const key of ["concurrency", "timeout", "retries", "breakerFailures"] as const) {
+    const value = raw[key];
+    if (typeof value === "number" && Number.isFinite(value) && value >= 0) out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * `get(key)` returns the value of `evalschema.<key>` (undefined when unset); `getGlobal(key)`
+ * its user-level value only, for the settings a workspace must not set (the judge's).
+ */
+export function readSettings(get: (key: string) => unknown, getGlobal: (key: string) => unknown = () => undefined): Settings {
   const interpreter = get("interpreter");
   const patterns = stringList(get("schemaPatterns"), DEFAULTS.schemaPatterns);
   const runOn = get("runOn");
@@ -113,6 +170,7 @@ export function readSettings(get: (key: string) => unknown): Settings {
     fieldThreshold: typeof threshold === "number" && threshold >= 0 && threshold <= 1 ? threshold : null,
     evaluationDebounceMs: int(get("evaluationDebounceMs"), DEFAULTS.evaluationDebounceMs, 10000),
     showResultsAfterRun: bool(get("showResultsAfterRun"), DEFAULTS.showResultsAfterRun),
+    judge: readJudgeSettings(getGlobal("judge")),
   };
 }
 
@@ -129,6 +187,7 @@ export function serverSettings(s: Settings, workspaceTrusted: boolean): ServerSe
     severity: s.severity,
     fieldThreshold: s.fieldThreshold,
     evaluationDebounceMs: s.evaluationDebounceMs,
+    judge: s.judge,
   };
 }
 

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { JSON_VALIDATED_PATTERNS } from "../src/completion";
-import { DEFAULTS, RESTRICTED_SETTINGS, matchesPattern, readSettings, restartNeeded, serverSettings, trustedGetter, type InspectedSetting } from "../src/settings";
+import { DEFAULTS, RESTRICTED_SETTINGS, matchesPattern, readJudgeSettings, readSettings, restartNeeded, serverSettings, trustedGetter, type InspectedSetting } from "../src/settings";
 
 const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as {
   capabilities: { untrustedWorkspaces: { supported: string | boolean; restrictedConfigurations: string[]; description: string } };
@@ -72,6 +72,7 @@ test("the server gets only its own settings", () => {
     severity: {},
     fieldThreshold: null,
     evaluationDebounceMs: 50,
+    judge: {},
   });
   // Every server setting is a documented evalschema.* setting (trust is the workspace's state).
   for (const key of Object.keys(server)) if (key !== "workspaceTrusted") assert.ok(props[`evalschema.${key}`], key);
@@ -127,6 +128,21 @@ test("package.json declares limited support in untrusted workspaces, restricting
   assert.deepEqual(caps.restrictedConfigurations, RESTRICTED_SETTINGS.map((k) => `evalschema.${k}`));
   for (const key of caps.restrictedConfigurations) assert.ok(props[key], key);
   assert.ok(caps.description.length > 40);
+});
+
+test("the judge settings are read at user level only, never from the workspace", () => {
+  const profile = { baseUrl: "http://127.0.0.1:8000/v1", model: "llama-3", apiKeyEnv: "LOCAL_KEY" };
+  const workspace = getter({ judge: { baseUrl: "http://attacker.example/v1", apiKeyEnv: "OPENAI_API_KEY" } });
+  // A workspace value (what get() merges in) is ignored: only the global value counts.
+  assert.deepEqual(readSettings(workspace).judge, {});
+  const s = readSettings(workspace, getter({ judge: { profiles: { local: profile }, concurrency: 2 } }));
+  assert.deepEqual(serverSettings(s, false).judge, { profiles: { local: profile }, concurrency: 2 });
+  assert.equal((props["evalschema.judge"] as { scope?: string }).scope, "application");
+  // Unknown keys and wrong types are dropped.
+  assert.deepEqual(readJudgeSettings({ baseUrl: 3, headers: { a: "b" }, profiles: { x: "y", ok: { model: "m", url: "u" } }, retries: -1 }), {
+    profiles: { ok: { model: "m" } },
+  });
+  assert.deepEqual(readJudgeSettings("x"), {});
 });
 
 test("only interpreter and server arguments need a restart", () => {

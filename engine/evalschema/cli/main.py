@@ -13,10 +13,11 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import EvalSchemaError
+from ..judge.settings import configure_judges, configured_judges
 from ..parallel import WorkerError
 from ..safetext import shown
 from . import compare_cmd, eval_cmd, list_cmd, schema_cmds, serve_cmd
-from .options import EXIT_CODES, EXIT_INPUT, EXIT_OK, Formatter, print_problems
+from .options import EXIT_CODES, EXIT_INPUT, EXIT_OK, Formatter, judge_settings, print_problems
 
 # Kept importable for callers of the old single-module CLI.
 from .options import EXIT_THRESHOLD as EXIT_THRESHOLD
@@ -63,7 +64,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return serve_cmd.run(args_list[1:])
     parser = build_parser()
     args = parser.parse_args(args_list)
+    before = configured_judges()
     try:
+        if hasattr(args, "judge_base_url"):  # a scoring command: its judge settings
+            configure_judges(judge_settings(args))
         return int(args.run(args, args.command_parser, args_list))
     except EvalSchemaError as exc:
         print(f"evalschema: {shown(str(exc).splitlines()[0])}", file=sys.stderr)
@@ -83,6 +87,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("evalschema: interrupted", file=sys.stderr)
         return 130
+    finally:
+        configure_judges(before)
 
 
 if __name__ == "__main__":

@@ -7,9 +7,11 @@ import shlex
 import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 from ..atomicwrite import Input, check_target, display_size, write_text
 from ..errors import InputError, Problem
+from ..judge.settings import JudgeLimits, JudgeSettings, ProfileSpec, load_judge_settings
 from ..safetext import for_document, for_json, shown
 
 if TYPE_CHECKING:
@@ -80,6 +82,45 @@ def add_source_options(p: argparse.ArgumentParser, *, extracted: bool = True) ->
     s.add_argument("--workers", type=workers, default=1, metavar="N",
                    help="score in N processes (0 or 'auto': one per CPU); results are "
                    "identical to one worker")
+    add_judge_options(p)
+
+
+def add_judge_options(p: argparse.ArgumentParser) -> None:
+    """The LLM judge's endpoint and key: the user's choice, never the schema's."""
+    j = p.add_argument_group(
+        "LLM judge (the semantic comparator; overrides EVALSCHEMA_JUDGE_* and the default "
+        "profile of ~/.config/evalschema/judges.toml)")
+    j.add_argument("--judge-base-url", metavar="URL",
+                   help="OpenAI-compatible endpoint of the default judge profile")
+    j.add_argument("--judge-model", metavar="NAME", help="model of the default judge profile")
+    j.add_argument("--judge-api-key-env", metavar="VAR",
+                   help="environment variable holding the judge's API key (default: "
+                   "EVALSCHEMA_JUDGE_API_KEY, else OPENAI_API_KEY)")
+    j.add_argument("--judge-concurrency", type=positive_int, metavar="N",
+                   help="judge requests in flight at once (default 4)")
+
+
+def judge_settings(args: argparse.Namespace) -> JudgeSettings:
+    """The judge settings of a scoring command: its flags over the environment and the
+    user's judges.toml (``InputError`` when those are invalid)."""
+    problems: list[Problem] = []
+    default = ProfileSpec(getattr(args, "judge_base_url", None),
+                          getattr(args, "judge_model", None),
+                          getattr(args, "judge_api_key_env", None))
+    if default.base_url is not None:
+        parts = urlsplit(default.base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            problems.append(Problem("bad-judge-url", f"--judge-base-url {default.base_url!r} "
+                                    "is not an http(s) URL with a host",
+                                    suggestion="e.g. https://api.openai.com/v1"))
+    concurrency = getattr(args, "judge_concurrency", None)
+    limits = JudgeLimits(concurrency=concurrency) if concurrency else None
+    settings, found = load_judge_settings(default=default, limits=limits,
+                                          origin="command line")
+    problems.extend(found)
+    if problems:
+        raise InputError(problems, "the judge settings are invalid")
+    return settings
 
 
 def add_module_options(g: Any) -> None:

@@ -371,6 +371,9 @@ class _Builder:
             return
         params_ptr = ptr_join(where, name) if schema is not None and isinstance(
             schema.get("x-eval-compare"), dict) else where
+        if d.vet is not None and isinstance(params, dict) and self._vetted(d, params,
+                                                                           params_ptr):
+            return
         if not self._check_params(d, params, params_ptr, "comparator"):
             return
         if node.types and d.types and not (node.types - {"null"}) <= d.types and \
@@ -395,6 +398,15 @@ class _Builder:
         if d.threshold_param and isinstance(params.get(d.threshold_param), int | float) \
                 and math.isfinite(params[d.threshold_param]):
             node.threshold = float(params[d.threshold_param])
+
+    def _vetted(self, d: ComparatorDef, params: dict[str, Any], where: str) -> bool:
+        """Report what the comparator's own check refuses; True when it refused."""
+        assert d.vet is not None
+        issues = d.vet(params)
+        for i in issues:
+            self.problem(i.code, f"{d.name}: {i.message}", ptr_join(where, i.key),
+                         target=i.target, suggestion=i.suggestion)
+        return bool(issues)
 
     def _check_params(self, d: Entry, params: Any, where: str, kind: str) -> bool:
         if not isinstance(params, dict):

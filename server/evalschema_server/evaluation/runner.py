@@ -27,6 +27,7 @@ from evalschema.evaluate import (
     match_ids,
 )
 from evalschema.gcpause import gc_paused
+from evalschema.judge.client import cancellation
 from evalschema.results import RecordResult, RunResult
 
 from ..document import parse
@@ -51,6 +52,10 @@ class CancelToken:
     @property
     def cancelled(self) -> bool:
         return self._event.is_set()
+
+    @property
+    def event(self) -> threading.Event:
+        return self._event
 
     def check(self) -> None:
         if self._event.is_set():
@@ -221,7 +226,7 @@ def run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache, toke
     objects next to the previous run's cached results, and each collection would
     re-scan all of them (results hold no cycles; reference counting frees them).
     """
-    with gc_paused():
+    with gc_paused(), cancellation(token.event):  # cancel also stops judge requests
         return _run_suite(suite, open_texts, cache, token, progress, generation)
 
 
@@ -316,6 +321,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
             before = len(issues)
             rec = _score(evaluator, p, number, acc, cache.records, used, issues,
                          path if p.extracted else cfg.gold)
+            token.check()  # a judge cut short by the cancel must not leave its result
             if len(issues) != before:
                 failed.add(number)
             scored.append(ScoredRecord(rec, p.gold, p.extracted))
