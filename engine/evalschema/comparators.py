@@ -15,12 +15,15 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+import regex as timed_re  # type: ignore[import-untyped]  # no stubs in the dev set
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
+from . import limits
 from .registry import (
     ComparatorDef,
     Compare,
+    CompareLimitError,
     CompareTypeError,
     MatrixCompare,
 )
@@ -168,13 +171,62 @@ def _require_str(g: Any, e: Any) -> bool:
     raise CompareTypeError(f"{side} value {bad!r} is not a string")
 
 
+def bounded_levenshtein(a: str, b: str, cap: int) -> int:
+    """The Levenshtein distance when both strings have at most ``cap`` characters; past
+    that, the distance of the first ``cap`` characters of each plus one edit per
+    character after them. Never below the true distance, and O(cap²/64) work however
+    long the strings are (1 MB against 1 MB exactly takes about a minute)."""
+    if len(a) <= cap and len(b) <= cap:
+        return int(Levenshtein.distance(a, b))
+    # A common prefix and suffix cost no edits: strip them (exact), then cap the rest.
+    head = _common_prefix(a, b)
+    a, b = a[head:], b[head:]
+    tail = _common_prefix(a[::-1], b[::-1])
+    if tail:
+        a, b = a[:-tail], b[:-tail]
+    if len(a) <= cap and len(b) <= cap:
+        return int(Levenshtein.distance(a, b))
+    return int(Levenshtein.distance(a[:cap], b[:cap])) + max(len(a), len(b)) - cap
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix, by bisection on slice equality (C speed)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _capped_levenshtein(g: str, e: str, cap: int) -> CompareLimitError:
+    """Values past ``cap`` characters: scored from ``bounded_levenshtein``, a lower bound
+    of the similarity, so a long value is never over-credited."""
+    longer = max(len(g), len(e))
+    score = max(0.0, 1.0 - bounded_levenshtein(g, e, cap) / longer)
+    return CompareLimitError(
+        f"levenshtein compared the first {cap:,} characters only (values of {len(g):,} and "
+        f"{len(e):,} characters; the rest counts as edits, so {score:.4f} is a lower bound; "
+        "EVALSCHEMA_COMPARE_MAX_CHARS raises the limit)", score)
+
+
 def _levenshtein(_: Mapping[str, Any]) -> Compare:
     sim = Levenshtein.normalized_similarity
+    cap = limits.current().compare_max_chars
 
     def levenshtein(g: Any, e: Any) -> float:
         if type(g) is str and type(e) is str:
-            return float(sim(g, e))
-        return 1.0 if not _require_str(g, e) else float(sim(g, e))
+            if len(g) <= cap and len(e) <= cap:
+                return float(sim(g, e))
+        elif not _require_str(g, e):
+            return 1.0
+        if len(g) > cap or len(e) > cap:
+            if g == e:
+                return 1.0
+            raise _capped_levenshtein(g, e, cap)
+        return float(sim(g, e))
 
     return levenshtein
 
@@ -202,12 +254,37 @@ def _contains(params: Mapping[str, Any]) -> Compare:
 
 
 def _regex(params: Mapping[str, Any]) -> Compare:
-    pattern = re.compile(params["pattern"])
+    source = params["pattern"]
+    re.compile(source)  # Python's own syntax and error messages; the schema check shows them
+    try:
+        pattern = timed_re.compile(source, timed_re.V0)
+    except timed_re.error as exc:
+        raise ValueError(f"pattern not supported by the regex engine: {exc}") from None
+    lim = limits.current()
+    budget = lim.regex_timeout
+    timeouts = 0
+    #: The last value that timed out and its reason: the engine retries a failing
+    #: comparison on its slow path to report it, and that retry must not wait again.
+    last: list[Any] = [None, ""]
 
     def regex(_g: Any, e: Any) -> float:
+        nonlocal budget, timeouts
         if not isinstance(e, str):
             raise CompareTypeError(f"extracted value {e!r} is not a string")
-        return 1.0 if pattern.fullmatch(e) else 0.0
+        seen = last[0]
+        if seen is e or (seen is not None and len(seen) == len(e) and seen == e):
+            raise CompareLimitError(last[1])
+        try:
+            return 1.0 if pattern.fullmatch(e, timeout=budget) else 0.0
+        except TimeoutError:
+            pass
+        timeouts += 1
+        reason = (f"regex {source!r} took longer than {budget:g} s on a {len(e):,}-character "
+                  "value; the field is not judged (EVALSCHEMA_REGEX_TIMEOUT sets the budget)")
+        if timeouts >= lim.regex_timeouts_before_throttle:
+            budget = lim.regex_timeout / 50
+        last[:] = [e, reason]
+        raise CompareLimitError(reason)
 
     return regex
 
@@ -319,9 +396,13 @@ def _strings_or_null(values: Sequence[Any]) -> bool:
 
 
 def _levenshtein_matrix(_: Mapping[str, Any]) -> MatrixCompare:
+    cap = limits.current().compare_max_chars
+
     def matrix(g: Sequence[Any], e: Sequence[Any]) -> Any:
         if not (_strings_or_null(g) and _strings_or_null(e)):
             return None
+        if any(v is not None and len(v) > cap for v in (*g, *e)):
+            return None  # capped values: the per-pair path says so on each result
         out = cdist([v or "" for v in g], [v or "" for v in e],
                     scorer=Levenshtein.normalized_similarity, dtype=np.float64, workers=1)
         return _null_fix(np.asarray(out, dtype=float), g, e)
