@@ -1,0 +1,172 @@
+"""Hostile files are read into located problems or scored outcomes, never a traceback
+(issue 11): integers past Python's conversion limit, invalid UTF-8 in one line, a BOM,
+duplicate keys, and OSError on any input. CLI runs are real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evalschema import InputError, Status, evaluate
+from evalschema.records import load_json, load_records
+
+SCHEMA = {"type": "object", "properties": {"c": {"type": "integer"}, "s": {"type": "string"}}}
+BIG = "1" * 5000
+BAD_LINE = b'{"c": 2, "s": "\xff\xfe"}\n'
+GOLD3 = b'{"c": 1, "s": "a"}\n{"c": 2, "s": "x"}\n{"c": 3, "s": "b"}\n'
+
+
+def cli(tmp: Path, *argv: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "evalschema", *map(str, argv)], capture_output=True, text=True,
+        timeout=60, cwd=tmp, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    (tmp_path / "s.json").write_text(json.dumps(SCHEMA), encoding="utf-8")
+    (tmp_path / "g3.jsonl").write_bytes(GOLD3)
+    (tmp_path / "e_utf.jsonl").write_bytes(b'{"c": 1, "s": "a"}\n' + BAD_LINE
+                                           + b'{"c": 3, "s": "b"}\n')
+    (tmp_path / "big.json").write_text('[{"c": ' + BIG + "}]", encoding="utf-8")
+    (tmp_path / "big.jsonl").write_text('{"c": 1}\n{"c": ' + BIG + "}\n", encoding="utf-8")
+    return tmp_path
+
+
+def assert_located(proc: subprocess.CompletedProcess[str], text: str) -> None:
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert text in proc.stderr, proc.stderr
+
+
+# -- integers past the conversion limit ----------------------------------------------
+
+
+def test_big_int_in_gold_array_is_located(files: Path) -> None:
+    """A JSON-array gold file with a 5,000-digit integer was a ValueError traceback, exit 1."""
+    proc = cli(files, "eval", "s.json", "--gold", "big.json", "--extracted", "g3.jsonl")
+    assert_located(proc, "big.json:1:8: error number-too-long:")
+
+
+def test_big_int_in_gold_line_is_located(files: Path) -> None:
+    proc = cli(files, "eval", "s.json", "--gold", "big.jsonl", "--extracted", "g3.jsonl")
+    assert_located(proc, "big.jsonl:2:7: error number-too-long:")
+
+
+def test_big_int_in_schema_and_infer(files: Path) -> None:
+    (files / "bigschema.json").write_text('{"type": "object", "maxProperties": ' + BIG + "}")
+    assert_located(cli(files, "check", "bigschema.json"), "bigschema.json:1:37: error "
+                   "number-too-long")
+    assert_located(cli(files, "infer", "big.json"), "number-too-long")
+
+
+def test_big_int_in_extracted_is_an_unreadable_record(files: Path) -> None:
+    run = evaluate(files / "g3.jsonl", files / "big.jsonl", SCHEMA)
+    assert run.records[0].problem is None
+    assert run.records[1].problem == ("unreadable extracted record: an integer has more than "
+                                      "4,300 digits, more than Python reads")
+
+
+# -- invalid UTF-8 in one line -------------------------------------------------------
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_invalid_utf8_line_in_extracted_loses_only_that_record(files: Path,
+                                                               stream: bool) -> None:
+    run = evaluate(files / "g3.jsonl", files / "e_utf.jsonl", SCHEMA, keep_records=True,
+                   stream=stream)
+    problems = [r.problem for r in run.records]
+    assert problems == [None, "unreadable extracted record: line is not UTF-8 (byte 0xff at "
+                        "column 16)", None]
+    assert [f.status for f in run.records[2].field_results] == [Status.MATCH, Status.MATCH]
+
+
+def test_invalid_utf8_line_paired_by_id(files: Path) -> None:
+    schema = {**SCHEMA, "x-eval-id": "c"}
+    run = evaluate(files / "g3.jsonl", files / "e_utf.jsonl", schema)
+    assert sum(r.counts.matches for r in run.records) == 4
+    assert any(r.problem and "not UTF-8" in r.problem for r in run.records)
+
+
+def test_invalid_utf8_cli_eval_scores_the_rest(files: Path) -> None:
+    proc = cli(files, "eval", "s.json", "--gold", "g3.jsonl", "--extracted", "e_utf.jsonl",
+               "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["total_matches"] == 4
+    assert "not UTF-8" in doc["records"][1]["problem"]
+
+
+def test_invalid_utf8_in_gold_is_located(files: Path) -> None:
+    """Gold must be readable: a located problem naming line and column, exit 2."""
+    proc = cli(files, "eval", "s.json", "--gold", "e_utf.jsonl", "--extracted", "g3.jsonl")
+    assert_located(proc, "e_utf.jsonl:2:16: error not-utf8: line is not UTF-8: byte 0xff")
+
+
+def test_invalid_utf8_in_extracted_folder_and_array(files: Path) -> None:
+    folder = files / "runs"
+    folder.mkdir()
+    (folder / "a.jsonl").write_bytes(b'{"c": 1, "s": "a"}\n' + BAD_LINE)
+    recs = load_records(folder, strict=False)
+    assert [r.unparsed for r in recs] == [False, True]
+    (files / "arr.json").write_bytes(b'[{"c": 1, "s": "\xff"}]')
+    with pytest.raises(InputError) as info:
+        load_records(files / "arr.json")
+    assert info.value.problems[0].code == "not-utf8"
+
+
+def test_invalid_utf8_schema_is_located(files: Path) -> None:
+    (files / "bad.json").write_bytes(b'{"type": "object",\n "title": "\xe9"}')
+    proc = cli(files, "check", "bad.json")
+    assert_located(proc, "bad.json:2:12: error not-utf8")
+
+
+# -- BOM -------------------------------------------------------------------------------
+
+
+def test_bom_schema_and_data_are_accepted(files: Path) -> None:
+    bom = b"\xef\xbb\xbf"
+    (files / "bom.json").write_bytes(bom + json.dumps(SCHEMA).encode())
+    (files / "bomg.jsonl").write_bytes(bom + GOLD3)
+    (files / "bomg.json").write_bytes(bom + b"[" + GOLD3.replace(b"\n", b",")[:-1] + b"]")
+    assert cli(files, "check", "bom.json").returncode == 0
+    assert load_json(files / "bom.json") == SCHEMA
+    for gold in ("bomg.jsonl", "bomg.json"):
+        proc = cli(files, "eval", "bom.json", "--gold", gold, "--extracted", "g3.jsonl",
+                   "--format", "json")
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["total_matches"] == 6
+
+
+# -- OSError on inputs ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [
+    ("check", "adir"),
+    ("eval", "adir", "--gold", "g3.jsonl", "--extracted", "g3.jsonl"),
+    ("eval", "s.json", "--gold", "g3.jsonl/x", "--extracted", "g3.jsonl"),
+    ("eval", "s.json", "--gold", "g3.jsonl", "--extracted", "g3.jsonl/x"),
+    ("eval", "s.json", "--gold", "gone.jsonl", "--extracted", "g3.jsonl"),
+    ("infer", "g3.jsonl/x"),
+    ("compare", "--schema", "s.json", "--gold", "g3.jsonl", "g3.jsonl", "g3.jsonl/x"),
+])
+def test_oserror_inputs_are_located(files: Path, argv: tuple[str, ...]) -> None:
+    (files / "adir").mkdir()
+    proc = cli(files, *argv)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    assert "error " in proc.stderr
+
+
+def test_api_oserror_is_input_error(files: Path) -> None:
+    with pytest.raises(InputError) as info:
+        evaluate(files / "g3.jsonl" / "x", files / "g3.jsonl", SCHEMA)
+    assert info.value.problems[0].code == "unreadable-file"
+    with pytest.raises(InputError) as info:
+        evaluate(files / "g3.jsonl", files / "g3.jsonl", str(files))
+    assert info.value.problems[0].message == "schema is a folder"
