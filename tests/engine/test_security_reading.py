@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -170,3 +171,60 @@ def test_api_oserror_is_input_error(files: Path) -> None:
     with pytest.raises(InputError) as info:
         evaluate(files / "g3.jsonl", files / "g3.jsonl", str(files))
     assert info.value.problems[0].message == "schema is a folder"
+
+
+# -- $ref confinement ----------------------------------------------------------------
+
+
+def ref_problems(tmp: Path, ref: str, **extra: Any) -> list[Any]:
+    from evalschema.schema.resolve import resolve
+
+    main = tmp / "proj" / "main.eval.json"
+    main.parent.mkdir(exist_ok=True)
+    schema = {"type": "object", "properties": {"a": {"$ref": ref}}}
+    main.write_text(json.dumps(schema))
+    return resolve(schema, base_uri=str(main)).problems
+
+
+def test_ref_inside_the_schema_folder_still_works(tmp_path: Path) -> None:
+    sub = tmp_path / "proj" / "defs"
+    sub.mkdir(parents=True)
+    (sub / "money.json").write_bytes(b"\xef\xbb\xbf" + json.dumps({"type": "number"}).encode())
+    assert ref_problems(tmp_path, "defs/money.json") == []
+
+
+@pytest.mark.parametrize("ref, code", [
+    ("/dev/zero", "ref-outside-root"),
+    ("/dev/stdin", "ref-outside-root"),
+    ("file:///proc/self/environ", "ref-outside-root"),
+    ("../secret.json", "ref-outside-root"),
+    ("link.json", "ref-outside-root"),
+    ("fifo.json", "ref-not-a-file"),
+    ("folder.json", "ref-not-a-file"),
+    ("huge.json", "ref-too-large"),
+    ("broken.json", "ref-invalid-json"),
+    ("missing.json", "ref-unresolvable"),
+])
+def test_ref_outside_root_or_not_a_regular_file_is_a_located_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ref: str, code: str) -> None:
+    """A hostile $ref could hang on a FIFO or /dev/stdin, exhaust memory on /dev/zero, or
+    copy /proc or the user's files into reports. Run in a subprocess: a regression hangs."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (tmp_path / "secret.json").write_text('{"type": "string", "description": "secret"}')
+    (proj / "link.json").symlink_to(tmp_path / "secret.json")
+    os.mkfifo(proj / "fifo.json")
+    (proj / "folder.json").mkdir()
+    (proj / "huge.json").write_text('{"type": "string", "description": "' + "x" * 2000 + '"}')
+    (proj / "broken.json").write_text("{")
+    (proj / "main.eval.json").write_text(json.dumps(
+        {"type": "object", "properties": {"a": {"$ref": ref}}}))
+    proc = subprocess.run(
+        [sys.executable, "-m", "evalschema", "check", "--format", "json", "main.eval.json"],
+        capture_output=True, text=True, timeout=60, cwd=proj,
+        env={**os.environ, "EVALSCHEMA_REF_MAX_BYTES": "1000"})
+    assert proc.returncode == 2, proc.stderr
+    (problem,) = json.loads(proc.stdout)
+    assert problem["code"] == code
+    assert problem["pointer"] == "/properties/a/$ref"
+    assert "secret" not in proc.stdout.replace("secret.json", "")
