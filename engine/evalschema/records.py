@@ -7,15 +7,17 @@ what it cannot rescue as an unreadable record, so one bad line never loses the r
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
-from .errors import InputError, Problem
+from .errors import InputError, Problem, ProblemWarning, Severity
 
 #: Starts the text of a line that is not UTF-8; then where, a NUL, and the line with
 #: U+FFFD for the bad bytes (never shorter in UTF-8 than the line, so byte spans taken
@@ -47,6 +49,101 @@ def json_error(text: str, exc: ValueError) -> tuple[str, str, int]:
     return "invalid-json", str(exc), 0
 
 
+class _Duplicate(Exception):
+    pass
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        raise _Duplicate
+    return d
+
+
+#: Parses as ``json.loads`` but stops at an object with a repeated key (as fast: the
+#: C scanner calls the hook once per object), so duplicates cost nothing until found.
+_UNIQUE = json.JSONDecoder(object_pairs_hook=_unique_pairs)
+_WS = " \t\n\r"
+
+
+def loads_warning_duplicates(text: str, source: str | None, *, line: int | None = None,
+                             indent: int = 0) -> Any:
+    """``json.loads(text)``; a key repeated in one object is a ``ProblemWarning`` naming
+    both places (the last value wins, as JSON parsers usually do). ``line``: the text is
+    that line of ``source`` (a JSONL record), starting at column ``indent`` + 1."""
+    try:
+        return _UNIQUE.decode(text)
+    except _Duplicate:
+        pass
+    for pointer, key, first, second in duplicate_keys(text):
+        if line is None:
+            (l1, c1), (l2, c2) = _line_col(text, first), _line_col(text, second)
+        else:
+            (l1, c1), (l2, c2) = (line, first + 1 + indent), (line, second + 1 + indent)
+        warnings.warn(ProblemWarning(Problem(
+            "duplicate-key", f"key {key!r} appears twice in one object (first at line {l1}, "
+            f"column {c1}); the last value is used", pointer, "remove one of them",
+            Severity.WARNING, "key", source, l2, c2, {"first": [l1, c1]})), stacklevel=2)
+    return json.loads(text)
+
+
+def duplicate_keys(text: str) -> list[tuple[str, str, int, int]]:
+    """(pointer of the key, key, offset of its first and of its repeated occurrence) for
+    every key repeated within one object of the JSON ``text`` (which must parse)."""
+    scan = json.decoder.scanstring  # type: ignore[attr-defined]
+    scan_value = _UNIQUE.scan_once  # type: ignore[attr-defined]
+    out: list[tuple[str, str, int, int]] = []
+
+    def skip(i: int) -> int:
+        while i < len(text) and text[i] in _WS:
+            i += 1
+        return i
+
+    def value(i: int, pointer: str) -> int:
+        i = skip(i)
+        c = text[i]
+        if c == "{":
+            seen: dict[str, int] = {}
+            i = skip(i + 1)
+            if text[i] == "}":
+                return i + 1
+            while True:
+                i = skip(i)
+                at = i
+                key, i = scan(text, i + 1)
+                i = skip(i) + 1  # ':'
+                child = f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}"
+                if key in seen:
+                    out.append((child, key, seen[key], at))
+                else:
+                    seen[key] = at
+                i = skip(value(i, child))
+                if text[i] == ",":
+                    i += 1
+                    continue
+                return i + 1
+        if c == "[":
+            i = skip(i + 1)
+            if text[i] == "]":
+                return i + 1
+            k = 0
+            while True:
+                i = skip(value(i, f"{pointer}/{k}"))
+                k += 1
+                if text[i] == ",":
+                    i += 1
+                    continue
+                return i + 1
+        try:
+            return int(scan_value(text, i)[1])
+        except _Duplicate:  # pragma: no cover - containers are handled above
+            return i
+
+    with contextlib.suppress(RecursionError, IndexError, ValueError, StopIteration):
+        value(0, "")  # else: what was found so far
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class RawRecord:
     """One record as read, with where it came from (for located messages)."""
@@ -69,6 +166,10 @@ def parse_line(stripped: str, source: str | None, lineno: int, *, strict: bool,
     (extracted): it is kept as text for the engine to rescue.
     """
     try:
+        if strict:
+            return RawRecord(loads_warning_duplicates(stripped, source, line=lineno,
+                                                      indent=indent), source, lineno,
+                             offset=offset)
         return RawRecord(json.loads(stripped), source, lineno, offset=offset)
     except ValueError as exc:
         error: ValueError = exc
@@ -119,7 +220,7 @@ def parse_records_text(text: str, source: str = "<text>", *, strict: bool = True
             # One JSON document (an array of records, or a single record) unless it
             # only parses line by line.
             try:
-                return _array(json.loads(text), source)
+                return _array(_loads(text, source, strict), source)
             except ValueError as exc:
                 first_error = exc
             except RecursionError:
@@ -132,7 +233,7 @@ def parse_records_text(text: str, source: str = "<text>", *, strict: bool = True
                 return [RawRecord(text, source, 1, unparsed=True)]
     if not jsonl:
         try:
-            return _array(json.loads(text), source)
+            return _array(_loads(text, source, strict), source)
         except ValueError as exc:
             if strict:
                 raise _invalid(text, source, exc) from None
@@ -143,6 +244,11 @@ def parse_records_text(text: str, source: str = "<text>", *, strict: bool = True
     if len(records) == 1 and isinstance(records[0].value, list) and not records[0].unparsed:
         return _array(records[0].value, source)
     return records
+
+
+def _loads(text: str, source: str, strict: bool) -> Any:
+    """Gold (strict) warns about duplicate keys; extracted text is parsed as it comes."""
+    return loads_warning_duplicates(text, source) if strict else json.loads(text)
 
 
 def _invalid(text: str, source: str, exc: ValueError) -> InputError:
@@ -207,7 +313,7 @@ def load_json(path: str | Path, what: str = "file") -> Any:
             column=exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1,
             suggestion="save the file as UTF-8")]) from None
     try:
-        return json.loads(text)
+        return loads_warning_duplicates(text, str(p))
     except ValueError as exc:
         code, msg, pos = json_error(text, exc)
         line, col = _line_col(text, pos)

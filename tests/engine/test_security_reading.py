@@ -228,3 +228,44 @@ def test_ref_outside_root_or_not_a_regular_file_is_a_located_error(
     assert problem["code"] == code
     assert problem["pointer"] == "/properties/a/$ref"
     assert "secret" not in proc.stdout.replace("secret.json", "")
+
+
+# -- duplicate keys ------------------------------------------------------------------
+
+
+def test_duplicate_keys_in_schema_are_located_warnings(files: Path) -> None:
+    (files / "dup.json").write_text('{"type": "object",\n "properties": {"a": {"type": '
+                                    '"string"}},\n "type": "array"}\n')
+    proc = cli(files, "check", "--format", "json", "dup.json")
+    assert proc.returncode == 0, proc.stderr  # a warning alone
+    (problem,) = json.loads(proc.stdout)
+    assert problem["code"] == "duplicate-key"
+    assert problem["severity"] == "warning"
+    assert (problem["line"], problem["column"], problem["pointer"]) == (3, 2, "/type")
+    assert problem["data"] == {"first": [1, 2]}
+    assert "the last value is used" in problem["message"]
+
+
+def test_duplicate_keys_in_gold_warn_and_last_wins(files: Path) -> None:
+    (files / "dupg.jsonl").write_text('{"c": 1, "s": "a"}\n  {"c": 1, "s": "a", "c": 2}\n')
+    (files / "e.jsonl").write_text('{"c": 1, "s": "a"}\n{"c": 2, "s": "a"}\n')
+    proc = cli(files, "eval", "s.json", "--gold", "dupg.jsonl", "--extracted", "e.jsonl",
+               "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["total_matches"] == 4  # gold c is 2: the last value
+    warnings = [ln for ln in proc.stderr.splitlines() if "duplicate-key" in ln]
+    assert warnings == [
+        "dupg.jsonl:2:22#/c: warning duplicate-key: key 'c' appears twice in one object "
+        "(first at line 2, column 4); the last value is used (remove one of them)"]
+
+
+def test_duplicate_keys_api_warning_with_nested_pointer(files: Path) -> None:
+    from evalschema.errors import ProblemWarning
+
+    (files / "g.json").write_text('[{"c": 1, "s": "a"},\n {"c": 2, "s": {"x": 1, "x": 2}}]')
+    with pytest.warns(ProblemWarning) as caught:
+        recs = load_records(files / "g.json")
+    assert recs[1].value == {"c": 2, "s": {"x": 2}}
+    (w,) = caught
+    problem = w.message.problem  # type: ignore[union-attr]
+    assert (problem.pointer, problem.line, problem.column) == ("/1/s/x", 2, 25)

@@ -6,10 +6,11 @@ import argparse
 import copy
 import json
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, Problem, Severity
+from ..errors import InputError, Problem, ProblemWarning, Severity
 from ..records import load_json, load_records
 from ..schema.infer import annotate_xeval, infer_schema
 from ..schema.tree import check_eval_schema
@@ -72,15 +73,18 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser,
     report: list[dict[str, Any]] = []
     for path in args.schemas:
         try:
-            schema = load_json(path, "schema")
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ProblemWarning)
+                schema = load_json(path, "schema")
         except InputError as exc:
             print_problems(exc.problems)
             report.extend(p.to_dict() for p in exc.problems)
             worst = EXIT_INPUT
             continue
         result = check_eval_schema(schema, base_uri=path)
-        problems = [Problem(p.code, p.message, p.pointer, p.suggestion, p.severity, p.target,
-                            path, p.line, p.column, p.data) for p in result.problems]
+        problems = [w.message.problem for w in caught if isinstance(w.message, ProblemWarning)]
+        problems += [Problem(p.code, p.message, p.pointer, p.suggestion, p.severity, p.target,
+                             path, p.line, p.column, p.data) for p in result.problems]
         report.extend(p.to_dict() for p in problems)
         if args.format == "text":
             for p in problems:
