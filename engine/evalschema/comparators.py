@@ -524,7 +524,12 @@ BUILTIN_COMPARATORS: tuple[ComparatorDef, ...] = (
         "levenshtein",
         "Normalized Levenshtein similarity of two strings (rapidfuzz): 1 - edits / longer "
         "length, a continuous partial score. With `threshold`, a similarity at or above it "
-        "counts as a match (the score stays the similarity).",
+        "counts as a match (the score stays the similarity).\n\n"
+        "Values longer than 10,000 characters (`EVALSCHEMA_COMPARE_MAX_CHARS`) are compared "
+        "exactly on their first 10,000 characters, after any common prefix and suffix, and "
+        "every character past them counts as an edit: a lower bound of the similarity, with a "
+        "reason on the result saying so. This keeps one huge value from stalling a run "
+        "(exactly, 1 MB against 1 MB takes about a minute).",
         params=_props({"threshold": _UNIT}),
         types=_STRING_TYPES, factory=_levenshtein, threshold_param="threshold",
         matrix_factory=_levenshtein_matrix, builtin=True,
@@ -561,7 +566,11 @@ BUILTIN_COMPARATORS: tuple[ComparatorDef, ...] = (
     ComparatorDef(
         "regex",
         "The extracted string fully matches `pattern` (Python regular expression); gold is "
-        "not consulted. For format checks such as IDs and codes.",
+        "not consulted. For format checks such as IDs and codes.\n\n"
+        "Patterns are checked with Python's `re` and matched with the `regex` package under a "
+        "time budget: a match taking longer than 0.5 s (`EVALSCHEMA_REGEX_TIMEOUT`) makes that "
+        "field an `error` with the reason, and after 5 such timeouts a pattern gets 0.01 s per "
+        "match, so a catastrophic pattern such as `(a|aa)+` never stalls a run.",
         params=_props({"pattern": {"type": "string", "format": "regex"}}, ["pattern"]),
         types=_STRING_TYPES, factory=_regex, builtin=True,
     ),
