@@ -50,12 +50,22 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
-@lru_cache(maxsize=65536)
-def fold_text(text: str) -> str:
-    """Accent-stripped, case-folded, whitespace-collapsed text."""
+def _fold(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text)
     bare = "".join(c for c in decomposed if not unicodedata.combining(c))
     return _WS.sub(" ", bare.casefold()).strip()
+
+
+_fold_cached = lru_cache(maxsize=65536)(_fold)
+
+#: Longer values are folded without the cache: 65,536 cached megabyte strings would
+#: hold gigabytes after the records themselves are gone (streamed runs).
+_CACHED_CHARS = 1024
+
+
+def fold_text(text: str) -> str:
+    """Accent-stripped, case-folded, whitespace-collapsed text."""
+    return _fold_cached(text) if len(text) <= _CACHED_CHARS else _fold(text)
 
 
 # -- exact -------------------------------------------------------------------
@@ -232,10 +242,13 @@ def _levenshtein(_: Mapping[str, Any]) -> Compare:
 
 
 def _normalized(_: Mapping[str, Any]) -> Compare:
+    fold, short = _fold_cached, _CACHED_CHARS  # fold_text, inlined: this is a hot path
+
     def normalized(g: Any, e: Any) -> float:
         if not _require_str(g, e):
             return 1.0
-        return 1.0 if fold_text(g) == fold_text(e) else 0.0
+        fg = fold(g) if len(g) <= short else _fold(g)
+        return 1.0 if fg == (fold(e) if len(e) <= short else _fold(e)) else 0.0
 
     return normalized
 

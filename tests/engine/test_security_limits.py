@@ -292,3 +292,14 @@ def test_hungarian_default_limit_keeps_the_benchmark_size() -> None:
     from evalschema import limits
 
     assert limits.DEFAULTS.hungarian_max_pairs >= 1_000 * 1_000
+
+
+def test_long_values_are_not_kept_in_the_fold_cache() -> None:
+    """``normalized``/``contains`` cache folded text; megabyte values must not pile up."""
+    from evalschema import comparators
+
+    before = comparators._fold_cached.cache_info().currsize
+    big = "Ä" * 100_000
+    assert comparators.fold_text(big) == "a" * 100_000
+    assert comparators._fold_cached.cache_info().currsize == before
+    assert comparators.fold_text("  José  MÜLLER ") == "jose muller"
