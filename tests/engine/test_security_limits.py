@@ -303,3 +303,24 @@ def test_long_values_are_not_kept_in_the_fold_cache() -> None:
     assert comparators.fold_text(big) == "a" * 100_000
     assert comparators._fold_cached.cache_info().currsize == before
     assert comparators.fold_text("  José  MÜLLER ") == "jose muller"
+
+
+def test_custom_comparators_can_report_a_limit() -> None:
+    from evalschema import CompareLimitError, Registry, builtin_registry, register_comparator
+
+    reg: Registry = builtin_registry()
+
+    def capped(g: Any, e: Any, params: dict[str, Any]) -> float:
+        if len(e) > 3:
+            raise CompareLimitError("too long to judge" if e == "long" * 2 else "partial",
+                                    None if e == "long" * 2 else 0.5)
+        return 1.0
+
+    register_comparator("capped", capped, registry=reg)
+    schema = {"type": "object", "properties": {"t": {"type": "string",
+                                                     "x-eval-compare": "capped"}}}
+    run = evaluate([{"t": "x"}] * 3, [{"t": "ok"}, {"t": "longlong"}, {"t": "four"}], schema,
+                   registry=reg)
+    got = [(f.status, f.score, f.reason) for r in run.records for f in r.field_results]
+    assert got == [(Status.MATCH, 1.0, None), (Status.ERROR, 0.0, "too long to judge"),
+                   (Status.MISMATCH, 0.5, "partial")]
