@@ -66,6 +66,13 @@ _UNIQUE = json.JSONDecoder(object_pairs_hook=_unique_pairs)
 _WS = " \t\n\r"
 
 
+#: Duplicate keys are located by a pure-Python scan of the text; past this size only
+#: the keys are named (the scan would cost seconds), and at most ``_DUPLICATES_SHOWN``
+#: warnings are raised per text.
+_LOCATE_MAX_CHARS = 4 * 1024 * 1024
+_DUPLICATES_SHOWN = 20
+
+
 def loads_warning_duplicates(text: str, source: str | None, *, line: int | None = None,
                              indent: int = 0) -> Any:
     """``json.loads(text)``; a key repeated in one object is a ``ProblemWarning`` naming
@@ -75,16 +82,42 @@ def loads_warning_duplicates(text: str, source: str | None, *, line: int | None 
         return _UNIQUE.decode(text)
     except _Duplicate:
         pass
-    for pointer, key, first, second in duplicate_keys(text):
-        if line is None:
-            (l1, c1), (l2, c2) = _line_col(text, first), _line_col(text, second)
-        else:
-            (l1, c1), (l2, c2) = (line, first + 1 + indent), (line, second + 1 + indent)
+    found: list[Problem] = []
+    if len(text) > _LOCATE_MAX_CHARS:
+        keys: list[str] = []
+
+        def collect(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+            d = dict(pairs)
+            if len(d) != len(pairs):
+                seen: set[str] = set()
+                for k, _ in pairs:
+                    if k in seen:
+                        keys.append(k)
+                    seen.add(k)
+            return d
+
+        value = json.JSONDecoder(object_pairs_hook=collect).decode(text)
+        found = [Problem("duplicate-key", f"key {key!r} appears twice in one object; the last "
+                         "value is used", "", "remove one of them", Severity.WARNING, "key",
+                         source, line) for key in dict.fromkeys(keys)]
+    else:
+        value = json.loads(text)
+        for pointer, key, first, second in duplicate_keys(text):
+            if line is None:
+                (l1, c1), (l2, c2) = _line_col(text, first), _line_col(text, second)
+            else:
+                (l1, c1), (l2, c2) = (line, first + 1 + indent), (line, second + 1 + indent)
+            found.append(Problem(
+                "duplicate-key", f"key {key!r} appears twice in one object (first at line "
+                f"{l1}, column {c1}); the last value is used", pointer, "remove one of them",
+                Severity.WARNING, "key", source, l2, c2, {"first": [l1, c1]}))
+    for problem in found[:_DUPLICATES_SHOWN]:
+        warnings.warn(ProblemWarning(problem), stacklevel=2)
+    if len(found) > _DUPLICATES_SHOWN:
         warnings.warn(ProblemWarning(Problem(
-            "duplicate-key", f"key {key!r} appears twice in one object (first at line {l1}, "
-            f"column {c1}); the last value is used", pointer, "remove one of them",
-            Severity.WARNING, "key", source, l2, c2, {"first": [l1, c1]})), stacklevel=2)
-    return json.loads(text)
+            "duplicate-key", f"… and {len(found) - _DUPLICATES_SHOWN:,} more duplicate keys",
+            "", None, Severity.WARNING, "key", source, line)), stacklevel=2)
+    return value
 
 
 def duplicate_keys(text: str) -> list[tuple[str, str, int, int]]:

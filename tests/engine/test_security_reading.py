@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -269,3 +270,23 @@ def test_duplicate_keys_api_warning_with_nested_pointer(files: Path) -> None:
     (w,) = caught
     problem = w.message.problem  # type: ignore[union-attr]
     assert (problem.pointer, problem.line, problem.column) == ("/1/s/x", 2, 25)
+
+
+def test_duplicate_keys_in_a_huge_file_stay_cheap(files: Path) -> None:
+    """Locating duplicates scans text in Python: past 4 MB only the keys are named, and
+    at most 20 warnings are raised per file."""
+    from evalschema.errors import ProblemWarning
+
+    pad = "x" * 100
+    records = ",".join(f'{{"c": {i}, "s": "{pad}", "k{i % 30}": 1, "k{i % 30}": 2}}'
+                       for i in range(40_000))
+    (files / "big.json").write_text("[" + records + "]")
+    started = time.monotonic()
+    with pytest.warns(ProblemWarning) as caught:
+        recs = load_records(files / "big.json")
+    assert time.monotonic() - started < 20
+    assert len(recs) == 40_000
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 21
+    assert messages[-1].endswith("… and 10 more duplicate keys")
+    assert "key 'k0' appears twice in one object; the last value is used" in messages[0]
