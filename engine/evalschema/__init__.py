@@ -10,6 +10,7 @@ from .evaluate import Evaluator, RunAccumulator, evaluate, iter_evaluate, make_e
 from .lenient import LenientParseError, parse_lenient
 from .postprocess import propagate_batch_errors, reclassify_nulls
 from .registry import (
+    CompareLimitError,
     CompareTypeError,
     Registry,
     RegistryError,
@@ -28,6 +29,7 @@ register_builtins(default_registry)
 __version__ = "0.1.0"
 
 __all__ = [
+    "CompareLimitError",
     "CompareTypeError",
     "Counts",
     "EvalSchemaError",

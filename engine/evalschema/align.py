@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from . import limits
 from .registry import StrategyDef
 from .results import count_results, precision_recall_f1
 
@@ -22,6 +23,11 @@ if TYPE_CHECKING:
     from .scoring import RecordScorer
 
 Alignment = tuple[list[tuple[int, int]], list[int], list[int]]
+
+
+class AlignmentLimitError(Exception):
+    """An array too large to align within ``evalschema.limits``; the scorer reports the
+    array as one ``error`` result with this message instead of running out of memory."""
 
 _PRIMITIVE = (str, int, float)
 
@@ -220,6 +226,13 @@ def _hungarian(scorer: RecordScorer, node: SchemaNode, g: list[Any], e: list[Any
     limit = scorer.policy.hungarian_max_pairs
     if limit is not None and n * m > limit:
         return _ordered(scorer, node, g, e)
+    if n * m > SMALL_MATRIX:
+        cap = int(limits.value("hungarian_max_pairs"))
+        if n * m > cap:
+            raise AlignmentLimitError(
+                f"hungarian alignment of {n:,} x {m:,} elements needs a {n * m:,}-pair matrix, "
+                f"over the limit of {cap:,} pairs; the array is not scored (use "
+                "x-eval-align key_field or ordered, or raise EVALSCHEMA_HUNGARIAN_MAX_PAIRS)")
     if n * m <= SMALL_MATRIX:
         f1 = _pair_f1(scorer, items)
         diagonal: list[float] = []
@@ -277,7 +290,11 @@ BUILTIN_STRATEGIES: tuple[StrategyDef, ...] = (
     StrategyDef("hungarian", "Optimal one-to-one pairing (scipy linear_sum_assignment) that "
                 "maximises the summed F1 of the pairs, using the same comparators that score "
                 "them. Pairs with F1 0 stay unpaired. For lists without a key whose order is "
-                "arbitrary (line items, authors).",
+                "arbitrary (line items, authors).\n\n"
+                "The pair matrix takes about 100 bytes per (gold x extracted) pair at its peak; "
+                "an array needing more than 4,000,000 pairs (`EVALSCHEMA_HUNGARIAN_MAX_PAIRS`; "
+                "2,000 x 2,000) is one `error` result with the reason instead of exhausting "
+                "memory. Use `key_field` for larger arrays.",
                 types=frozenset({"array"}), builtin=True),
     StrategyDef("set", "Order-free comparison of scalar arrays: each extracted value pairs with "
                 "an equal gold value (after the items' transforms); the rest are omissions and "

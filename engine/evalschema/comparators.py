@@ -15,12 +15,15 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+import regex as timed_re  # type: ignore[import-untyped]  # no stubs in the dev set
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
+from . import limits
 from .registry import (
     ComparatorDef,
     Compare,
+    CompareLimitError,
     CompareTypeError,
     MatrixCompare,
 )
@@ -47,12 +50,22 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
-@lru_cache(maxsize=65536)
-def fold_text(text: str) -> str:
-    """Accent-stripped, case-folded, whitespace-collapsed text."""
+def _fold(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text)
     bare = "".join(c for c in decomposed if not unicodedata.combining(c))
     return _WS.sub(" ", bare.casefold()).strip()
+
+
+_fold_cached = lru_cache(maxsize=65536)(_fold)
+
+#: Longer values are folded without the cache: 65,536 cached megabyte strings would
+#: hold gigabytes after the records themselves are gone (streamed runs).
+_CACHED_CHARS = 1024
+
+
+def fold_text(text: str) -> str:
+    """Accent-stripped, case-folded, whitespace-collapsed text."""
+    return _fold_cached(text) if len(text) <= _CACHED_CHARS else _fold(text)
 
 
 # -- exact -------------------------------------------------------------------
@@ -168,22 +181,74 @@ def _require_str(g: Any, e: Any) -> bool:
     raise CompareTypeError(f"{side} value {bad!r} is not a string")
 
 
+def bounded_levenshtein(a: str, b: str, cap: int) -> int:
+    """The Levenshtein distance when both strings have at most ``cap`` characters; past
+    that, the distance of the first ``cap`` characters of each plus one edit per
+    character after them. Never below the true distance, and O(cap²/64) work however
+    long the strings are (1 MB against 1 MB exactly takes about a minute)."""
+    if len(a) <= cap and len(b) <= cap:
+        return int(Levenshtein.distance(a, b))
+    # A common prefix and suffix cost no edits: strip them (exact), then cap the rest.
+    head = _common_prefix(a, b)
+    a, b = a[head:], b[head:]
+    tail = _common_prefix(a[::-1], b[::-1])
+    if tail:
+        a, b = a[:-tail], b[:-tail]
+    if len(a) <= cap and len(b) <= cap:
+        return int(Levenshtein.distance(a, b))
+    return int(Levenshtein.distance(a[:cap], b[:cap])) + max(len(a), len(b)) - cap
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix, by bisection on slice equality (C speed)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _capped_levenshtein(g: str, e: str, cap: int) -> CompareLimitError:
+    """Values past ``cap`` characters: scored from ``bounded_levenshtein``, a lower bound
+    of the similarity, so a long value is never over-credited."""
+    longer = max(len(g), len(e))
+    score = max(0.0, 1.0 - bounded_levenshtein(g, e, cap) / longer)
+    return CompareLimitError(
+        f"levenshtein compared the first {cap:,} characters only (values of {len(g):,} and "
+        f"{len(e):,} characters; the rest counts as edits, so {score:.4f} is a lower bound; "
+        "EVALSCHEMA_COMPARE_MAX_CHARS raises the limit)", score)
+
+
 def _levenshtein(_: Mapping[str, Any]) -> Compare:
     sim = Levenshtein.normalized_similarity
+    cap = limits.current().compare_max_chars
 
     def levenshtein(g: Any, e: Any) -> float:
         if type(g) is str and type(e) is str:
-            return float(sim(g, e))
-        return 1.0 if not _require_str(g, e) else float(sim(g, e))
+            if len(g) <= cap and len(e) <= cap:
+                return float(sim(g, e))
+        elif not _require_str(g, e):
+            return 1.0
+        if len(g) > cap or len(e) > cap:
+            if g == e:
+                return 1.0
+            raise _capped_levenshtein(g, e, cap)
+        return float(sim(g, e))
 
     return levenshtein
 
 
 def _normalized(_: Mapping[str, Any]) -> Compare:
+    fold, short = _fold_cached, _CACHED_CHARS  # fold_text, inlined: this is a hot path
+
     def normalized(g: Any, e: Any) -> float:
         if not _require_str(g, e):
             return 1.0
-        return 1.0 if fold_text(g) == fold_text(e) else 0.0
+        fg = fold(g) if len(g) <= short else _fold(g)
+        return 1.0 if fg == (fold(e) if len(e) <= short else _fold(e)) else 0.0
 
     return normalized
 
@@ -202,12 +267,37 @@ def _contains(params: Mapping[str, Any]) -> Compare:
 
 
 def _regex(params: Mapping[str, Any]) -> Compare:
-    pattern = re.compile(params["pattern"])
+    source = params["pattern"]
+    re.compile(source)  # Python's own syntax and error messages; the schema check shows them
+    try:
+        pattern = timed_re.compile(source, timed_re.V0)
+    except timed_re.error as exc:
+        raise ValueError(f"pattern not supported by the regex engine: {exc}") from None
+    lim = limits.current()
+    budget = lim.regex_timeout
+    timeouts = 0
+    #: The last value that timed out and its reason: the engine retries a failing
+    #: comparison on its slow path to report it, and that retry must not wait again.
+    last: list[Any] = [None, ""]
 
     def regex(_g: Any, e: Any) -> float:
+        nonlocal budget, timeouts
         if not isinstance(e, str):
             raise CompareTypeError(f"extracted value {e!r} is not a string")
-        return 1.0 if pattern.fullmatch(e) else 0.0
+        seen = last[0]
+        if seen is e or (seen is not None and len(seen) == len(e) and seen == e):
+            raise CompareLimitError(last[1])
+        try:
+            return 1.0 if pattern.fullmatch(e, timeout=budget) else 0.0
+        except TimeoutError:
+            pass
+        timeouts += 1
+        reason = (f"regex {source!r} took longer than {budget:g} s on a {len(e):,}-character "
+                  "value; the field is not judged (EVALSCHEMA_REGEX_TIMEOUT sets the budget)")
+        if timeouts >= lim.regex_timeouts_before_throttle:
+            budget = lim.regex_timeout / 50
+        last[:] = [e, reason]
+        raise CompareLimitError(reason)
 
     return regex
 
@@ -319,9 +409,13 @@ def _strings_or_null(values: Sequence[Any]) -> bool:
 
 
 def _levenshtein_matrix(_: Mapping[str, Any]) -> MatrixCompare:
+    cap = limits.current().compare_max_chars
+
     def matrix(g: Sequence[Any], e: Sequence[Any]) -> Any:
         if not (_strings_or_null(g) and _strings_or_null(e)):
             return None
+        if any(v is not None and len(v) > cap for v in (*g, *e)):
+            return None  # capped values: the per-pair path says so on each result
         out = cdist([v or "" for v in g], [v or "" for v in e],
                     scorer=Levenshtein.normalized_similarity, dtype=np.float64, workers=1)
         return _null_fix(np.asarray(out, dtype=float), g, e)
@@ -443,7 +537,12 @@ BUILTIN_COMPARATORS: tuple[ComparatorDef, ...] = (
         "levenshtein",
         "Normalized Levenshtein similarity of two strings (rapidfuzz): 1 - edits / longer "
         "length, a continuous partial score. With `threshold`, a similarity at or above it "
-        "counts as a match (the score stays the similarity).",
+        "counts as a match (the score stays the similarity).\n\n"
+        "Values longer than 10,000 characters (`EVALSCHEMA_COMPARE_MAX_CHARS`) are compared "
+        "exactly on their first 10,000 characters, after any common prefix and suffix, and "
+        "every character past them counts as an edit: a lower bound of the similarity, with a "
+        "reason on the result saying so. This keeps one huge value from stalling a run "
+        "(exactly, 1 MB against 1 MB takes about a minute).",
         params=_props({"threshold": _UNIT}),
         types=_STRING_TYPES, factory=_levenshtein, threshold_param="threshold",
         matrix_factory=_levenshtein_matrix, builtin=True,
@@ -480,7 +579,11 @@ BUILTIN_COMPARATORS: tuple[ComparatorDef, ...] = (
     ComparatorDef(
         "regex",
         "The extracted string fully matches `pattern` (Python regular expression); gold is "
-        "not consulted. For format checks such as IDs and codes.",
+        "not consulted. For format checks such as IDs and codes.\n\n"
+        "Patterns are checked with Python's `re` and matched with the `regex` package under a "
+        "time budget: a match taking longer than 0.5 s (`EVALSCHEMA_REGEX_TIMEOUT`) makes that "
+        "field an `error` with the reason, and after 5 such timeouts a pattern gets 0.01 s per "
+        "match, so a catastrophic pattern such as `(a|aa)+` never stalls a run.",
         params=_props({"pattern": {"type": "string", "format": "regex"}}, ["pattern"]),
         types=_STRING_TYPES, factory=_regex, builtin=True,
     ),

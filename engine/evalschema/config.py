@@ -30,8 +30,11 @@ reads the same objects (``parse_config`` takes an unsaved buffer's text).
 
 from __future__ import annotations
 
-import glob
+import fnmatch
+import functools
+import os
 import re
+import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -39,6 +42,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from . import limits
 from .custom_modules import is_path_entry
 from .errors import Problem, Severity, did_you_mean
 from .gate import FailMetric
@@ -452,26 +456,143 @@ class _Checker:
     def path(self, value: str | None, pointer: str, suite: str, what: str) -> Path | None:
         if value is None:
             return None
+        if not self.confined(value, pointer, suite, what):
+            return None
         p = self.folder / value
         if not p.exists():
             self.problem("file-not-found", f"{what} {value!r} not found (looked for {p})",
                          pointer, suite=suite, suggestion="paths are relative to the "
                          "configuration file")
             return None
-        return p
+        return p if self.inside(p, value, pointer, suite, what) else None
+
+    def confined(self, value: str, pointer: str, suite: str, what: str) -> bool:
+        """A configured path or pattern stays in the configuration's folder tree: the
+        configuration may be someone else's, and must not name the user's files
+        elsewhere (or make a glob walk the whole disk). Paths given on the command line
+        are the user's own and are not checked."""
+        if Path(value).is_absolute() or value.startswith("~"):
+            self.problem("path-outside-config", f"{what} {value!r} is an absolute path",
+                         pointer, suite=suite, suggestion=_INSIDE)
+            return False
+        if ".." in Path(value).parts:
+            self.problem("path-outside-config", f"{what} {value!r} leaves the "
+                         "configuration's folder ('..')", pointer, suite=suite,
+                         suggestion=_INSIDE)
+            return False
+        return True
+
+    def inside(self, p: Path, value: str, pointer: str, suite: str, what: str) -> bool:
+        """``p`` (symlinks resolved) is inside the folder and a regular file or folder."""
+        try:
+            real = p.resolve(strict=True)
+            mode = real.stat().st_mode
+        except (OSError, RuntimeError) as exc:
+            self.problem("unreadable-file", f"{what} {value!r} cannot be read: {exc}",
+                         pointer, suite=suite)
+            return False
+        if not real.is_relative_to(self.root):
+            self.problem("path-outside-config", f"{what} {value!r} leads outside the "
+                         f"configuration's folder (to {real})", pointer, suite=suite,
+                         suggestion=_INSIDE)
+            return False
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            self.problem("not-a-file", f"{what} {value!r} is not a regular file or folder",
+                         pointer, suite=suite, suggestion=_INSIDE)
+            return False
+        return True
+
+    @property
+    def root(self) -> Path:
+        return self.folder.resolve()
 
     def expand(self, pattern: str, pointer: str, suite: str) -> list[Path]:
+        if not self.confined(pattern, pointer, suite, "extracted"):
+            return []
         full = self.folder / pattern
         if not _GLOB_CHARS.search(pattern):
             if full.exists():
-                return [full]
+                return [full] if self.inside(full, pattern, pointer, suite, "extracted") else []
             self.problem("file-not-found", f"extracted {pattern!r} not found (looked for "
                          f"{full})", pointer, suite=suite,
                          suggestion="paths are relative to the configuration file")
             return []
-        found = sorted(glob.glob(str(full), recursive=True))
+        lim = limits.current()
+        found, capped = bounded_glob(self.folder, pattern, lim.glob_max_entries,
+                                     lim.glob_max_files)
+        if capped is not None:
+            self.problem("glob-limit", f"{pattern!r} {capped}", pointer, suite=suite,
+                         suggestion="narrow the pattern (a folder before '**'), or raise "
+                         "EVALSCHEMA_GLOB_MAX_ENTRIES / EVALSCHEMA_GLOB_MAX_FILES")
+            return []
+        found = [f for f in found if self.inside(f, pattern, pointer, suite, "extracted")]
         if not found:
             self.problem("no-match", f"no file matches {pattern!r}", pointer, suite=suite,
                          suggestion="check the pattern; it is relative to the configuration "
                          "file")
-        return [Path(f) for f in found]
+        return found
+
+
+_INSIDE = ("paths in a configuration are relative to its folder and stay inside it; pass "
+           "a file elsewhere on the command line")
+
+
+def bounded_glob(folder: Path, pattern: str, max_entries: int, max_files: int
+                 ) -> tuple[list[Path], str | None]:
+    """Files under ``folder`` matching the relative glob ``pattern`` (``*``, ``?``,
+    ``[...]`` within a name, ``**`` for any folders; names starting with '.' only when
+    the pattern says so, as ``glob``), sorted. Never follows a symlinked folder, visits
+    at most ``max_entries`` directory entries and returns at most ``max_files`` files:
+    when a cap is hit, returns what it has and why it stopped."""
+    parts = [x for x in pattern.replace("\\", "/").split("/") if x not in ("", ".")]
+    # Walk from the literal folders in front of the first wildcard.
+    k = 0
+    while k < len(parts) - 1 and not _GLOB_CHARS.search(parts[k]):
+        k += 1
+    start = folder.joinpath(*parts[:k])
+    rest = parts[k:]
+    deep = "**" in rest
+    found: list[Path] = []
+    visited = 0
+    if not start.is_dir() or not start.resolve().is_relative_to(folder.resolve()):
+        return [], None  # nothing there, or a symlinked folder leading out: not walked
+    for here, dirs, files in os.walk(start, followlinks=False):
+        rel = Path(here).relative_to(start).parts
+        visited += len(dirs) + len(files)
+        if visited > max_entries:
+            return sorted(found, key=str), f"visited more than {max_entries:,} entries"
+        if not deep:
+            dirs[:] = [d for d in dirs if len(rel) + 1 < len(rest)]
+        dirs.sort()
+        for name in sorted(files):
+            if _match(rest, [*rel, name]):
+                found.append(Path(here) / name)
+                if len(found) > max_files:
+                    return sorted(found, key=str), f"matched more than {max_files:,} files"
+    return sorted(found, key=str), None
+
+
+def _match(pat: list[str], path: list[str]) -> bool:
+    """Glob segments against path segments (``**`` is any number of folders). Memoised
+    on positions, so a pattern of many ``**`` stays polynomial."""
+
+    @functools.cache
+    def at(i: int, j: int) -> bool:
+        if i == len(pat):
+            return j == len(path)
+        head = pat[i]
+        if head == "**":
+            for k in range(j, len(path) + 1):
+                if at(i + 1, k):
+                    return True
+                if k < len(path) and path[k].startswith("."):
+                    return False  # '**' does not enter hidden folders (as glob)
+            return False
+        if j == len(path):
+            return False
+        seg = path[j]
+        if seg.startswith(".") and not head.startswith("."):
+            return False
+        return fnmatch.fnmatchcase(seg, head) and at(i + 1, j + 1)
+
+    return at(0, 0)

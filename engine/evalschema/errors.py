@@ -97,6 +97,15 @@ class InputError(EvalSchemaError):
     """A file could not be read or parsed, or an option is invalid."""
 
 
+class ProblemWarning(UserWarning):
+    """A located warning found while reading (a duplicate key): a Python warning, so API
+    users can filter or turn it into an error, and the CLI prints ``problem.format()``."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.format())
+        self.problem = problem
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     """The closest candidate, if it is close enough to be a likely typo."""
     from rapidfuzz import process

@@ -24,6 +24,7 @@ from .postprocess import PostProcessor
 from .records import (
     RawLine,
     RawRecord,
+    decode_line,
     is_streamable,
     iter_lines,
     iter_raw_lines,
@@ -31,6 +32,7 @@ from .records import (
     iter_records_text,
     load_json,
     load_records,
+    not_utf8,
     read_line_at,
 )
 from .registry import Registry
@@ -292,6 +294,9 @@ def read_extracted(raw: RawRecord) -> tuple[Any, bool, str | None]:
     if isinstance(value, dict):
         return value, False, None
     if isinstance(value, str):
+        where = not_utf8(value) if raw.unparsed else None
+        if where is not None:
+            return _NO_RECORD, False, f"unreadable extracted record: line is not UTF-8 ({where})"
         try:
             got = parse_lenient(value)
         except LenientParseError as exc:
@@ -630,11 +635,7 @@ def scan_range(path: str, start: int, end: int, id_field: str) -> ScanPart:
             lineno += 1
             if offset == 0 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                part.failed = True
-                return part
+            text = decode_line(raw)  # a line that is not UTF-8: an unreadable record
             stripped = text.strip()
             if not stripped:
                 continue

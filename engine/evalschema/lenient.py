@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,8 +47,11 @@ def parse_lenient(text: str, *, want_object: bool = True) -> LenientResult:
 def _parse(stripped: str, want_object: bool) -> LenientResult:
     try:
         value = json.loads(stripped)
-    except ValueError:
-        pass
+    except ValueError as exc:
+        if "integer string conversion" in str(exc):
+            # No repair can read it: say why instead of "no JSON object found".
+            raise LenientParseError(f"an integer has more than {sys.get_int_max_str_digits():,} "
+                                    "digits, more than Python reads") from None
     else:
         if not want_object or isinstance(value, dict):
             return LenientResult(value, False, "strict")

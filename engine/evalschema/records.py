@@ -7,13 +7,174 @@ what it cannot rescue as an unreadable record, so one bad line never loses the r
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
+import sys
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
-from .errors import InputError, Problem
+from .errors import InputError, Problem, ProblemWarning, Severity
+
+#: Starts the text of a line that is not UTF-8; then where, a NUL, and the line with
+#: U+FFFD for the bad bytes (never shorter in UTF-8 than the line, so byte spans taken
+#: from it still cover the line). Parsing it gives a located problem (gold) or an
+#: unreadable record (extracted): one such line never stops the others being read.
+NOT_UTF8 = "\x00evalschema:not-utf-8\x00"
+
+
+def not_utf8(text: str) -> str | None:
+    """Where a line is not UTF-8 ("byte 0xff at column 16"), or None for a decoded line."""
+    if not text.startswith(NOT_UTF8):
+        return None
+    return text[len(NOT_UTF8):].split("\x00", 1)[0]
+
+
+def json_error(text: str, exc: ValueError) -> tuple[str, str, int]:
+    """(code, message, offset) of a ``json.loads`` failure on ``text``. Besides syntax
+    errors, Python refuses integers longer than its conversion limit (4,300 digits:
+    converting longer ones takes quadratic time) with a ValueError that has no
+    position; the first such run of digits is where it is."""
+    if isinstance(exc, json.JSONDecodeError):
+        return "invalid-json", exc.msg, exc.pos
+    limit = sys.get_int_max_str_digits()
+    if limit and "integer string conversion" in str(exc):
+        m = re.search(rf"\d{{{limit + 1},}}", text)
+        return ("number-too-long", f"an integer has more than {limit:,} digits, more than "
+                "Python reads (write it as a string, or as a float with an exponent)",
+                m.start() if m else 0)
+    return "invalid-json", str(exc), 0
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        raise _Duplicate
+    return d
+
+
+#: Parses as ``json.loads`` but stops at an object with a repeated key (as fast: the
+#: C scanner calls the hook once per object), so duplicates cost nothing until found.
+_UNIQUE = json.JSONDecoder(object_pairs_hook=_unique_pairs)
+_WS = " \t\n\r"
+
+
+#: Duplicate keys are located by a pure-Python scan of the text; past this size only
+#: the keys are named (the scan would cost seconds), and at most ``_DUPLICATES_SHOWN``
+#: warnings are raised per text.
+_LOCATE_MAX_CHARS = 4 * 1024 * 1024
+_DUPLICATES_SHOWN = 20
+
+
+def loads_warning_duplicates(text: str, source: str | None, *, line: int | None = None,
+                             indent: int = 0) -> Any:
+    """``json.loads(text)``; a key repeated in one object is a ``ProblemWarning`` naming
+    both places (the last value wins, as JSON parsers usually do). ``line``: the text is
+    that line of ``source`` (a JSONL record), starting at column ``indent`` + 1."""
+    try:
+        return _UNIQUE.decode(text)
+    except _Duplicate:
+        pass
+    found: list[Problem] = []
+    if len(text) > _LOCATE_MAX_CHARS:
+        keys: list[str] = []
+
+        def collect(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+            d = dict(pairs)
+            if len(d) != len(pairs):
+                seen: set[str] = set()
+                for k, _ in pairs:
+                    if k in seen:
+                        keys.append(k)
+                    seen.add(k)
+            return d
+
+        value = json.JSONDecoder(object_pairs_hook=collect).decode(text)
+        found = [Problem("duplicate-key", f"key {key!r} appears twice in one object; the last "
+                         "value is used", "", "remove one of them", Severity.WARNING, "key",
+                         source, line) for key in dict.fromkeys(keys)]
+    else:
+        value = json.loads(text)
+        for pointer, key, first, second in duplicate_keys(text):
+            if line is None:
+                (l1, c1), (l2, c2) = _line_col(text, first), _line_col(text, second)
+            else:
+                (l1, c1), (l2, c2) = (line, first + 1 + indent), (line, second + 1 + indent)
+            found.append(Problem(
+                "duplicate-key", f"key {key!r} appears twice in one object (first at line "
+                f"{l1}, column {c1}); the last value is used", pointer, "remove one of them",
+                Severity.WARNING, "key", source, l2, c2, {"first": [l1, c1]}))
+    for problem in found[:_DUPLICATES_SHOWN]:
+        warnings.warn(ProblemWarning(problem), stacklevel=2)
+    if len(found) > _DUPLICATES_SHOWN:
+        warnings.warn(ProblemWarning(Problem(
+            "duplicate-key", f"… and {len(found) - _DUPLICATES_SHOWN:,} more duplicate keys",
+            "", None, Severity.WARNING, "key", source, line)), stacklevel=2)
+    return value
+
+
+def duplicate_keys(text: str) -> list[tuple[str, str, int, int]]:
+    """(pointer of the key, key, offset of its first and of its repeated occurrence) for
+    every key repeated within one object of the JSON ``text`` (which must parse)."""
+    scan = json.decoder.scanstring  # type: ignore[attr-defined]
+    scan_value = _UNIQUE.scan_once  # type: ignore[attr-defined]
+    out: list[tuple[str, str, int, int]] = []
+
+    def skip(i: int) -> int:
+        while i < len(text) and text[i] in _WS:
+            i += 1
+        return i
+
+    def value(i: int, pointer: str) -> int:
+        i = skip(i)
+        c = text[i]
+        if c == "{":
+            seen: dict[str, int] = {}
+            i = skip(i + 1)
+            if text[i] == "}":
+                return i + 1
+            while True:
+                i = skip(i)
+                at = i
+                key, i = scan(text, i + 1)
+                i = skip(i) + 1  # ':'
+                child = f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}"
+                if key in seen:
+                    out.append((child, key, seen[key], at))
+                else:
+                    seen[key] = at
+                i = skip(value(i, child))
+                if text[i] == ",":
+                    i += 1
+                    continue
+                return i + 1
+        if c == "[":
+            i = skip(i + 1)
+            if text[i] == "]":
+                return i + 1
+            k = 0
+            while True:
+                i = skip(value(i, f"{pointer}/{k}"))
+                k += 1
+                if text[i] == ",":
+                    i += 1
+                    continue
+                return i + 1
+        try:
+            return int(scan_value(text, i)[1])
+        except _Duplicate:  # pragma: no cover - containers are handled above
+            return i
+
+    with contextlib.suppress(RecursionError, IndexError, ValueError, StopIteration):
+        value(0, "")  # else: what was found so far
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,22 +199,32 @@ def parse_line(stripped: str, source: str | None, lineno: int, *, strict: bool,
     (extracted): it is kept as text for the engine to rescue.
     """
     try:
+        if strict:
+            return RawRecord(loads_warning_duplicates(stripped, source, line=lineno,
+                                                      indent=indent), source, lineno,
+                             offset=offset)
         return RawRecord(json.loads(stripped), source, lineno, offset=offset)
+    except ValueError as exc:
+        error: ValueError = exc
     except RecursionError:
         if strict:
             raise InputError([Problem(
                 "too-deep", "line is nested too deeply to read", source=source,
                 line=lineno, column=1)]) from None
         return RawRecord(stripped, source, lineno, unparsed=True, offset=offset)
-    except ValueError as exc:
-        if strict:
-            col = getattr(exc, "colno", 1) + indent
+    if strict:
+        where = not_utf8(stripped)
+        if where is not None:
             raise InputError([Problem(
-                "invalid-json", f"line is not valid JSON: {getattr(exc, 'msg', exc)}",
-                source=source, line=lineno, column=col,
-                suggestion="fix the line; gold records must be valid JSON",
-            )]) from None
-        return RawRecord(stripped, source, lineno, unparsed=True, offset=offset)
+                "not-utf8", f"line is not UTF-8: {where}", source=source, line=lineno,
+                column=int(where.rsplit(" ", 1)[1]) + indent,
+                suggestion="save the file as UTF-8")]) from None
+        code, msg, pos = json_error(stripped, error)
+        raise InputError([Problem(
+            code, f"line is not valid JSON: {msg}", source=source, line=lineno,
+            column=pos + 1 + indent,
+            suggestion="fix the line; gold records must be valid JSON")]) from None
+    return RawRecord(stripped, source, lineno, unparsed=True, offset=offset)
 
 
 def _jsonl(text: str, source: str, strict: bool) -> Iterator[RawRecord]:
@@ -82,8 +253,8 @@ def parse_records_text(text: str, source: str = "<text>", *, strict: bool = True
             # One JSON document (an array of records, or a single record) unless it
             # only parses line by line.
             try:
-                return _array(json.loads(text), source)
-            except json.JSONDecodeError as exc:
+                return _array(_loads(text, source, strict), source)
+            except ValueError as exc:
                 first_error = exc
             except RecursionError:
                 raise _too_deep(source) from None
@@ -91,22 +262,47 @@ def parse_records_text(text: str, source: str = "<text>", *, strict: bool = True
             jsonl = len(lines) > 1 and not text.lstrip().startswith("[")
             if not jsonl:
                 if strict:
-                    line, col = _line_col(text, first_error.pos)
-                    raise InputError([Problem(
-                        "invalid-json", f"not valid JSON: {first_error.msg}", source=source,
-                        line=line, column=col, suggestion="fix the JSON, or use JSONL "
-                        "(one record per line) so one bad record does not stop the others",
-                    )]) from None
+                    raise _invalid(text, source, first_error) from None
                 return [RawRecord(text, source, 1, unparsed=True)]
     if not jsonl:
         try:
-            return _array(json.loads(text), source)
+            return _array(_loads(text, source, strict), source)
+        except ValueError as exc:
+            if strict:
+                raise _invalid(text, source, exc) from None
+            return [RawRecord(text, source, 1, unparsed=True)]
         except RecursionError:
             raise _too_deep(source) from None
     records = list(_jsonl(text, source, strict))
     if len(records) == 1 and isinstance(records[0].value, list) and not records[0].unparsed:
         return _array(records[0].value, source)
     return records
+
+
+def _loads(text: str, source: str, strict: bool) -> Any:
+    """Gold (strict) warns about duplicate keys; extracted text is parsed as it comes."""
+    return loads_warning_duplicates(text, source) if strict else json.loads(text)
+
+
+def _invalid(text: str, source: str, exc: ValueError) -> InputError:
+    code, msg, pos = json_error(text, exc)
+    where = not_utf8(text[pos:]) if text.startswith(NOT_UTF8, pos) else None
+    if where is not None:
+        code, msg = "not-utf8", f"not UTF-8: {where}"
+    line, col = _line_col(text, pos)
+    return InputError([Problem(
+        code, f"not valid JSON: {msg}" if code != "not-utf8" else msg, source=source,
+        line=line, column=col, suggestion="fix the JSON, or use JSONL (one record per line) "
+        "so one bad record does not stop the others")])
+
+
+def decode_lines(data: bytes) -> str:
+    """A file's text: UTF-8, with each line that is not UTF-8 replaced by its ``NOT_UTF8``
+    text (so a JSONL file still yields its other records)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "\n".join(decode_line(line) for line in data.split(b"\n"))
 
 
 def _too_deep(source: str) -> InputError:
@@ -130,14 +326,7 @@ def load_records(source: str | Path | Iterable[Any], *, strict: bool = True) -> 
             for f in sorted(p for p in path.iterdir() if p.suffix in (".json", ".jsonl")):
                 out.extend(load_records(f, strict=strict))
             return out
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise InputError([Problem("file-not-found", "no such file", source=str(path),
-                                      suggestion="check the path")]) from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError([Problem("unreadable-file", f"cannot read: {exc}",
-                                      source=str(path))]) from None
+        text = decode_lines(_read_bytes(path, "file"))
         return parse_records_text(text, str(path), strict=strict)
     return [RawRecord(v) for v in source]
 
@@ -145,19 +334,23 @@ def load_records(source: str | Path | Iterable[Any], *, strict: bool = True) -> 
 def load_json(path: str | Path, what: str = "file") -> Any:
     """One JSON document (a schema or config), with a located error when it is broken."""
     p = Path(path)
+    data = _read_bytes(p, what)
+    if data.startswith(_BOM):
+        data = data[3:]  # what editors on Windows write; JSON itself forbids it
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError([Problem("file-not-found", f"{what} not found", source=str(p),
-                                  suggestion="check the path")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError([Problem("unreadable-file", f"cannot read {what}: {exc}",
-                                  source=str(p))]) from None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError([Problem(
+            "not-utf8", f"{what} is not UTF-8: byte 0x{data[exc.start]:02x}", source=str(p),
+            line=data.count(b"\n", 0, exc.start) + 1,
+            column=exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1,
+            suggestion="save the file as UTF-8")]) from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        line, col = _line_col(text, exc.pos)
-        raise InputError([Problem("invalid-json", f"{what} is not valid JSON: {exc.msg}",
+        return loads_warning_duplicates(text, str(p))
+    except ValueError as exc:
+        code, msg, pos = json_error(text, exc)
+        line, col = _line_col(text, pos)
+        raise InputError([Problem(code, f"{what} is not valid JSON: {msg}",
                                   source=str(p), line=line, column=col)]) from None
     except RecursionError:
         raise InputError([Problem("too-deep", f"{what} is nested too deeply to read",
@@ -180,12 +373,29 @@ def _open(path: Path) -> BinaryIO:
                                   source=str(path))]) from None
 
 
-def _decode(raw: bytes, source: str, lineno: int) -> str:
+def _read_bytes(path: Path, what: str) -> bytes:
+    """A whole input file, every OSError a located problem (never a traceback)."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError([Problem("file-not-found", f"{what} not found", source=str(path),
+                                  suggestion="check the path")]) from None
+    except IsADirectoryError:
+        raise InputError([Problem("unreadable-file", f"{what} is a folder", source=str(path),
+                                  suggestion="give a file")]) from None
+    except OSError as exc:
+        raise InputError([Problem("unreadable-file", f"cannot read {what}: "
+                                  f"{exc.strerror or exc}", source=str(path))]) from None
+
+
+def decode_line(raw: bytes, source: str = "", lineno: int = 0) -> str:
+    """A line's text; a line that is not UTF-8 becomes its ``NOT_UTF8`` text."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError([Problem("unreadable-file", f"cannot read: {exc}", source=source,
-                                  line=lineno, column=exc.start + 1)]) from None
+        bad = raw[exc.start]
+        return (f"{NOT_UTF8}byte 0x{bad:02x} at column {exc.start + 1}\x00"
+                + raw.decode("utf-8", errors="replace"))
 
 
 def iter_lines(path: str | Path) -> Iterator[tuple[int, int, int, str]]:
@@ -202,7 +412,7 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, int, int, str]]:
             offset += len(raw)
             if lineno == 1 and raw.startswith(_BOM):
                 raw = raw[3:]
-            text = _decode(raw, source, lineno)
+            text = decode_line(raw, source, lineno)
             stripped = text.strip()
             if stripped:
                 yield lineno, start, len(text) - len(text.lstrip()), stripped
@@ -325,7 +535,7 @@ def _line_text_at(path: str | Path, offset: int, handle: BinaryIO | None,
             f.close()
     if offset == 0 and raw.startswith(_BOM):
         raw = raw[3:]
-    return _decode(raw, str(p), lineno or 0)
+    return decode_line(raw, str(p), lineno or 0)
 
 
 def read_line_at(path: str | Path, offset: int, *, handle: BinaryIO | None = None,

@@ -54,6 +54,22 @@ class ParamIssue:
     target: str = "key"
 
 
+class CompareLimitError(Exception):
+    """Judging a value hit a work limit (``evalschema.limits``): a regex over its time
+    budget, a string past the characters compared exactly.
+
+    ``score`` is the score judged within the limit (the result keeps the usual
+    match/mismatch status and ``reason`` says what was capped), or None when nothing
+    could be judged (the result is an ``error`` with ``reason``). Raised rather than
+    returned so the hot path pays nothing for values under the limits.
+    """
+
+    def __init__(self, reason: str, score: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.score = score
+
+
 def _no_params_schema() -> dict[str, Any]:
     return {"type": "object", "properties": {}, "additionalProperties": False}
 

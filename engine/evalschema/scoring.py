@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .align import align
+from .align import AlignmentLimitError, align
 from .pointer import escape
 from .policy import NATIVE, ScoringPolicy
-from .registry import CompareTypeError
+from .registry import CompareLimitError, CompareTypeError
 from .results import FieldResult, Status
 from .schema.tree import SchemaNode
 
@@ -203,7 +203,11 @@ class RecordScorer:
             return
         items = node.items
         assert items is not None
-        pairs, gold_only, extra = align(self, node, g, e)
+        try:
+            pairs, gold_only, extra = align(self, node, g, e)
+        except AlignmentLimitError as exc:
+            self.emit(node, path, _ERROR, 0.0, g, e, gp, ep, str(exc))
+            return
         for gi, ei in pairs:
             self.node(items, g[gi], e[ei], f"{path}[{gi}]", f"{gp}/{gi}", f"{ep}/{ei}")
         for gi in gold_only:
@@ -304,6 +308,13 @@ class RecordScorer:
             return
         try:
             score = compare(g, e)
+        except CompareLimitError as exc:
+            if exc.score is None:
+                self.emit(node, path, _ERROR, 0.0, g, e, gp, ep, exc.reason)
+            else:
+                self.emit(node, path, _MATCH if exc.score >= node.threshold else _MISMATCH,
+                          exc.score, g, e, gp, ep, exc.reason)
+            return
         except CompareTypeError as exc:
             if self.policy.identical_values_match and type(g) is type(e) and g == e:
                 self.emit(node, path, _MATCH, 1.0, g, e, gp, ep,

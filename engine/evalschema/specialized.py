@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .align import align
+from .align import AlignmentLimitError, align
 from .pointer import escape
 from .results import Counts, FieldResult, Status
 from .schema.tree import SchemaNode
@@ -44,6 +44,7 @@ LOCATION_CACHE = 4096
 
 _MATCH, _MISMATCH = Status.MATCH, Status.MISMATCH
 _OMISSION, _HALLUCINATION = Status.OMISSION, Status.HALLUCINATION
+_ERROR = Status.ERROR
 # Kinds of object properties: plain leaves (null as a value, null as absent), objects,
 # arrays, and the rest (for the general walk).
 _LEAF, _LEAF_NULL_ABSENT, _OBJECT, _ARRAY, _OTHER = range(5)
@@ -279,7 +280,11 @@ def specialize_scorer(scorer: RecordScorer, path: str = "", pointer: str = "") -
                 gold_only: Any = range(n, len(g))
                 extra: Any = range(n, len(e))
             else:
-                pairs, gold_only, extra = align(S, node, g, e)
+                try:
+                    pairs, gold_only, extra = align(S, node, g, e)
+                except AlignmentLimitError as exc:
+                    general(S.emit, node, apath, _ERROR, 0.0, g, e, aptr, aptr, str(exc))
+                    return
             for i, j in pairs:
                 gi, ei, KG, KE = g[i], e[j], K[i], K[j]
                 if item_object is not None and type(gi) is dict and type(ei) is dict:

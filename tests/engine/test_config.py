@@ -73,14 +73,18 @@ def test_a_good_configuration(folder: Path) -> None:
 def test_relative_paths_resolve_from_the_file_not_the_cwd(folder: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     sub = folder / "conf"
-    sub.mkdir()
-    (sub / "evalschema.toml").write_text(GOOD.replace('"invoices.', '"../invoices.'),
+    (sub / "data").mkdir(parents=True)
+    for f in folder.glob("invoices.*"):
+        shutil.copy(f, sub / "data" / f.name)
+    # Paths stay inside the configuration's folder (a '..' is an error: docs/security.md).
+    (sub / "evalschema.toml").write_text(GOOD.replace('"invoices.', '"data/invoices.'),
                                          encoding="utf-8")
     monkeypatch.chdir(folder.parent)
     loaded = load_config(sub / "evalschema.toml")
     assert loaded.problems == ()
     assert loaded.config is not None
-    assert loaded.config.suites[0].gold.resolve() == (folder / "invoices.gold.jsonl").resolve()
+    assert loaded.config.suites[0].gold.resolve() == \
+        (sub / "data" / "invoices.gold.jsonl").resolve()
 
 
 def test_every_problem_is_collected_and_located(folder: Path) -> None:

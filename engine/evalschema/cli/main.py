@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
+from typing import TextIO
 
-from ..errors import EvalSchemaError
+from ..errors import EvalSchemaError, ProblemWarning
 from ..judge.settings import configure_judges, configured_judges
 from ..parallel import WorkerError
 from ..safetext import shown
@@ -58,6 +60,23 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+_shown: set[str] = set()
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str,
+                  lineno: int, file: TextIO | None = None, line: str | None = None) -> None:
+    """Located warnings (duplicate keys) print as problems do, each once (a file may be
+    read twice); others as Python's."""
+    if isinstance(message, ProblemWarning):
+        text = message.problem.format()
+        if text not in _shown:
+            _shown.add(text)
+            print(text, file=sys.stderr)
+    else:
+        print(warnings.formatwarning(message, category, filename, lineno, line),
+              end="", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list[:1] == ["serve"]:
@@ -65,10 +84,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(args_list)
     before = configured_judges()
+    _shown.clear()
     try:
         if hasattr(args, "judge_base_url"):  # a scoring command: its judge settings
             configure_judges(judge_settings(args))
-        return int(args.run(args, args.command_parser, args_list))
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", ProblemWarning)
+            warnings.showwarning = _show_warning
+            return int(args.run(args, args.command_parser, args_list))
     except EvalSchemaError as exc:
         print(f"evalschema: {shown(str(exc).splitlines()[0])}", file=sys.stderr)
         print_problems(exc.problems)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import copy
 import sys
+import warnings
 from typing import Any
 
 from ..atomicwrite import Input, check_target, write_text
-from ..errors import InputError, Problem, Severity
+from ..errors import InputError, Problem, ProblemWarning, Severity
 from ..records import load_json, load_records
 from ..safetext import json_text, nonfinite_pointer, shown, surrogate_pointer
 from ..schema.infer import annotate_xeval, infer_schema
@@ -77,15 +78,18 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser,
     report: list[dict[str, Any]] = []
     for path in args.schemas:
         try:
-            schema = load_json(path, "schema")
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ProblemWarning)
+                schema = load_json(path, "schema")
         except InputError as exc:
             print_problems(exc.problems)
             report.extend(p.to_dict() for p in exc.problems)
             worst = EXIT_INPUT
             continue
         result = check_eval_schema(schema, base_uri=path)
-        problems = [Problem(p.code, p.message, p.pointer, p.suggestion, p.severity, p.target,
-                            path, p.line, p.column, p.data) for p in result.problems]
+        problems = [w.message.problem for w in caught if isinstance(w.message, ProblemWarning)]
+        problems += [Problem(p.code, p.message, p.pointer, p.suggestion, p.severity, p.target,
+                             path, p.line, p.column, p.data) for p in result.problems]
         report.extend(p.to_dict() for p in problems)
         if args.format == "text":
             for p in problems:

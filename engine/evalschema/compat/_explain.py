@@ -16,6 +16,8 @@ from typing import Any, ParamSpec, Protocol, TypeVar
 
 from rapidfuzz.distance import Levenshtein
 
+from evalschema import limits
+from evalschema.comparators import bounded_levenshtein
 from evalschema.compat.errors import CompatInputError
 from evalschema.lenient import LenientParseError, parse_lenient
 from evalschema.pointer import escape
@@ -171,10 +173,17 @@ def is_number(value: Any) -> bool:
 
 
 def levenshtein_similarity(a: str, b: str) -> float:
-    """``1 - distance / max(len)`` over code points; two empty strings are identical."""
+    """``1 - distance / max(len)`` over code points; two empty strings are identical.
+
+    Past ``EVALSCHEMA_COMPARE_MAX_CHARS`` characters (10,000) the distance is the bounded
+    one of ``levenshtein`` (a lower bound of the similarity), so a huge value cannot
+    stall a run; shorter values score exactly as the original packages do."""
     longest = max(len(a), len(b))
     if longest == 0:
         return 1.0
+    cap = int(limits.value("compare_max_chars"))
+    if longest > cap:
+        return 1.0 if a == b else max(0.0, 1.0 - bounded_levenshtein(a, b, cap) / longest)
     return 1.0 - Levenshtein.distance(a, b) / longest
 
 

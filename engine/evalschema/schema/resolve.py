@@ -9,17 +9,20 @@ so problems point at text the user wrote.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urldefrag
+from urllib.parse import unquote, urldefrag, urlsplit
 
 import referencing
 import referencing.exceptions
 import referencing.jsonschema
 from referencing import Resource
 
+from .. import limits
 from ..errors import Problem, SchemaError
 from ..pointer import join as ptr_join
 
@@ -45,21 +48,90 @@ class Resolution:
         return ptr_join(base if base is not None else self.origin(node), key)
 
 
+class RefRefused(Exception):
+    """A ``$ref`` names a file evalschema will not read (docs/security.md): outside the
+    schema's folder, not a regular file, too large, or unreadable."""
+
+    def __init__(self, code: str, message: str, suggestion: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.suggestion = suggestion
+
+
+def read_confined(path: Path, root: Path | None, max_bytes: int) -> bytes:
+    """The bytes of ``path`` if it is a regular file inside ``root`` (symlinks resolved
+    first, so a link cannot lead out) of at most ``max_bytes``; else ``RefRefused``.
+
+    A schema is untrusted: ``$ref`` must not read ``/dev/stdin`` or a FIFO (a hang),
+    ``/dev/zero`` (memory), ``/proc`` or the user's files elsewhere (a leak into reports).
+    """
+    inside = "keep referenced schemas in the schema's folder or below it"
+    if root is None:
+        raise RefRefused("ref-outside-root", "a schema that is not a file cannot $ref files",
+                         "pass the schema's path (base_uri) or inline the definition")
+    try:
+        real = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise referencing.exceptions.NoSuchResource(str(path)) from None  # ref-unresolvable
+    if not real.is_relative_to(root):
+        raise RefRefused("ref-outside-root", f"{path} is outside the schema's folder {root}",
+                         inside)
+    try:
+        info = os.stat(real)
+        if not stat.S_ISREG(info.st_mode):
+            raise RefRefused("ref-not-a-file", f"{path} is not a regular file", inside)
+        if info.st_size > max_bytes:
+            raise RefRefused("ref-too-large", f"{path} has {info.st_size:,} bytes, over the "
+                             f"limit of {max_bytes:,}", "split the schema, or raise "
+                             "EVALSCHEMA_REF_MAX_BYTES")
+        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped since the stat
+                raise RefRefused("ref-not-a-file", f"{path} is not a regular file", inside)
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                data = f.read(max_bytes + 1)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise RefRefused("ref-unreadable", f"cannot read {path}: {exc.strerror or exc}",
+                         "check the file's permissions") from None
+    if len(data) > max_bytes:
+        raise RefRefused("ref-too-large", f"{path} has more than {max_bytes:,} bytes",
+                         "split the schema, or raise EVALSCHEMA_REF_MAX_BYTES")
+    return data
+
+
 def _file_retriever(base_dir: Path | None) -> Callable[[str], Resource[Any]]:
+    root = base_dir.resolve() if base_dir is not None else None
+    max_bytes = int(limits.value("ref_max_bytes"))
+
     def retrieve(uri: str) -> Resource[Any]:
         if uri.startswith("file://"):
-            path = Path(unquote(uri[len("file://"):]))
+            path = Path(unquote(urlsplit(uri).path))
         elif base_dir is not None and "://" not in uri:
             path = base_dir / uri
         else:
             raise referencing.exceptions.NoSuchResource(uri)
+        data = read_confined(path, root, max_bytes)
         try:
-            contents = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise referencing.exceptions.NoSuchResource(uri) from exc
+            contents = json.loads(data.decode("utf-8-sig"))
+        except (ValueError, RecursionError) as exc:
+            raise RefRefused("ref-invalid-json", f"{path} is not valid JSON: "
+                             f"{getattr(exc, 'msg', exc)}", "fix the referenced file") from None
         return Resource.from_contents(contents, default_specification=_DEFAULT_SPEC)
 
     return retrieve
+
+
+def _refused(exc: BaseException) -> RefRefused | None:
+    """The ``RefRefused`` behind a referencing error, if that is what it was."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, RefRefused):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 class _Resolver:
@@ -119,9 +191,15 @@ class _Resolver:
         try:
             resolved = resolver.lookup(ref)
         except referencing.exceptions.Unresolvable as exc:
-            self.problem("ref-unresolvable", f"cannot resolve $ref {ref!r}: {type(exc).__name__}",
-                         ptr_join(pointer, "$ref"),
-                         "check the pointer after '#' and that the file exists")
+            refused = _refused(exc)
+            if refused is not None:
+                self.problem(refused.code, f"$ref {ref!r}: {refused.message}",
+                             ptr_join(pointer, "$ref"), refused.suggestion)
+            else:
+                self.problem("ref-unresolvable",
+                             f"cannot resolve $ref {ref!r}: {type(exc).__name__}",
+                             ptr_join(pointer, "$ref"),
+                             "check the pointer after '#' and that the file exists")
             return {k: v for k, v in node.items() if k != "$ref"}
         target_uri = str(getattr(resolved.resolver, "_base_uri", ""))
         absolute = urldefrag(ref)[0] or self.root_uri
