@@ -239,7 +239,7 @@ def test_check_never_raises_and_writes_nothing(sandbox: Path, schema: str | byte
 
 @FUZZ
 @given(schema=SCHEMA_TEXTS, gold=FILE_BODIES, extracted=FILE_BODIES,
-       fmt=st.sampled_from(["text", "json", "markdown", "junit", "html"]))
+       fmt=st.sampled_from(["table", "json", "markdown", "junit", "html"]))
 def test_eval_command_exits_cleanly_with_valid_output(
         sandbox: Path, schema: str, gold: str | bytes, extracted: str | bytes,
         fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
