@@ -30,6 +30,9 @@ from evalschema.cli.main import main
 #: Wall-clock budget of one example, generous for a loaded two-core machine.
 BUDGET_S = 20.0
 
+#: Duplicate keys in random JSON are reported as warnings (``ProblemWarning``), as they should be.
+pytestmark = pytest.mark.filterwarnings("ignore::evalschema.errors.ProblemWarning")
+
 FUZZ = settings(max_examples=60, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.function_scoped_fixture])
