@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import stat
 import sys
 import warnings
 from collections.abc import Iterable, Iterator
@@ -317,13 +318,38 @@ def _array(value: Any, source: str) -> list[RawRecord]:
     return [RawRecord(value, source, 1)]
 
 
+def folder_files(folder: Path) -> list[Path]:
+    """The ``.json``/``.jsonl`` files of a records folder, in name order.
+
+    A folder of model outputs is as hostile as its contents: an entry that is not a
+    regular file (a FIFO, a device, a link to one) would block or never end when read,
+    so it is a located error rather than something to open.
+    """
+    out: list[Path] = []
+    for p in sorted(q for q in folder.iterdir() if q.suffix in (".json", ".jsonl")):
+        try:
+            st = p.stat()
+        except OSError as exc:
+            raise InputError([Problem("unreadable-file", f"cannot read: {exc.strerror or exc}",
+                                      source=str(p), suggestion="check the file")]) from None
+        if stat.S_ISDIR(st.st_mode):
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError([Problem(
+                "not-a-file", "not a regular file (a FIFO, a device or a link to one); "
+                "reading it could block forever", source=str(p),
+                suggestion="remove it from the folder, or give the records as a file")])
+        out.append(p)
+    return out
+
+
 def load_records(source: str | Path | Iterable[Any], *, strict: bool = True) -> list[RawRecord]:
     """Records from a path (file or folder) or an in-memory iterable."""
     if isinstance(source, str | Path):
         path = Path(source)
         if path.is_dir():
             out: list[RawRecord] = []
-            for f in sorted(p for p in path.iterdir() if p.suffix in (".json", ".jsonl")):
+            for f in folder_files(path):
                 out.extend(load_records(f, strict=strict))
             return out
         text = decode_lines(_read_bytes(path, "file"))
@@ -482,7 +508,7 @@ def iter_records_text(source: str | Path | Iterable[Any], *, strict: bool = True
         return
     path = Path(source)
     if path.is_dir():
-        for f in sorted(q for q in path.iterdir() if q.suffix in (".json", ".jsonl")):
+        for f in folder_files(path):
             yield from iter_records_text(f, strict=strict)
         return
     if not path.exists() or not is_streamable(path):

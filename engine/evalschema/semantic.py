@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .atomicwrite import write_text
 from .judge.client import JudgeError, client_for, redact
 from .judge.settings import DEFAULT_PROFILE, ENDPOINT_KEYS, HOW_TO_CONFIGURE, current_judges
 from .lenient import LenientParseError, parse_lenient
@@ -110,9 +111,7 @@ def _semantic(params: Mapping[str, Any]) -> BatchCompare:
         if use_cache:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_text(json.dumps(scores), "utf-8")
-                tmp.replace(path)
+                write_text(path, json.dumps(scores))
             except OSError:
                 pass  # a cache that cannot be written only costs a re-ask
         return scores

@@ -290,3 +290,32 @@ def test_duplicate_keys_in_a_huge_file_stay_cheap(files: Path) -> None:
     assert len(messages) == 21
     assert messages[-1].endswith("… and 10 more duplicate keys")
     assert "key 'k0' appears twice in one object; the last value is used" in messages[0]
+
+
+# -- records folders -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("role", ["gold", "extracted"])
+def test_a_fifo_in_a_records_folder_is_located_not_read(files: Path, role: str) -> None:
+    """A FIFO named like a record file in a folder of outputs blocked the run forever on
+    open (run in a subprocess: a regression hangs until the timeout)."""
+    folder = files / "outs"
+    folder.mkdir()
+    (folder / "a.json").write_text('{"c": 1, "s": "a"}', encoding="utf-8")
+    os.mkfifo(folder / "b.json")
+    (folder / "sub.json").mkdir()  # a folder named like a file is not a record: skipped
+    other = "g3.jsonl"
+    args = (["--gold", "outs", "--extracted", other] if role == "gold"
+            else ["--gold", other, "--extracted", "outs"])
+    proc = cli(files, "eval", "s.json", *args)
+    assert_located(proc, f"{Path('outs') / 'b.json'}: error not-a-file:")
+
+
+def test_a_records_folder_skips_subfolders_and_reads_its_files(files: Path) -> None:
+    folder = files / "outs"
+    folder.mkdir()
+    (folder / "a.json").write_text('{"c": 1, "s": "a"}', encoding="utf-8")
+    (folder / "nested.jsonl").mkdir()
+    from evalschema.records import folder_files
+
+    assert folder_files(folder) == [folder / "a.json"]
