@@ -459,6 +459,26 @@ async def test_cancel_a_pending_run_suite_request(lsp: Session, tmp_path: Path) 
     await _still_answers(lsp, slow, records)
 
 
+async def test_a_suite_that_hangs_never_holds_up_another(lsp: Session, tmp_path: Path) -> None:
+    """A judge that hangs until its deadline (here: a comparator that sleeps 30 s a call)
+    kept every other suite waiting behind it: runs went through one worker thread."""
+    folder = tmp_path / "proj"
+    slow_suite(folder, 3, 30.0)
+    write_suite(folder)
+    await lsp.boot([folder], {**SLOW_OPTIONS, "runOnStartup": False})
+    await lsp.discovered("shop", "slow")
+    mark = lsp.mark
+    hanging = asyncio.ensure_future(lsp.command("runSuite", {"suite": "slow"}))
+    await lsp.until("the slow run to start", lambda: lsp.started(mark, "slow"))
+    t0 = time.monotonic()
+    ran = await asyncio.wait_for(lsp.command("runSuite", {"suite": "shop"}), TIMEOUT)
+    assert time.monotonic() - t0 < 5, "the other suite waited for the hanging one"
+    [summary] = ran["suites"]
+    assert summary["key"] == "shop" and summary["runs"][0]["records"] == 3
+    assert not hanging.done(), "the slow suite's run was expected to be still going"
+    hanging.cancel()
+
+
 # -- 4. stale results ----------------------------------------------------------------------
 
 NEW_RECORD = '{"id": "new", "price": 1}'

@@ -1,16 +1,23 @@
-"""When suites run: debounced, one at a time off the event loop, superseded by newer runs.
+"""When suites run: debounced, off the event loop, superseded by newer runs.
 
 A request for a suite that is running cancels that run (it stops at its next record
 batch) and queues a fresh one; several requests within the debounce make one run.
 Callers that need the answer (commands) await ``run``; saves and file events only
-``request``. The event loop never waits on scoring: runs execute on one worker thread,
+``request``. The event loop never waits on scoring: runs execute on worker threads,
 so completion and hover are answered while a run is in progress.
+
+Runs of different suites go on separate lanes (``LANES`` worker threads), so a suite
+that is slow for a reason outside our control (an LLM judge that hangs until its
+deadline, a custom comparator that sleeps) never holds up the others. Runs of one suite
+are serialised by a lock of that suite: a superseded run finishes (at its next batch)
+before the newer one touches the suite's cache.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -19,6 +26,11 @@ from typing import Any
 
 from .runner import Cancelled, CancelToken, SuiteCache, SuiteOutcome, run_suite
 from .suites import Suite
+
+#: Suites that may run at the same time. Scoring holds the GIL, so more lanes would
+#: not score faster; they exist so that runs waiting on the network or a sleeping
+#: comparator leave room for the others, while bounding the memory of concurrent runs.
+LANES = 4
 
 #: suite -> the editor texts of its open files, taken on the event loop.
 Snapshot = Callable[[Suite], dict[Path, str]]
@@ -57,7 +69,11 @@ class Scheduler:
     waiters: dict[str, list[asyncio.Future[SuiteOutcome | None]]] = field(default_factory=dict)
     suites: dict[str, Suite] = field(default_factory=dict)
     _executor: ThreadPoolExecutor = field(
-        default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="evalschema-run"))
+        default_factory=lambda: ThreadPoolExecutor(LANES, thread_name_prefix="evalschema-run"))
+    #: One lock per suite: its runs never overlap (they share the suite's cache).
+    _locks: dict[str, threading.Lock] = field(default_factory=dict)
+    #: Building what the server shows shares caches across suites: one build at a time.
+    _build_lock: threading.Lock = field(default_factory=threading.Lock)
     _ids: itertools.count[int] = field(default_factory=itertools.count)
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
 
@@ -111,6 +127,7 @@ class Scheduler:
             if key not in keep:
                 self.cancel(key)
                 del self.caches[key]
+                self._locks.pop(key, None)
 
     def shutdown(self) -> None:
         self.cancel_all()
@@ -138,6 +155,7 @@ class Scheduler:
         loop = asyncio.get_running_loop()
         texts = self.snapshot(suite)
         cache = self.caches.setdefault(key, SuiteCache())
+        lock = self._locks.setdefault(key, threading.Lock())
 
         def progress(done: int, total: int) -> None:
             loop.call_soon_threadsafe(self.hooks.progress, suite, run_id, done, total)
@@ -145,7 +163,7 @@ class Scheduler:
         try:
             await self.hooks.started(suite, run_id)
             outcome, built = await loop.run_in_executor(
-                self._executor, self._job, suite, texts, cache, token, progress)
+                self._executor, self._job, suite, texts, cache, token, progress, lock)
         except Cancelled:
             await self._after_cancel(suite, run_id, key)
             return
@@ -162,10 +180,14 @@ class Scheduler:
         self._resolve(key, outcome)
 
     def _job(self, suite: Suite, texts: dict[Path, str], cache: SuiteCache, token: CancelToken,
-             progress: Callable[[int, int], None]) -> tuple[SuiteOutcome, Any]:
-        outcome = run_suite(suite, texts, cache, token, progress, self.generation)
-        token.check()
-        return outcome, self.build(outcome, texts)
+             progress: Callable[[int, int], None], lock: threading.Lock
+             ) -> tuple[SuiteOutcome, Any]:
+        with lock:
+            token.check()  # superseded while the previous run of this suite finished
+            outcome = run_suite(suite, texts, cache, token, progress, self.generation)
+            token.check()
+            with self._build_lock:
+                return outcome, self.build(outcome, texts)
 
     async def _after_cancel(self, suite: Suite, run_id: str, key: str) -> None:
         self._clear(key, run_id)
