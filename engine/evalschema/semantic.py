@@ -92,6 +92,8 @@ def _semantic(params: Mapping[str, Any]) -> BatchCompare:
     url = profile.url
 
     def judge(pairs: Sequence[tuple[Any, Any]]) -> Sequence[float | None]:
+        if settings.disabled:
+            raise JudgeError(settings.disabled)
         listing = "\n".join(
             f"{i}. gold: {json.dumps(g, ensure_ascii=False)} | extracted: "
             f"{json.dumps(e, ensure_ascii=False)}" for i, (g, e) in enumerate(pairs, 1))

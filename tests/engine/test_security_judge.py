@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from dataclasses import replace
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -150,6 +151,17 @@ def test_a_profile_in_the_user_file_reaches_its_endpoint_with_its_key(
         assert listener.requests[0].json["model"] == "llama-3"
     finally:
         decoy.close()
+
+
+def test_disabled_settings_ask_nobody(listener: Listener) -> None:
+    """What the language server binds in a workspace the user has not trusted: every
+    semantic field is a batch_error with the reason, and no connection is made."""
+    off = replace(settings(listener.url), disabled="the judge is off here")
+    run = evaluate(GOLD, EXT, schema(), judges=off)
+    assert judged(run) == [("batch_error", "JudgeError: the judge is off here")] * 2
+    assert listener.connections == 0
+    run = evaluate(GOLD, EXT, schema(), judges=settings(listener.url))
+    assert [s for s, _ in judged(run)] == ["match", "mismatch"]
 
 
 def test_cli_flags_choose_the_endpoint_and_the_key(listener: Listener, tmp_path: Path,

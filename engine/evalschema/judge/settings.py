@@ -114,6 +114,10 @@ class JudgeSettings:
 
     profiles: tuple[JudgeProfile, ...] = (JudgeProfile(DEFAULT_PROFILE),)
     limits: JudgeLimits = field(default_factory=JudgeLimits)
+    #: Why the judge may not be asked at all here (the language server in a workspace the
+    #: user has not trusted): every ``semantic`` field is then ``batch_error`` with this
+    #: reason and nothing is sent. None: the judge is asked.
+    disabled: str | None = None
 
     def profile(self, name: str) -> JudgeProfile | None:
         for p in self.profiles:
