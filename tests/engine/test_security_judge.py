@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import replace
 from collections.abc import Iterator
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
