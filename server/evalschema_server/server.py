@@ -13,14 +13,18 @@ import fnmatch
 import gc
 import importlib
 import inspect
+import logging
 import sys
-from dataclasses import replace
+import threading
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import urlparse
 
+import cattrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.language_server import _prepare_command_arguments
@@ -38,19 +42,72 @@ from .features import actions, completion, hover, symbols, tokens
 from .guard import guarded, report_once
 from .settings import EvalSettings, Settings
 from .store import DocumentStore, OpenDocument
+from .transport import StdioReader, serve
 from .uris import file_path, uri_to_path
 from .window import window_at
 
 SOURCE = "evalschema"
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A message whose params do not fit its method (or a response that fits no type):
+    answered with InvalidParams when it is a request, logged when it is a notification."""
+
+    jsonrpc: str
+    method: str | None
+    id: Any
+    detail: str
 
 
 class Protocol(LanguageServerProtocol):
-    """Leaves edits to our DocumentStore.
+    """Leaves edits to our DocumentStore, and answers messages pygls cannot read.
 
     pygls applies incremental edits with ``str.splitlines`` and converts the change's
     range in place, so by the time a handler sees it the range is wrong for text
     holding ``\u2028`` or ``\x85``. We apply edits ourselves, from the range as sent.
+
+    pygls raises from ``structure_message`` when a request's params do not fit its
+    type; the read loop only logs that, so the request was never answered. Here such a
+    message becomes an ``Unreadable``, which ``handle_message`` answers.
     """
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            method = data.get("method")
+            cause = exc.__cause__
+            detail = "; ".join(cattrs.transform_error(cause)[:5]) \
+                if isinstance(cause, cattrs.ClassValidationError) else str(cause or exc)
+            msg_id = data.get("id")
+            if method is None and msg_id in self._request_futures:
+                # A response to one of our requests: fail that request rather than
+                # leave its caller waiting for ever.
+                self._result_types.pop(msg_id, None)
+                self._request_futures.pop(msg_id).set_exception(exc)
+            return Unreadable(str(data.get("jsonrpc")), method if isinstance(method, str)
+                              else None, msg_id, detail)
+
+    def handle_message(self, message: Any) -> None:
+        if not isinstance(message, Unreadable):
+            super().handle_message(message)
+            return
+        where = f"{message.method!r}" if message.method else "a response"
+        if message.method is not None and isinstance(message.id, str | int) \
+                and not isinstance(message.id, bool):
+            self._send_response(message.id, error=types.ResponseError(
+                code=JsonRpcInvalidParams.CODE,
+                message=f"invalid params for {where}: {message.detail}"))
+            return
+        text = f"evalschema: ignored {where} with invalid params: {message.detail}"
+        log.warning(text)
+        try:
+            self._server.window_log_message(
+                types.LogMessageParams(types.MessageType.Warning, text))
+        except Exception:  # the connection itself may be gone
+            log.debug("could not send log message", exc_info=True)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams
@@ -103,6 +160,30 @@ class EvalSchemaServer(LanguageServer):
         self.open_paths: dict[Path, str] = {}
         self.progress_tokens: dict[str, bool] = {}
         self.evaluation = EvaluationService(self)
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
+                 ) -> None:
+        """pygls's ``start_io`` with our framing (see ``transport``): malformed headers
+        are reported and skipped, message sizes capped."""
+        self._stop_event = stop = threading.Event()
+        reader = StdioReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(serve(stop, reader, self.protocol, self.report_framing))
+        except BrokenPipeError:
+            log.error("the connection to the client is lost; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
+
+    def report_framing(self, message: str) -> None:
+        try:
+            self.window_log_message(types.LogMessageParams(
+                types.MessageType.Error, f"evalschema: malformed input from the client: "
+                f"{message}"))
+        except Exception:  # the connection itself may be gone
+            log.debug("could not send log message", exc_info=True)
 
     # -- the evaluation service's view of the editor --------------------------
 
