@@ -18,6 +18,7 @@ from evalschema import annotate_xeval, infer_schema
 from evalschema.compare import compare_runs
 from evalschema.errors import EvalSchemaError
 from evalschema.records import parse_records_text
+from evalschema.registry import Registry
 from evalschema.report.markdown import compare_markdown
 
 from .analysis import SchemaAnalysis, analyze
@@ -26,6 +27,7 @@ from .evaluation import views
 from .evaluation.runner import RunOutcome, SuiteOutcome
 from .evaluation.suites import Suite
 from .features import actions
+from .files import in_thread
 from .guard import ClientError as CommandError
 from .guard import guarded
 from .uris import file_path
@@ -218,6 +220,22 @@ def _worst(ls: EvalSchemaServer, run: RunOutcome, field: str) -> dict[str, Any] 
             "path": r.path, "status": str(r.status), "score": r.score}
 
 
+def _annotations(text: str, registry: Registry, path: str
+                 ) -> tuple[SchemaAnalysis, list[actions.TextEdit]]:
+    analysis = analyze(text, registry, base_uri=path)
+    return analysis, actions.annotate_edits(analysis)
+
+
+def _infer(text: str, path: Path) -> dict[str, Any]:
+    """A schema inferred from gold records (on a worker thread: the file may be large)."""
+    try:
+        records = [r.value for r in parse_records_text(text, str(path), strict=True)]
+    except EvalSchemaError as exc:
+        raise CommandError("; ".join(p.format() for p in exc.problems[:3])) from None
+    schema = annotate_xeval(infer_schema(records))
+    return {"schema": schema, "text": json.dumps(schema, indent=2, ensure_ascii=False) + "\n"}
+
+
 def register(server: EvalSchemaServer) -> None:
     @server.command(PREFIX + "runSuite")
     @guarded()
@@ -261,19 +279,14 @@ def register(server: EvalSchemaServer) -> None:
 
     @server.command(PREFIX + "inferSchema")
     @guarded()
-    def infer(ls: EvalSchemaServer, *args: Any) -> Any:
+    async def infer(ls: EvalSchemaServer, *args: Any) -> Any:
         path = _path(_arg(args).get("uri"))
         if path is None:
             raise CommandError("inferSchema needs {\"uri\": <a gold file>}")
-        text = ls.evaluation.text_of(path)
+        text = await ls.evaluation.text_of(path)
         if text is None:
             raise CommandError(f"cannot read {path}")
-        try:
-            records = [r.value for r in parse_records_text(text, str(path), strict=True)]
-        except EvalSchemaError as exc:
-            raise CommandError("; ".join(p.format() for p in exc.problems[:3])) from None
-        schema = annotate_xeval(infer_schema(records))
-        return {"schema": schema, "text": json.dumps(schema, indent=2, ensure_ascii=False) + "\n"}
+        return await in_thread(_infer, text, path)
 
     @server.command(PREFIX + "annotate")
     @guarded()
@@ -283,12 +296,14 @@ def register(server: EvalSchemaServer) -> None:
         path = _path(uri)
         if path is None or not isinstance(uri, str):
             raise CommandError("annotate needs {\"uri\": <an eval schema>}")
-        text = ls.evaluation.text_of(path)
+        text = await ls.evaluation.text_of(path)
         if text is None:
             raise CommandError(f"cannot read {path}")
-        analysis = ls.analysis(uri) if ls.store.get(uri) else analyze(text, ls.registry,
-                                                                     base_uri=str(path))
-        edits = actions.annotate_edits(analysis)
+        if ls.store.get(uri):
+            analysis = ls.analysis(uri)
+            edits = actions.annotate_edits(analysis)
+        else:  # a file on disk, maybe large: parsed and checked off the event loop
+            analysis, edits = await in_thread(_annotations, text, ls.registry, str(path))
         if not edits:
             return {"applied": False, "edits": 0}
         lines = analysis.doc.lines

@@ -39,6 +39,7 @@ from .analysis import XEVAL_PREFIX, SchemaAnalysis, analyze, has_xeval_keys, rel
 from .document import JsonDocument, LineIndex
 from .evaluation.service import EvaluationService
 from .features import actions, completion, hover, symbols, tokens
+from .files import in_thread
 from .guard import guarded, report_once
 from .settings import EvalSettings, Settings
 from .store import DocumentStore, OpenDocument
@@ -336,16 +337,26 @@ class EvalSchemaServer(LanguageServer):
 
     # -- configuration ------------------------------------------------------
 
-    def read_project_config(self, root: str) -> None:
-        """Remember the schemas an evalschema.toml (or [tool.evalschema]) names, at once:
+    async def read_project_configs(self, roots: list[Path]) -> None:
+        """Remember the schemas an evalschema.toml (or [tool.evalschema]) names, early:
         the search for suites (which keeps this set current, see ``schemas_named``) walks
-        the workspace and may finish after the first documents are opened."""
-        found = find_config(root)
-        if found is None:
+        the workspace and may finish after the first documents are opened. Read on a
+        thread of its own: a configuration's glob may walk the whole disk."""
+        try:
+            named = await in_thread(_configured_schemas, roots)
+        except Exception as exc:
+            report_once(self, "reading evalschema.toml", exc)
             return
-        loaded = load_config(found)
-        if loaded.config is not None:
-            self.config_schemas.update(str(s.schema.resolve()) for s in loaded.config.suites)
+        if named - self.config_schemas:
+            self.config_schemas |= named
+            self.analyses.clear()
+            for uri in list(self.store.docs):
+                self.schedule(uri, immediate=True)
+
+    def spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
 
     def apply_settings(self, raw: Any) -> None:
         before = self.settings
@@ -456,10 +467,8 @@ def on_initialize(ls: EvalSchemaServer, params: types.InitializeParams) -> None:
     if params.root_uri:
         ls.root_path = uri_to_path(params.root_uri)
     roots = [uri_to_path(f.uri) for f in params.workspace_folders or []] or [ls.root_path]
-    for root in roots:
-        if root:
-            ls.read_project_config(root)
     ls.roots = [Path(r) for r in roots if r]
+    ls.spawn(ls.read_project_configs(list(ls.roots)))
     if params.initialization_options is not None:
         ls.apply_settings(params.initialization_options)
 
@@ -477,6 +486,17 @@ async def on_initialized(ls: EvalSchemaServer, params: types.InitializedParams) 
 @guarded()
 def on_shutdown(ls: EvalSchemaServer, params: None) -> None:
     ls.evaluation.shutdown()
+
+
+def _configured_schemas(roots: list[Path]) -> set[str]:
+    """The schemas the configurations of ``roots`` name (on a worker thread)."""
+    out: set[str] = set()
+    for root in roots:
+        found = find_config(root)
+        loaded = load_config(found) if found is not None else None
+        if loaded is not None and loaded.config is not None:
+            out.update(str(s.schema.resolve()) for s in loaded.config.suites)
+    return out
 
 
 async def _pull_configuration(ls: EvalSchemaServer) -> None:

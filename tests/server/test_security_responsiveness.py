@@ -1,0 +1,179 @@
+"""A hostile workspace cannot stop the server answering.
+
+A configuration whose glob walks the whole disk, a FIFO or ``/dev/zero`` named as gold
+data, a file over the read limit, a 50 MB document edited 200 times: ``initialize``
+and requests on other documents are still answered within a budget, the evaluation
+reports what it could not read, and ``exit`` still ends the process.
+
+The disk walk is simulated (a real one would take the shared machine's CPU): the
+server runs with ``glob.glob`` patched to sleep on patterns that start at ``/**``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest_lsp
+from eval_workspace import write_suite
+from lsp_helpers import position
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+BUDGET = 10.0
+
+#: The server, with a walk of the whole disk that takes two minutes, and its memory
+#: capped (a regression reading /dev/zero fails instead of exhausting the machine).
+SLOW_DISK = [sys.executable, "-c", """
+import glob, resource, sys, time
+resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+real = glob.glob
+def walk(pattern, *args, **kwargs):
+    if str(pattern).startswith("/**"):
+        time.sleep(120)
+        return []
+    return real(pattern, *args, **kwargs)
+glob.glob = walk
+import evalschema_server.files as files
+files.MAX_FILE_BYTES = 100_000
+from evalschema_server.__main__ import main
+sys.exit(main())
+"""]
+
+SCHEMA = json.dumps({"type": "object", "x-eval-id": "id", "properties": {
+    "id": {"type": "string"}, "name": {"type": "string", "x-eval-compare": "levenshtein"}}},
+    indent=2)
+
+
+async def answered_within(what: str, coro: Any, budget: float = BUDGET) -> Any:
+    t0 = time.monotonic()
+    try:
+        return await asyncio.wait_for(coro, budget)
+    except TimeoutError:
+        raise AssertionError(f"{what}: no answer within {budget:g} s") from None
+    finally:
+        print(f"{what}: {time.monotonic() - t0:.2f} s")
+
+
+async def hover_other_document(client: LanguageClient, folder: Path) -> types.Hover | None:
+    """Hover on a schema the workspace's configuration does not concern."""
+    other = folder / "other.eval.json"
+    uri = other.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri, "json", 1, SCHEMA)))
+    return await answered_within("hover on another document", client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri),
+                          position(SCHEMA, "levenshtein", delta=2))))
+
+
+async def boot(client: LanguageClient, folder: Path, options: dict[str, Any] | None = None
+               ) -> None:
+    client.feature("evalschema/runStarted")(lambda params: None)
+    client.feature("evalschema/runFinished")(lambda params: None)
+    await answered_within("initialize", client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"), root_uri=folder.as_uri(),
+        initialization_options=options)))
+
+
+async def exits(client: LanguageClient) -> None:
+    await answered_within("shutdown and exit", client.shutdown_session())
+
+
+async def until(what: str, check: Any, timeout: float = BUDGET) -> Any:
+    deadline = time.monotonic() + timeout
+    while not (got := check()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+        await asyncio.sleep(0.05)
+    return got
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SLOW_DISK))
+async def slow(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
+    yield lsp_client
+    kill_if_running(lsp_client)
+
+
+def kill_if_running(client: LanguageClient) -> None:
+    """A server that did not exit (a regression) is killed: pytest-lsp would wait for it."""
+    proc = client._server
+    if proc is not None and proc.returncode is None:
+        proc.kill()
+
+
+def configure(folder: Path, gold: str, extracted: str = "shop.run1.extracted.jsonl") -> None:
+    (folder / "evalschema.toml").write_text(
+        f'[[suite]]\nname = "shop"\nschema = "shop.eval.json"\ngold = "{gold}"\n'
+        f'extracted = ["{extracted}"]\n', encoding="utf-8")
+
+
+# -- the disk ------------------------------------------------------------------
+
+async def test_a_glob_that_walks_the_whole_disk_does_not_stop_initialize(
+        slow: LanguageClient, tmp_path: Path) -> None:
+    folder = tmp_path / "proj"
+    write_suite(folder)
+    configure(folder, "shop.gold.jsonl", "/**/*.jsonl")
+    await boot(slow, folder)
+    hover = await hover_other_document(slow, folder)
+    assert hover is not None and "levenshtein" in hover.contents.value  # type: ignore[union-attr]
+    # The walk is still going on; the exit does not wait for it.
+    await exits(slow)
+
+
+async def test_a_fifo_named_as_gold_is_reported_not_read(slow: LanguageClient,
+                                                         tmp_path: Path) -> None:
+    folder = tmp_path / "proj"
+    write_suite(folder)
+    fifo = folder / "gold.fifo"
+    os.mkfifo(fifo)
+    configure(folder, "gold.fifo")
+    await boot(slow, folder)
+    await hover_other_document(slow, folder)
+    diags = await until("the FIFO's diagnostic",
+                        lambda: slow.diagnostics.get(fifo.as_uri()))
+    [d] = diags
+    assert d.code == "unreadable-file"
+    assert d.message.startswith("cannot read gold.fifo: not a regular file"), d.message
+    await exits(slow)
+
+
+async def test_dev_zero_as_gold_is_reported_not_read(slow: LanguageClient,
+                                                     tmp_path: Path) -> None:
+    folder = tmp_path / "proj"
+    paths = write_suite(folder)
+    paths["gold"].unlink()
+    paths["gold"].symlink_to("/dev/zero")
+    await boot(slow, folder)
+    await hover_other_document(slow, folder)
+    diags = await until("the gold file's diagnostic",
+                        lambda: slow.diagnostics.get(paths["gold"].resolve().as_uri()))
+    [d] = diags
+    assert d.code == "unreadable-file"
+    assert d.message.startswith("cannot read zero: not a regular file"), d.message
+    await exits(slow)
+
+
+async def test_a_file_over_the_read_limit_is_reported_not_read(slow: LanguageClient,
+                                                               tmp_path: Path) -> None:
+    folder = tmp_path / "proj"
+    paths = write_suite(folder)
+    big = folder / "shop.run2.extracted.jsonl"
+    line = '{"id": "a", "name": "x"}\n'
+    big.write_text(line * (200_000 // len(line)), encoding="utf-8")
+    await boot(slow, folder)
+    diags = await until("the big file's diagnostic", lambda: slow.diagnostics.get(big.as_uri()))
+    [d] = diags
+    assert d.code == "unreadable-file"
+    assert d.message == (f"cannot read {big.name}: {big.stat().st_size:,} bytes, over the "
+                         "server's limit of 100,000 bytes")
+    # The other run is scored.
+    await until("the other run's findings",
+                lambda: slow.diagnostics.get(paths["extracted"].as_uri()))
+    await exits(slow)
