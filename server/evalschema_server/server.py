@@ -152,6 +152,8 @@ class EvalSchemaServer(LanguageServer):
         #: Schemas that the workspace's evalschema.toml names (absolute paths).
         self.config_schemas: set[str] = set()
         self.logged_errors: set[str] = set()
+        #: Open documents over ``maxDocumentSize`` that were logged as such.
+        self.large_noted: set[str] = set()
         self.imported_modules: set[str] = set()
         self.pull_diagnostics = False
         self.snippets = False
@@ -290,12 +292,21 @@ class EvalSchemaServer(LanguageServer):
             return True
         return path is not None and str(Path(path).resolve()) in self.config_schemas
 
+    def too_large(self, doc: OpenDocument) -> bool:
+        """Over ``maxDocumentSize``: no eval-schema features (never parsed here)."""
+        limit = self.settings.max_document_size
+        return bool(limit) and doc.size > limit
+
     def might_be_schema(self, doc: OpenDocument) -> bool:
         """Cheap pre-check, so plain JSON files are never parsed."""
+        if self.too_large(doc):
+            return False
         return self.named_as_schema(doc) or (
             doc.language_id in ("json", "jsonc") and XEVAL_PREFIX in doc.text)
 
     def is_eval_schema(self, doc: OpenDocument, analysis: SchemaAnalysis | None = None) -> bool:
+        if self.too_large(doc):
+            return False
         if self.named_as_schema(doc):
             return True
         if not self.might_be_schema(doc):
@@ -303,12 +314,13 @@ class EvalSchemaServer(LanguageServer):
         return has_xeval_keys((analysis or self.analysis(doc.uri)).doc)
 
     def open_analysis(self, uri: str) -> SchemaAnalysis | None:
-        """The analysis of an open document, or None when it is not open."""
-        return self.analysis(uri) if self.store.get(uri) is not None else None
+        """The analysis of an open document, or None when it is not open (or too large)."""
+        doc = self.store.get(uri)
+        return self.analysis(uri) if doc is not None and not self.too_large(doc) else None
 
     def analysis(self, uri: str) -> SchemaAnalysis:
         doc = self.store.get(uri)
-        text = doc.text if doc else ""
+        text = doc.text if doc is not None and not self.too_large(doc) else ""
         version = doc.version if doc else None
         cached = self.analyses.get(uri)
         if cached is not None and cached[0] == version and cached[1].text == text:
@@ -382,6 +394,8 @@ class EvalSchemaServer(LanguageServer):
 
     def diagnostics(self, uri: str) -> list[types.Diagnostic]:
         doc = self.store.get(uri)
+        if doc is not None and self.too_large(doc):
+            return [self.size_notice(doc)] if self.named_as_schema(doc) else []
         if doc is None or not self.might_be_schema(doc):
             return []
         analysis = self.analysis(uri)
@@ -400,6 +414,33 @@ class EvalSchemaServer(LanguageServer):
                 data={**p.data, "code": p.code, "pointer": p.pointer, "target": p.target},
             ))
         return out
+
+    def size_notice(self, doc: OpenDocument) -> types.Diagnostic:
+        """What a schema over ``maxDocumentSize`` shows instead of its checks."""
+        return types.Diagnostic(
+            range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+            message=self.size_message(doc), severity=types.DiagnosticSeverity.Information,
+            code="document-too-large", source=SOURCE)
+
+    def size_message(self, doc: OpenDocument) -> str:
+        return (f"this document has {doc.size:,} characters, over evalschema.maxDocumentSize "
+                f"({self.settings.max_document_size:,}): eval-schema checks, completion, hover "
+                "and the outline are off for it (raise evalschema.maxDocumentSize to turn "
+                "them on; evaluation of data files is not affected)")
+
+    def note_size(self, doc: OpenDocument) -> None:
+        """Log once when a JSON document goes over the limit (a data file, say: it shows
+        no diagnostic, and the user may wonder why features are missing)."""
+        if not self.too_large(doc):
+            self.large_noted.discard(doc.uri)
+            return
+        if doc.uri in self.large_noted or not (
+                doc.language_id in ("json", "jsonc") or self.named_as_schema(doc)):
+            return
+        self.large_noted.add(doc.uri)
+        name = Path(urlparse(doc.uri).path).name or doc.uri
+        self.window_log_message(types.LogMessageParams(
+            types.MessageType.Info, f"evalschema: {name}: {self.size_message(doc)}"))
 
     def publish(self, uri: str) -> None:
         self.pending.pop(uri, None)
@@ -530,7 +571,7 @@ async def on_configuration(ls: EvalSchemaServer,
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 @guarded()
 def did_open(ls: EvalSchemaServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.store.open(params.text_document)
+    ls.note_size(ls.store.open(params.text_document))
     path = file_path(params.text_document.uri)
     if path is not None:
         ls.open_paths[path] = params.text_document.uri
@@ -542,7 +583,7 @@ def did_open(ls: EvalSchemaServer, params: types.DidOpenTextDocumentParams) -> N
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 @guarded()
 def did_change(ls: EvalSchemaServer, params: types.DidChangeTextDocumentParams) -> None:
-    ls.store.change(params, ls.encoding)
+    ls.note_size(ls.store.change(params, ls.encoding))
     ls.schedule(params.text_document.uri)
     path = file_path(params.text_document.uri)
     if path is not None:
@@ -567,6 +608,7 @@ def did_close(ls: EvalSchemaServer, params: types.DidCloseTextDocumentParams) ->
         if handle is not None:
             handle.cancel()
     ls.store.close(uri)
+    ls.large_noted.discard(uri)
     path = file_path(uri)
     if path is not None and ls.open_paths.get(path) == uri:
         del ls.open_paths[path]
@@ -674,7 +716,7 @@ def on_code_action(ls: EvalSchemaServer, params: types.CodeActionParams
                    ) -> list[types.CodeAction] | None:
     uri = params.text_document.uri
     doc = ls.store.get(uri)
-    if doc is None:
+    if doc is None or ls.too_large(doc):
         return None
     analysis = ls.analysis(uri)
     out: list[types.CodeAction] = []

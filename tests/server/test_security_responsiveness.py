@@ -20,9 +20,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_lsp
 from eval_workspace import write_suite
-from lsp_helpers import position
+from lsp_helpers import SERVER, position
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
@@ -72,13 +73,15 @@ async def hover_other_document(client: LanguageClient, folder: Path) -> types.Ho
                           position(SCHEMA, "levenshtein", delta=2))))
 
 
-async def boot(client: LanguageClient, folder: Path, options: dict[str, Any] | None = None
-               ) -> None:
+async def boot(client: LanguageClient, folder: Path, options: dict[str, Any] | None = None,
+               *, pull: bool = True) -> None:
     client.feature("evalschema/runStarted")(lambda params: None)
     client.feature("evalschema/runFinished")(lambda params: None)
+    caps = client_capabilities("visual-studio-code")
+    if not pull and caps.text_document is not None:
+        caps.text_document.diagnostic = None
     await answered_within("initialize", client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"), root_uri=folder.as_uri(),
-        initialization_options=options)))
+        capabilities=caps, root_uri=folder.as_uri(), initialization_options=options)))
 
 
 async def exits(client: LanguageClient) -> None:
@@ -177,3 +180,98 @@ async def test_a_file_over_the_read_limit_is_reported_not_read(slow: LanguageCli
     await until("the other run's findings",
                 lambda: slow.diagnostics.get(paths["extracted"].as_uri()))
     await exits(slow)
+
+
+# -- a 50 MB document ------------------------------------------------------------
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def editor(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
+    yield lsp_client
+    kill_if_running(lsp_client)
+
+
+def big_schema(size: int) -> str:
+    prop = '    "field_%07d": {"type": "string", "x-eval-compare": "levenshtein"},\n'
+    n = size // len(prop % 0) + 1
+    body = "".join(prop % i for i in range(n))
+    return '{\n  "type": "object",\n  "properties": {\n' + body + '    "last": {}\n  }\n}\n'
+
+
+async def pulled(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
+    report = await answered_within("pull diagnostics", client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))))
+    return list(report.items)  # type: ignore[union-attr]
+
+
+def logged(client: LanguageClient) -> list[str]:
+    return [m.message for m in client.log_messages]
+
+
+@pytest.mark.parametrize("pull", [True, False], ids=["pull", "push"])
+async def test_edits_to_a_50_mb_document_do_not_delay_other_files(
+        editor: LanguageClient, tmp_path: Path, pull: bool) -> None:
+    await boot(editor, tmp_path, pull=pull)
+    text = big_schema(50_000_000)
+    uri = (tmp_path / "big.eval.json").as_uri()
+    editor.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri, "json", 1, text)))
+    for i in range(200):
+        at = types.Position(3 + i * 1000, 4)
+        editor.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version=2 + i, uri=uri),
+            [types.TextDocumentContentChangePartial(range=types.Range(at, at), text="x")]))
+    hover = await hover_other_document(editor, tmp_path)
+    assert hover is not None
+    # The big schema: one notice instead of its checks, and a line in the log.
+    if pull:
+        [notice] = await pulled(editor, uri)
+    else:
+        [notice] = await until("the notice", lambda: [
+            d for d in editor.diagnostics.get(uri, []) if "50,000,285" in d.message])
+    assert notice.code == "document-too-large"
+    assert notice.severity == types.DiagnosticSeverity.Information
+    assert notice.range == types.Range(types.Position(0, 0), types.Position(0, 0))
+    assert notice.message == (
+        f"this document has {len(text) + 200:,} characters, over evalschema.maxDocumentSize "
+        "(5,000,000): eval-schema checks, completion, hover and the outline are off for it "
+        "(raise evalschema.maxDocumentSize to turn them on; evaluation of data files is not "
+        "affected)")
+    at_open = notice.message.replace(f"{len(text) + 200:,}", f"{len(text):,}")
+    assert logged(editor).count(f"evalschema: big.eval.json: {at_open}") == 1
+    symbols = await answered_within("outline of the big document",
+                                    editor.text_document_document_symbol_async(
+                                        types.DocumentSymbolParams(
+                                            types.TextDocumentIdentifier(uri))))
+    assert symbols is None
+    await exits(editor)
+
+
+async def test_max_document_size_is_a_setting(editor: LanguageClient, tmp_path: Path) -> None:
+    await boot(editor, tmp_path, {"maxDocumentSize": 100})
+    text = SCHEMA.replace('"levenshtein"', '"levenstein"')
+    assert len(text) > 100
+    uri = (tmp_path / "s.eval.json").as_uri()
+    editor.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri, "json", 1, text)))
+    [notice] = await pulled(editor, uri)
+    assert notice.code == "document-too-large"
+    assert "over evalschema.maxDocumentSize (100)" in notice.message
+    hover = await editor.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(uri), position(text, "levenstein", delta=2)))
+    assert hover is None
+    # A JSON data file over the limit: no diagnostic, one line in the log.
+    data_uri = (tmp_path / "data.json").as_uri()
+    editor.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(data_uri, "json", 1, json.dumps({"x-eval-compare": "x" * 200}))))
+    assert await pulled(editor, data_uri) == []
+    await until("the log line", lambda: any(m.startswith("evalschema: data.json: this document "
+                                                         "has 222 characters") for m in
+                                            logged(editor)))
+    # Without a limit, the schema is checked again.
+    editor.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        {"evalschema": {"maxDocumentSize": 0}}))
+    deadline = time.monotonic() + BUDGET
+    while [d.code for d in await pulled(editor, uri)] != ["unknown-comparator"]:
+        assert time.monotonic() < deadline, "the schema is not checked again"
+        await asyncio.sleep(0.05)
+    await exits(editor)
