@@ -21,8 +21,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Runs score on a worker thread; hand the interpreter back to the event loop
     # every millisecond (default 5 ms) so requests are answered while one is going on.
     sys.setswitchinterval(0.001)
-    server.start_io()
-    return 0
+    return server.start_io()
 
 
 if __name__ == "__main__":

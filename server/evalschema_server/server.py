@@ -165,9 +165,10 @@ class EvalSchemaServer(LanguageServer):
         self.evaluation = EvaluationService(self)
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
-                 ) -> None:
+                 ) -> int:
         """pygls's ``start_io`` with our framing (see ``transport``): malformed headers
-        are reported and skipped, message sizes capped."""
+        are reported and skipped, message sizes capped. Returns the exit code: 0 after
+        ``shutdown``, else 1 (input ended, or ``exit`` came first), as LSP asks."""
         self._stop_event = stop = threading.Event()
         reader = StdioReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
@@ -179,6 +180,7 @@ class EvalSchemaServer(LanguageServer):
             pass
         finally:
             self.shutdown()  # type: ignore[no-untyped-call]
+        return 0 if self.protocol._shutdown else 1
 
     def report_framing(self, message: str) -> None:
         try:

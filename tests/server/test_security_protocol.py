@@ -206,9 +206,18 @@ async def test_a_huge_content_length_is_not_allocated(raw: Raw) -> None:
     assert rss_mb(raw.proc.pid) < before + 200
 
 
-async def test_a_message_body_cut_by_the_end_of_input_exits_cleanly(raw: Raw) -> None:
+async def test_a_message_body_cut_by_the_end_of_input_is_reported_and_exits_with_1(
+        raw: Raw) -> None:
     raw.send(b"Content-Length: 500\r\n\r\n{\"jsonrpc\": ")
     assert raw.proc.stdin is not None
     raw.proc.stdin.close()
-    code = await asyncio.wait_for(raw.proc.wait(), BUDGET)
-    assert code is not None
+    assert await asyncio.wait_for(raw.proc.wait(), BUDGET) == 1
+    with contextlib.suppress(AssertionError):
+        while True:
+            await asyncio.wait_for(raw._next(), BUDGET)
+    assert "evalschema: malformed input from the client: input ended inside a message (12 of " \
+        "500 bytes)" in raw.logs()
+
+
+async def test_exit_after_shutdown_exits_with_0(raw: Raw) -> None:
+    assert await raw.close() == 0

@@ -17,6 +17,7 @@ export interface Settings {
   severity: Record<string, Severity>;
   fieldThreshold: number | null;
   evaluationDebounceMs: number;
+  maxDocumentSize: number;
   showResultsAfterRun: boolean;
 }
 
@@ -36,6 +37,7 @@ export const DEFAULTS: Readonly<Settings> = Object.freeze({
   severity: {},
   fieldThreshold: null,
   evaluationDebounceMs: 50,
+  maxDocumentSize: 5000000,
   showResultsAfterRun: true,
 });
 
@@ -78,6 +80,7 @@ export function readSettings(get: (key: string) => unknown): Settings {
     severity,
     fieldThreshold: typeof threshold === "number" && threshold >= 0 && threshold <= 1 ? threshold : null,
     evaluationDebounceMs: int(get("evaluationDebounceMs"), DEFAULTS.evaluationDebounceMs, 10000),
+    maxDocumentSize: int(get("maxDocumentSize"), DEFAULTS.maxDocumentSize, 67108864),
     showResultsAfterRun: bool(get("showResultsAfterRun"), DEFAULTS.showResultsAfterRun),
   };
 }
@@ -94,6 +97,7 @@ export function serverSettings(s: Settings): ServerSettings {
     severity: s.severity,
     fieldThreshold: s.fieldThreshold,
     evaluationDebounceMs: s.evaluationDebounceMs,
+    maxDocumentSize: s.maxDocumentSize,
   };
 }
 

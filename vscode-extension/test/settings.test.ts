@@ -70,6 +70,7 @@ test("the server gets only its own settings", () => {
     severity: {},
     fieldThreshold: null,
     evaluationDebounceMs: 50,
+    maxDocumentSize: 5000000,
   });
   // Every server setting is a documented evalschema.* setting.
   for (const key of Object.keys(server)) assert.ok(props[`evalschema.${key}`], key);
