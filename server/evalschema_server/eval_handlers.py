@@ -53,13 +53,13 @@ def _path(uri: str | None) -> Path | None:
 
 # -- data files ---------------------------------------------------------------
 
-def data_hover(ls: EvalSchemaServer, uri: str, text: str, position: types.Position
-               ) -> types.Hover | None:
+def data_hover(ls: EvalSchemaServer, uri: str, text: str, position: types.Position,
+               lines: LineIndex | None = None) -> types.Hover | None:
     path = _path(uri)
     if path is None:
         return None
     svc = ls.evaluation
-    lines = LineIndex(text)
+    lines = lines or LineIndex(text)
     offset = lines.offset(position.line, position.character, ls.encoding)
     hits = views.hits(svc.outcomes_for(path), path, text, offset, svc.locator)
     if not hits:
@@ -71,13 +71,13 @@ def data_hover(ls: EvalSchemaServer, uri: str, text: str, position: types.Positi
                        _range(lines, *hits[0].span, ls.encoding))
 
 
-def data_definition(ls: EvalSchemaServer, uri: str, text: str, position: types.Position
-                    ) -> list[types.Location] | None:
+def data_definition(ls: EvalSchemaServer, uri: str, text: str, position: types.Position,
+                    lines: LineIndex | None = None) -> list[types.Location] | None:
     path = _path(uri)
     if path is None:
         return None
     svc = ls.evaluation
-    offset = LineIndex(text).offset(position.line, position.character, ls.encoding)
+    offset = (lines or LineIndex(text)).offset(position.line, position.character, ls.encoding)
     hits = [h for h in views.hits(svc.outcomes_for(path), path, text, offset, svc.locator)
             if h.side == "extracted"]
     if not hits:

@@ -693,7 +693,7 @@ def on_hover(ls: EvalSchemaServer, params: types.HoverParams) -> types.Hover | N
     if doc is None:
         return None
     if not ls.is_eval_schema(doc):
-        return eval_handlers.data_hover(ls, uri, doc.text, params.position)
+        return eval_handlers.data_hover(ls, uri, doc.text, params.position, doc.line_index)
     analysis = ls.analysis(uri)
     offset = ls.to_offset(analysis.doc, params.position)
     found = hover.hover(analysis, offset, ls.registry)
@@ -777,7 +777,8 @@ def on_definition(ls: EvalSchemaServer, params: types.DefinitionParams
     if doc is None:
         return None
     if not ls.is_eval_schema(doc):
-        return eval_handlers.data_definition(ls, uri, doc.text, params.position)
+        return eval_handlers.data_definition(ls, uri, doc.text, params.position,
+                                             doc.line_index)
     analysis = ls.analysis(uri)
     found = symbols.definition(analysis, ls.to_offset(analysis.doc, params.position))
     if found is None:

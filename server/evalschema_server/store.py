@@ -53,7 +53,8 @@ def _content(line: str) -> str:
 class OpenDocument:
     """One open document: its text (joined on demand) and what the editor said of it."""
 
-    __slots__ = ("_lines", "_text", "edited_from", "language_id", "size", "uri", "version")
+    __slots__ = ("_index", "_lines", "_text", "edited_from", "language_id", "size", "uri",
+                 "version")
 
     def __init__(self, uri: str, text: str, version: int | None,
                  language_id: str = "json") -> None:
@@ -62,6 +63,7 @@ class OpenDocument:
         self.language_id = language_id
         self._text: str | None = text
         self._lines: list[str] | None = None
+        self._index: LineIndex | None = None
         #: Length of the text in characters (known without joining it).
         self.size = len(text)
         #: The lowest offset any edit touched since ``mark_parsed``: text before it is
@@ -77,7 +79,15 @@ class OpenDocument:
 
     @text.setter
     def text(self, text: str) -> None:
-        self._text, self._lines, self.size = text, None, len(text)
+        self._text, self._lines, self._index, self.size = text, None, None, len(text)
+
+    @property
+    def line_index(self) -> LineIndex:
+        """The current text's line table, kept until the next edit (a data file's hovers
+        would otherwise rebuild it for 50 MB each time)."""
+        if self._index is None or self._index.text is not self.text:
+            self._index = LineIndex(self.text)
+        return self._index
 
     def edit(self, rng: types.Range, new: str, encoding: str) -> None:
         """Replace ``rng`` (as LSP positions, clamped like ``LineIndex.offset``)."""
@@ -101,7 +111,7 @@ class OpenDocument:
         if l1 + 1 < len(lines):  # ``middle`` ends with line l1's break: no empty last line
             pieces.pop()
         lines[first:l1 + 1] = pieces
-        self._lines, self._text = lines, None
+        self._lines, self._text, self._index = lines, None, None
         self.size += len(middle) - removed
 
 

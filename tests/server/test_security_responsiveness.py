@@ -75,8 +75,10 @@ async def hover_other_document(client: LanguageClient, folder: Path) -> types.Ho
 
 async def boot(client: LanguageClient, folder: Path, options: dict[str, Any] | None = None,
                *, pull: bool = True) -> None:
-    client.feature("evalschema/runStarted")(lambda params: None)
-    client.feature("evalschema/runFinished")(lambda params: None)
+    runs: list[str] = []
+    client.feature("evalschema/runStarted")(lambda params: runs.append("started"))
+    client.feature("evalschema/runFinished")(lambda params: runs.append("finished"))
+    client.runs = runs  # type: ignore[attr-defined]
     caps = client_capabilities("visual-studio-code")
     if not pull and caps.text_document is not None:
         caps.text_document.diagnostic = None
@@ -274,4 +276,35 @@ async def test_max_document_size_is_a_setting(editor: LanguageClient, tmp_path: 
     while [d.code for d in await pulled(editor, uri)] != ["unknown-comparator"]:
         assert time.monotonic() < deadline, "the schema is not checked again"
         await asyncio.sleep(0.05)
+    await exits(editor)
+
+
+async def test_a_large_data_file_edited_as_you_type_is_evaluated_off_the_loop(
+        editor: LanguageClient, tmp_path: Path) -> None:
+    folder = tmp_path / "proj"
+    paths = write_suite(folder)
+    line = '{"id": "r%07d", "name": "Widget %d", "price": 3.0, "currency": "USD"}\n'
+    text = "".join(line % (i, i) for i in range(120_000))
+    assert len(text) > 8_000_000
+    paths["extracted"].write_text(text, encoding="utf-8")
+    await boot(editor, folder, {"runOn": "change", "runOnStartup": False})
+    uri = paths["extracted"].as_uri()
+    editor.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri, "jsonl", 1, text)))
+    for i in range(100):
+        at = types.Position(1000 + i, 20)
+        editor.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version=2 + i, uri=uri),
+            [types.TextDocumentContentChangePartial(range=types.Range(at, at), text="x")]))
+        await asyncio.sleep(0.005)
+    runs = editor.runs  # type: ignore[attr-defined]
+    await until("a run of the suite", lambda: "started" in runs)
+    # A run of the suite (on the worker thread) holds up neither other files...
+    assert "finished" not in runs
+    assert await hover_other_document(editor, folder) is not None
+    # ...nor hovers on the big file itself.
+    await answered_within("hover on the big data file", editor.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(90_000, 10))),
+        budget=2.0)
+    await until("the end of the run", lambda: "finished" in runs, 60)
     await exits(editor)
