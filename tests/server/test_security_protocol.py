@@ -221,3 +221,36 @@ async def test_a_message_body_cut_by_the_end_of_input_is_reported_and_exits_with
 
 async def test_exit_after_shutdown_exits_with_0(raw: Raw) -> None:
     assert await raw.close() == 0
+
+
+async def test_a_response_that_fits_no_type_fails_the_request_waiting_for_it(
+        tmp_path: Path) -> None:
+    from eval_workspace import write_suite
+
+    folder = tmp_path / "proj"
+    write_suite(folder)
+    proc = await asyncio.create_subprocess_exec(
+        *SERVER, cwd=tmp_path, stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    server = Raw(proc)
+    try:
+        server.send(request(1, "initialize", {
+            "capabilities": {"workspace": {"configuration": True}},
+            "rootUri": folder.as_uri(), "initializationOptions": {"runOnStartup": False}}))
+        assert "result" in await server.response(1)
+        server.send(notification("initialized", {}))
+
+        async def configuration_request() -> dict[str, Any]:
+            while True:
+                got = await server._next()
+                if got.get("method") == "workspace/configuration":
+                    return got
+        asked = await asyncio.wait_for(configuration_request(), BUDGET)
+        server.send(frame({"jsonrpc": "2.0", "id": asked["id"], "result": 5}))
+        # The server goes on to find the suites (it waited for ever for its answer).
+        server.send(request(2, "workspace/executeCommand",
+                            {"command": "evalschema.server.listSuites", "arguments": [{}]}))
+        got = await server.response(2)
+        assert [s["name"] for s in got["result"]["suites"]] == ["shop"]
+    finally:
+        await server.close()
