@@ -308,3 +308,35 @@ async def test_a_large_data_file_edited_as_you_type_is_evaluated_off_the_loop(
         budget=2.0)
     await until("the end of the run", lambda: "finished" in runs, 60)
     await exits(editor)
+
+
+#: The server, with a comparator that never finishes (a record that takes for ever).
+STUCK = [sys.executable, "-c", """
+import sys, time
+from evalschema import register_comparator
+register_comparator("stuck", lambda gold, extracted, params: time.sleep(300) or 1.0,
+                    doc="Never finishes.")
+from evalschema_server.__main__ import main
+sys.exit(main())
+"""]
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=STUCK))
+async def stuck(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
+    yield lsp_client
+    kill_if_running(lsp_client)
+
+
+async def test_exit_ends_the_server_while_a_record_is_being_scored(
+        stuck: LanguageClient, tmp_path: Path) -> None:
+    folder = tmp_path / "proj"
+    paths = write_suite(folder)
+    schema = json.loads(paths["schema"].read_text(encoding="utf-8"))
+    schema["properties"]["currency"]["x-eval-compare"] = "stuck"
+    paths["schema"].write_text(json.dumps(schema), encoding="utf-8")
+    await boot(stuck, folder)
+    runs = stuck.runs  # type: ignore[attr-defined]
+    await until("the run", lambda: "started" in runs)
+    await asyncio.sleep(0.5)  # inside the comparator by now
+    assert await hover_other_document(stuck, folder) is not None
+    await exits(stuck)
