@@ -35,7 +35,14 @@ from evalschema.errors import Severity
 from evalschema.registry import Registry
 
 from . import eval_handlers
-from .analysis import XEVAL_PREFIX, SchemaAnalysis, analyze, has_xeval_keys, release
+from .analysis import (
+    XEVAL_PREFIX,
+    SchemaAnalysis,
+    analyze,
+    has_xeval_keys,
+    reads_files,
+    release,
+)
 from .document import JsonDocument, LineIndex
 from .evaluation.service import EvaluationService
 from .features import actions, completion, hover, symbols, tokens
@@ -154,6 +161,8 @@ class EvalSchemaServer(LanguageServer):
         self.logged_errors: set[str] = set()
         #: Open documents over ``maxDocumentSize`` that were logged as such.
         self.large_noted: set[str] = set()
+        #: Documents whose schema check is running on a thread (see ``check_off_loop``).
+        self.checking: set[str] = set()
         self.imported_modules: set[str] = set()
         self.pull_diagnostics = False
         self.snippets = False
@@ -327,7 +336,8 @@ class EvalSchemaServer(LanguageServer):
         cached = self.analyses.get(uri)
         if cached is not None and cached[0] == version and cached[1].text == text:
             return cached[1]
-        result = analyze(text, self.registry, base_uri=uri_to_path(uri))
+        result = analyze(text, self.registry, base_uri=uri_to_path(uri),
+                         deferred=reads_files(text))
         if doc is not None:
             doc.edited_from = len(text)
         # Keep the collector from re-scanning the new tree on every later collection
@@ -337,7 +347,36 @@ class EvalSchemaServer(LanguageServer):
         self.analyses[uri] = (version, result)
         if cached is not None:
             self.release_later(cached[1].doc)
+        if result.deferred and uri not in self.checking:
+            self.checking.add(uri)
+            self.spawn(self.check_off_loop(uri))
         return result
+
+    async def check_off_loop(self, uri: str) -> None:
+        """The engine's check of a schema that may read files (``reads_files``), on a
+        thread: one at a time per document, always of its latest analysis."""
+        try:
+            while (cached := self.analyses.get(uri)) is not None and cached[1].deferred:
+                analysis = cached[1]
+                try:
+                    check = await in_thread(analysis.run_check)
+                except Exception as exc:
+                    report_once(self, "schema check", exc)
+                    check = None
+                analysis.set_check(check)
+                if self.analyses.get(uri) is cached:
+                    self.show_checked(uri)
+        finally:
+            self.checking.discard(uri)
+
+    def show_checked(self, uri: str) -> None:
+        if not self.pull_diagnostics:
+            self.schedule(uri, immediate=True)
+            return
+        try:
+            self.workspace_diagnostic_refresh(None)
+        except Exception as exc:  # the client may not support refreshes
+            report_once(self, "diagnostic refresh", exc)
 
     def release_later(self, doc: JsonDocument) -> None:
         """Free a replaced tree once the diagnostics it delays are out (see ``publish``)."""
@@ -680,7 +719,7 @@ def _complete_in_window(ls: EvalSchemaServer, doc: OpenDocument, position: types
     win = window_at(cached[1], doc.text, doc.edited_from, offset)
     if win is None:
         return None
-    shim = SchemaAnalysis(doc.text, win.doc, ls.registry)
+    shim = SchemaAnalysis(doc.text, win.doc, ls.registry, deferred=True)
     return [replace(e, start=e.start + win.offset, end=e.end + win.offset)
             for e in completion.complete(shim, offset - win.offset, ls.registry, ls.snippets)]
 

@@ -340,3 +340,37 @@ async def test_exit_ends_the_server_while_a_record_is_being_scored(
     await asyncio.sleep(0.5)  # inside the comparator by now
     assert await hover_other_document(stuck, folder) is not None
     await exits(stuck)
+
+
+# -- $ref --------------------------------------------------------------------------
+
+def ref_schema(target: str) -> str:
+    return json.dumps({"type": "object", "x-eval-id": "id", "properties": {
+        "id": {"type": "string"}, "name": {"$ref": target}}}, indent=2)
+
+
+async def test_a_ref_to_a_fifo_does_not_block_the_server(editor: LanguageClient,
+                                                         tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.json")
+    await boot(editor, tmp_path)
+    uri = (tmp_path / "piped.eval.json").as_uri()
+    editor.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri, "json", 1, ref_schema("pipe.json"))))
+    await pulled(editor, uri)
+    assert await hover_other_document(editor, tmp_path) is not None
+    await exits(editor)
+
+
+async def test_a_ref_to_another_file_is_checked_off_the_loop(editor: LanguageClient,
+                                                             tmp_path: Path) -> None:
+    (tmp_path / "defs.json").write_text(json.dumps({"name": {
+        "type": "string", "x-eval-compare": "levenstein"}}), encoding="utf-8")
+    await boot(editor, tmp_path)
+    uri = (tmp_path / "refs.eval.json").as_uri()
+    editor.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri, "json", 1, ref_schema("defs.json#/name"))))
+    deadline = time.monotonic() + BUDGET
+    while "unknown-comparator" not in [d.code for d in await pulled(editor, uri)]:
+        assert time.monotonic() < deadline, "the referenced file's problem is not shown"
+        await asyncio.sleep(0.05)
+    await exits(editor)
