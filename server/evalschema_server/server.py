@@ -12,22 +12,17 @@ import asyncio
 import fnmatch
 import gc
 import importlib
-import inspect
 import logging
 import sys
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import urlparse
 
-import cattrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, lsp_method
-from pygls.protocol.language_server import _prepare_command_arguments
 
 from evalschema import __version__, default_registry
 from evalschema.config import find_config, load_config
@@ -48,6 +43,7 @@ from .evaluation.service import EvaluationService
 from .features import actions, completion, hover, symbols, tokens
 from .files import in_thread
 from .guard import guarded, report_once
+from .protocol import Protocol
 from .settings import EvalSettings, Settings
 from .store import DocumentStore, OpenDocument
 from .transport import StdioReader, serve
@@ -56,92 +52,6 @@ from .window import window_at
 
 SOURCE = "evalschema"
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Unreadable:
-    """A message whose params do not fit its method (or a response that fits no type):
-    answered with InvalidParams when it is a request, logged when it is a notification."""
-
-    jsonrpc: str
-    method: str | None
-    id: Any
-    detail: str
-
-
-class Protocol(LanguageServerProtocol):
-    """Leaves edits to our DocumentStore, and answers messages pygls cannot read.
-
-    pygls applies incremental edits with ``str.splitlines`` and converts the change's
-    range in place, so by the time a handler sees it the range is wrong for text
-    holding ``\u2028`` or ``\x85``. We apply edits ourselves, from the range as sent.
-
-    pygls raises from ``structure_message`` when a request's params do not fit its
-    type; the read loop only logs that, so the request was never answered. Here such a
-    message becomes an ``Unreadable``, which ``handle_message`` answers.
-    """
-
-    def structure_message(self, data: dict[str, Any]) -> Any:
-        try:
-            return super().structure_message(data)
-        except JsonRpcException as exc:
-            method = data.get("method")
-            cause = exc.__cause__
-            detail = "; ".join(cattrs.transform_error(cause)[:5]) \
-                if isinstance(cause, cattrs.ClassValidationError) else str(cause or exc)
-            msg_id = data.get("id")
-            if method is None and msg_id in self._request_futures:
-                # A response to one of our requests: fail that request rather than
-                # leave its caller waiting for ever.
-                self._result_types.pop(msg_id, None)
-                self._request_futures.pop(msg_id).set_exception(exc)
-            return Unreadable(str(data.get("jsonrpc")), method if isinstance(method, str)
-                              else None, msg_id, detail)
-
-    def handle_message(self, message: Any) -> None:
-        if not isinstance(message, Unreadable):
-            super().handle_message(message)
-            return
-        where = f"{message.method!r}" if message.method else "a response"
-        if message.method is not None and isinstance(message.id, str | int) \
-                and not isinstance(message.id, bool):
-            self._send_response(message.id, error=types.ResponseError(
-                code=JsonRpcInvalidParams.CODE,
-                message=f"invalid params for {where}: {message.detail}"))
-            return
-        text = f"evalschema: ignored {where} with invalid params: {message.detail}"
-        log.warning(text)
-        try:
-            self._server.window_log_message(
-                types.LogMessageParams(types.MessageType.Warning, text))
-        except Exception:  # the connection itself may be gone
-            log.debug("could not send log message", exc_info=True)
-
-    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
-    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams
-                                      ) -> Any:
-        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
-            yield handler, (params,), None
-
-    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
-    async def lsp_workspace__execute_command(  # type: ignore[override]
-            self, params: types.ExecuteCommandParams) -> Any:
-        """Runs the command in the request's own task.
-
-        pygls runs it in a task of its own that ``$/cancelRequest`` does not reach, so a
-        cancelled ``runSuite`` was answered "cancelled" while its run went on to the end.
-        Awaited here, the cancellation reaches the command (and the scheduler's ``run``).
-        """
-        handler = self.fm.commands.get(params.command)
-        if handler is None:
-            raise JsonRpcInvalidParams.of(
-                ValueError(f"Command name {params.command!r} is not defined"))
-        try:
-            args, kwargs = _prepare_command_arguments(handler, params, self._converter)
-        except Exception as exc:
-            raise JsonRpcInvalidParams.of(exc) from exc
-        result = handler(*args, **kwargs)
-        return await result if inspect.isawaitable(result) else result
 
 
 class EvalSchemaServer(LanguageServer):
