@@ -301,6 +301,8 @@ def register(server: EvalSchemaServer) -> None:
             raise CommandError(f"cannot read {path}")
         if ls.store.get(uri):
             analysis = ls.analysis(uri)
+            if analysis.deferred:  # its check may read files: run it off the event loop
+                analysis.set_check(await in_thread(analysis.run_check))
             edits = actions.annotate_edits(analysis)
         else:  # a file on disk, maybe large: parsed and checked off the event loop
             analysis, edits = await in_thread(_annotations, text, ls.registry, str(path))
