@@ -69,7 +69,8 @@ class Framing:
         if line in (b"\r\n", b"\n"):
             return self._end()
         m = _HEADER.match(line)
-        if m is None:
+        if m is None or (m.group(1).lower() != b"content-length" and _RESYNC.search(line)):
+            # Not a header, or junk glued to the front of the next message's header.
             self.report(f"not an LSP header: {_show(line)}; skipping to the next message")
             self._start_resync()
             return self._scan(line)
