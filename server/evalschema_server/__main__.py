@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -21,8 +23,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Runs score on a worker thread; hand the interpreter back to the event loop
     # every millisecond (default 5 ms) so requests are answered while one is going on.
     sys.setswitchinterval(0.001)
-    server.start_io()
-    return 0
+    code = server.start_io()
+    # ``exit`` means now: a worker thread may still be inside one long record (runs stop
+    # between records) or a slow read, and the interpreter would wait for it to finish.
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ text ranges through the document tree.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,16 @@ from evalschema.schema.tree import SchemaCheck, SchemaNode, check_eval_schema
 from .document import JsonDocument, Node, parse
 
 XEVAL_PREFIX = "x-eval-"
+
+#: Text that may make the engine's check read files: a ``$ref`` to another document, an
+#: ``$id`` (which moves the base of every reference), or an escape that could spell
+#: either. Such a schema is checked off the event loop (see ``EvalSchemaServer.analysis``):
+#: a reference to a FIFO or a slow disk must not stop the server answering.
+_READS_FILES = re.compile(r'\\u|"\$id"|"\$ref"\s*:\s*"(?!#)')
+
+
+def reads_files(text: str) -> bool:
+    return _READS_FILES.search(text) is not None
 
 
 @dataclass(frozen=True)
@@ -36,26 +47,38 @@ class SchemaAnalysis:
     """A parsed document; the engine's check runs on first use (completion never needs it)."""
 
     def __init__(self, text: str, doc: JsonDocument, registry: Registry,
-                 base_uri: str | None = None) -> None:
+                 base_uri: str | None = None, *, deferred: bool = False) -> None:
         self.text = text
         self.doc = doc
         self._registry = registry
         self._base_uri = base_uri
         self._check: SchemaCheck | None = None
         self._checked = False
+        #: The check runs elsewhere (``run_check`` on a worker thread, then ``set_check``);
+        #: until then there is none, and features work from the text alone.
+        self.deferred = deferred
         self._located: list[Located] | None = None
         self._nodes: dict[str, SchemaNode] | None = None
 
     @property
     def check(self) -> SchemaCheck | None:
-        if not self._checked:
+        if not self._checked and not self.deferred:
             self._checked = True
-            value = self.value()
-            if isinstance(value, dict):
-                with gc_paused():
-                    self._check = check_eval_schema(value, registry=self._registry,
-                                                    base_uri=self._base_uri)
+            with gc_paused():
+                self._check = self.run_check()
         return self._check
+
+    def run_check(self) -> SchemaCheck | None:
+        """The engine's check of this document (may read the files ``$ref`` names)."""
+        value = self.value()
+        if not isinstance(value, dict):
+            return None
+        return check_eval_schema(value, registry=self._registry, base_uri=self._base_uri)
+
+    def set_check(self, check: SchemaCheck | None) -> None:
+        """The result of a deferred check."""
+        self._check, self._checked, self.deferred = check, True, False
+        self._located = self._nodes = None
 
     @property
     def located(self) -> list[Located]:
@@ -95,11 +118,13 @@ class SchemaAnalysis:
         return self.nodes.get(self.doc.pointer(obj))
 
 
-def analyze(text: str, registry: Registry, *, base_uri: str | None = None) -> SchemaAnalysis:
+def analyze(text: str, registry: Registry, *, base_uri: str | None = None,
+            deferred: bool = False) -> SchemaAnalysis:
     # A parse allocates a node per token; collections triggered midway would scan
     # the whole live tree for nothing (the new tree is all reachable).
     with gc_paused():
-        return SchemaAnalysis(text, parse(text, comments=True), registry, base_uri)
+        return SchemaAnalysis(text, parse(text, comments=True), registry, base_uri,
+                              deferred=deferred)
 
 
 def release(doc: JsonDocument) -> None:

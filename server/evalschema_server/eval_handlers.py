@@ -18,6 +18,7 @@ from evalschema import annotate_xeval, infer_schema
 from evalschema.compare import compare_runs
 from evalschema.errors import EvalSchemaError
 from evalschema.records import parse_records_text
+from evalschema.registry import Registry
 from evalschema.report.markdown import compare_markdown
 from evalschema.safetext import finite
 
@@ -27,6 +28,7 @@ from .evaluation import views
 from .evaluation.runner import RunOutcome, SuiteOutcome
 from .evaluation.suites import Suite
 from .features import actions
+from .files import in_thread
 from .guard import ClientError as CommandError
 from .guard import guarded
 from .uris import file_path
@@ -52,13 +54,13 @@ def _path(uri: str | None) -> Path | None:
 
 # -- data files ---------------------------------------------------------------
 
-def data_hover(ls: EvalSchemaServer, uri: str, text: str, position: types.Position
-               ) -> types.Hover | None:
+def data_hover(ls: EvalSchemaServer, uri: str, text: str, position: types.Position,
+               lines: LineIndex | None = None) -> types.Hover | None:
     path = _path(uri)
     if path is None:
         return None
     svc = ls.evaluation
-    lines = LineIndex(text)
+    lines = lines or LineIndex(text)
     offset = lines.offset(position.line, position.character, ls.encoding)
     hits = views.hits(svc.outcomes_for(path), path, text, offset, svc.locator)
     if not hits:
@@ -70,13 +72,13 @@ def data_hover(ls: EvalSchemaServer, uri: str, text: str, position: types.Positi
                        _range(lines, *hits[0].span, ls.encoding))
 
 
-def data_definition(ls: EvalSchemaServer, uri: str, text: str, position: types.Position
-                    ) -> list[types.Location] | None:
+def data_definition(ls: EvalSchemaServer, uri: str, text: str, position: types.Position,
+                    lines: LineIndex | None = None) -> list[types.Location] | None:
     path = _path(uri)
     if path is None:
         return None
     svc = ls.evaluation
-    offset = LineIndex(text).offset(position.line, position.character, ls.encoding)
+    offset = (lines or LineIndex(text)).offset(position.line, position.character, ls.encoding)
     hits = [h for h in views.hits(svc.outcomes_for(path), path, text, offset, svc.locator)
             if h.side == "extracted"]
     if not hits:
@@ -219,6 +221,22 @@ def _worst(ls: EvalSchemaServer, run: RunOutcome, field: str) -> dict[str, Any] 
             "path": r.path, "status": str(r.status), "score": r.score}
 
 
+def _annotations(text: str, registry: Registry, path: str
+                 ) -> tuple[SchemaAnalysis, list[actions.TextEdit]]:
+    analysis = analyze(text, registry, base_uri=path)
+    return analysis, actions.annotate_edits(analysis)
+
+
+def _infer(text: str, path: Path) -> dict[str, Any]:
+    """A schema inferred from gold records (on a worker thread: the file may be large)."""
+    try:
+        records = [r.value for r in parse_records_text(text, str(path), strict=True)]
+    except EvalSchemaError as exc:
+        raise CommandError("; ".join(p.format() for p in exc.problems[:3])) from None
+    schema = annotate_xeval(infer_schema(records))
+    return {"schema": schema, "text": json.dumps(schema, indent=2, ensure_ascii=False) + "\n"}
+
+
 def register(server: EvalSchemaServer) -> None:
     @server.command(PREFIX + "runSuite")
     @guarded()
@@ -262,19 +280,14 @@ def register(server: EvalSchemaServer) -> None:
 
     @server.command(PREFIX + "inferSchema")
     @guarded()
-    def infer(ls: EvalSchemaServer, *args: Any) -> Any:
+    async def infer(ls: EvalSchemaServer, *args: Any) -> Any:
         path = _path(_arg(args).get("uri"))
         if path is None:
             raise CommandError("inferSchema needs {\"uri\": <a gold file>}")
-        text = ls.evaluation.text_of(path)
+        text = await ls.evaluation.text_of(path)
         if text is None:
             raise CommandError(f"cannot read {path}")
-        try:
-            records = [r.value for r in parse_records_text(text, str(path), strict=True)]
-        except EvalSchemaError as exc:
-            raise CommandError("; ".join(p.format() for p in exc.problems[:3])) from None
-        schema = annotate_xeval(infer_schema(records))
-        return {"schema": schema, "text": json.dumps(schema, indent=2, ensure_ascii=False) + "\n"}
+        return await in_thread(_infer, text, path)
 
     @server.command(PREFIX + "annotate")
     @guarded()
@@ -284,12 +297,16 @@ def register(server: EvalSchemaServer) -> None:
         path = _path(uri)
         if path is None or not isinstance(uri, str):
             raise CommandError("annotate needs {\"uri\": <an eval schema>}")
-        text = ls.evaluation.text_of(path)
+        text = await ls.evaluation.text_of(path)
         if text is None:
             raise CommandError(f"cannot read {path}")
-        analysis = ls.analysis(uri) if ls.store.get(uri) else analyze(text, ls.registry,
-                                                                     base_uri=str(path))
-        edits = actions.annotate_edits(analysis)
+        if ls.store.get(uri):
+            analysis = ls.analysis(uri)
+            if analysis.deferred:  # its check may read files: run it off the event loop
+                analysis.set_check(await in_thread(analysis.run_check))
+            edits = actions.annotate_edits(analysis)
+        else:  # a file on disk, maybe large: parsed and checked off the event loop
+            analysis, edits = await in_thread(_annotations, text, ls.registry, str(path))
         if not edits:
             return {"applied": False, "edits": 0}
         lines = analysis.doc.lines

@@ -11,17 +11,17 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import gc
-import inspect
+import logging
+import sys
+import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import urlparse
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, lsp_method
-from pygls.protocol.language_server import _prepare_command_arguments
 
 from evalschema import __version__, default_registry
 from evalschema.config import find_config, load_config
@@ -32,58 +32,40 @@ from evalschema.judge.settings import configure_judges
 from evalschema.registry import Registry
 
 from . import eval_handlers
-from .analysis import XEVAL_PREFIX, SchemaAnalysis, analyze, has_xeval_keys, release
+from .analysis import (
+    XEVAL_PREFIX,
+    SchemaAnalysis,
+    analyze,
+    has_xeval_keys,
+    reads_files,
+    release,
+)
 from .document import JsonDocument, LineIndex
 from .evaluation.service import EvaluationService
 from .features import actions, completion, hover, symbols, tokens
+from .files import in_thread
 from .guard import guarded, report_once
 from .judges import judge_settings
+from .protocol import Protocol
 from .settings import EvalSettings, Settings
 from .store import DocumentStore, OpenDocument
+from .transport import StdioReader, serve
 from .uris import file_path, uri_to_path
 from .window import window_at
 
 SOURCE = "evalschema"
+UNTRUSTED_JUDGE = (
+    "the LLM judge is not asked in a workspace you have not trusted (it would send this "
+    "folder's data with your API key); in VS Code trust the workspace, in other editors "
+    "start the server with the initialization option workspaceTrusted = true")
+
 UNTRUSTED_MODULES = (
     "evalschema (comparator-modules-untrusted): the comparatorModules setting names {}, "
     "which are not imported because the workspace is not trusted. In VS Code, trust the "
     "workspace (Workspaces: Manage Workspace Trust); other editors: start the server with "
     "the initialization option workspaceTrusted = true for folders whose code you trust.")
 
-
-class Protocol(LanguageServerProtocol):
-    """Leaves edits to our DocumentStore.
-
-    pygls applies incremental edits with ``str.splitlines`` and converts the change's
-    range in place, so by the time a handler sees it the range is wrong for text
-    holding ``\u2028`` or ``\x85``. We apply edits ourselves, from the range as sent.
-    """
-
-    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
-    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams
-                                      ) -> Any:
-        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
-            yield handler, (params,), None
-
-    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
-    async def lsp_workspace__execute_command(  # type: ignore[override]
-            self, params: types.ExecuteCommandParams) -> Any:
-        """Runs the command in the request's own task.
-
-        pygls runs it in a task of its own that ``$/cancelRequest`` does not reach, so a
-        cancelled ``runSuite`` was answered "cancelled" while its run went on to the end.
-        Awaited here, the cancellation reaches the command (and the scheduler's ``run``).
-        """
-        handler = self.fm.commands.get(params.command)
-        if handler is None:
-            raise JsonRpcInvalidParams.of(
-                ValueError(f"Command name {params.command!r} is not defined"))
-        try:
-            args, kwargs = _prepare_command_arguments(handler, params, self._converter)
-        except Exception as exc:
-            raise JsonRpcInvalidParams.of(exc) from exc
-        result = handler(*args, **kwargs)
-        return await result if inspect.isawaitable(result) else result
+log = logging.getLogger(__name__)
 
 
 class EvalSchemaServer(LanguageServer):
@@ -102,6 +84,10 @@ class EvalSchemaServer(LanguageServer):
         self.config_schemas: set[str] = set()
         self.logged_errors: set[str] = set()
         #: Comparator modules imported (dotted names, absolute paths).
+        #: Open documents over ``maxDocumentSize`` that were logged as such.
+        self.large_noted: set[str] = set()
+        #: Documents whose schema check is running on a thread (see ``check_off_loop``).
+        self.checking: set[str] = set()
         self.imported_modules: set[str] = set()
         #: Whether the client said the user trusts the workspace (initializationOptions
         #: ``workspaceTrusted``; only then is custom code imported).
@@ -115,6 +101,32 @@ class EvalSchemaServer(LanguageServer):
         self.open_paths: dict[Path, str] = {}
         self.progress_tokens: dict[str, bool] = {}
         self.evaluation = EvaluationService(self)
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
+                 ) -> int:
+        """pygls's ``start_io`` with our framing (see ``transport``): malformed headers
+        are reported and skipped, message sizes capped. Returns the exit code: 0 after
+        ``shutdown``, else 1 (input ended, or ``exit`` came first), as LSP asks."""
+        self._stop_event = stop = threading.Event()
+        reader = StdioReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(serve(stop, reader, self.protocol, self.report_framing))
+        except BrokenPipeError:
+            log.error("the connection to the client is lost; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
+        return 0 if self.protocol._shutdown else 1
+
+    def report_framing(self, message: str) -> None:
+        try:
+            self.window_log_message(types.LogMessageParams(
+                types.MessageType.Error, f"evalschema: malformed input from the client: "
+                f"{message}"))
+        except Exception:  # the connection itself may be gone
+            log.debug("could not send log message", exc_info=True)
 
     # -- the evaluation service's view of the editor --------------------------
 
@@ -220,12 +232,21 @@ class EvalSchemaServer(LanguageServer):
             return True
         return path is not None and str(Path(path).resolve()) in self.config_schemas
 
+    def too_large(self, doc: OpenDocument) -> bool:
+        """Over ``maxDocumentSize``: no eval-schema features (never parsed here)."""
+        limit = self.settings.max_document_size
+        return bool(limit) and doc.size > limit
+
     def might_be_schema(self, doc: OpenDocument) -> bool:
         """Cheap pre-check, so plain JSON files are never parsed."""
+        if self.too_large(doc):
+            return False
         return self.named_as_schema(doc) or (
             doc.language_id in ("json", "jsonc") and XEVAL_PREFIX in doc.text)
 
     def is_eval_schema(self, doc: OpenDocument, analysis: SchemaAnalysis | None = None) -> bool:
+        if self.too_large(doc):
+            return False
         if self.named_as_schema(doc):
             return True
         if not self.might_be_schema(doc):
@@ -233,17 +254,19 @@ class EvalSchemaServer(LanguageServer):
         return has_xeval_keys((analysis or self.analysis(doc.uri)).doc)
 
     def open_analysis(self, uri: str) -> SchemaAnalysis | None:
-        """The analysis of an open document, or None when it is not open."""
-        return self.analysis(uri) if self.store.get(uri) is not None else None
+        """The analysis of an open document, or None when it is not open (or too large)."""
+        doc = self.store.get(uri)
+        return self.analysis(uri) if doc is not None and not self.too_large(doc) else None
 
     def analysis(self, uri: str) -> SchemaAnalysis:
         doc = self.store.get(uri)
-        text = doc.text if doc else ""
+        text = doc.text if doc is not None and not self.too_large(doc) else ""
         version = doc.version if doc else None
         cached = self.analyses.get(uri)
         if cached is not None and cached[0] == version and cached[1].text == text:
             return cached[1]
-        result = analyze(text, self.registry, base_uri=uri_to_path(uri))
+        result = analyze(text, self.registry, base_uri=uri_to_path(uri),
+                         deferred=reads_files(text))
         if doc is not None:
             doc.edited_from = len(text)
         # Keep the collector from re-scanning the new tree on every later collection
@@ -253,7 +276,36 @@ class EvalSchemaServer(LanguageServer):
         self.analyses[uri] = (version, result)
         if cached is not None:
             self.release_later(cached[1].doc)
+        if result.deferred and uri not in self.checking:
+            self.checking.add(uri)
+            self.spawn(self.check_off_loop(uri))
         return result
+
+    async def check_off_loop(self, uri: str) -> None:
+        """The engine's check of a schema that may read files (``reads_files``), on a
+        thread: one at a time per document, always of its latest analysis."""
+        try:
+            while (cached := self.analyses.get(uri)) is not None and cached[1].deferred:
+                analysis = cached[1]
+                try:
+                    check = await in_thread(analysis.run_check)
+                except Exception as exc:
+                    report_once(self, "schema check", exc)
+                    check = None
+                analysis.set_check(check)
+                if self.analyses.get(uri) is cached:
+                    self.show_checked(uri)
+        finally:
+            self.checking.discard(uri)
+
+    def show_checked(self, uri: str) -> None:
+        if not self.pull_diagnostics:
+            self.schedule(uri, immediate=True)
+            return
+        try:
+            self.workspace_diagnostic_refresh(None)
+        except Exception as exc:  # the client may not support refreshes
+            report_once(self, "diagnostic refresh", exc)
 
     def release_later(self, doc: JsonDocument) -> None:
         """Free a replaced tree once the diagnostics it delays are out (see ``publish``)."""
@@ -267,16 +319,26 @@ class EvalSchemaServer(LanguageServer):
 
     # -- configuration ------------------------------------------------------
 
-    def read_project_config(self, root: str) -> None:
-        """Remember the schemas an evalschema.toml (or [tool.evalschema]) names, at once:
+    async def read_project_configs(self, roots: list[Path]) -> None:
+        """Remember the schemas an evalschema.toml (or [tool.evalschema]) names, early:
         the search for suites (which keeps this set current, see ``schemas_named``) walks
-        the workspace and may finish after the first documents are opened."""
-        found = find_config(root)
-        if found is None:
+        the workspace and may finish after the first documents are opened. Read on a
+        thread of its own: a configuration's glob may walk the whole disk."""
+        try:
+            named = await in_thread(_configured_schemas, roots)
+        except Exception as exc:
+            report_once(self, "reading evalschema.toml", exc)
             return
-        loaded = load_config(found)
-        if loaded.config is not None:
-            self.config_schemas.update(str(s.schema.resolve()) for s in loaded.config.suites)
+        if named - self.config_schemas:
+            self.config_schemas |= named
+            self.analyses.clear()
+            for uri in list(self.store.docs):
+                self.schedule(uri, immediate=True)
+
+    def spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
 
     def apply_settings(self, raw: Any, *, judge: bool = True) -> None:
         """Take new settings; ``judge=False`` (a workspace/configuration answer, which a
@@ -300,6 +362,10 @@ class EvalSchemaServer(LanguageServer):
         if not force and before is not None and before.judge == self.settings.judge:
             return False
         settings, problems = judge_settings(self.settings.judge)
+        if not self.workspace_trusted:
+            # A folder's schema must not spend the user's key on its own data merely by
+            # being opened: in an untrusted workspace the judge is never asked.
+            settings = replace(settings, disabled=UNTRUSTED_JUDGE)
         configure_judges(settings)
         reset_breakers()
         for p in problems[:5]:
@@ -341,6 +407,8 @@ class EvalSchemaServer(LanguageServer):
 
     def diagnostics(self, uri: str) -> list[types.Diagnostic]:
         doc = self.store.get(uri)
+        if doc is not None and self.too_large(doc):
+            return [self.size_notice(doc)] if self.named_as_schema(doc) else []
         if doc is None or not self.might_be_schema(doc):
             return []
         analysis = self.analysis(uri)
@@ -359,6 +427,33 @@ class EvalSchemaServer(LanguageServer):
                 data={**p.data, "code": p.code, "pointer": p.pointer, "target": p.target},
             ))
         return out
+
+    def size_notice(self, doc: OpenDocument) -> types.Diagnostic:
+        """What a schema over ``maxDocumentSize`` shows instead of its checks."""
+        return types.Diagnostic(
+            range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+            message=self.size_message(doc), severity=types.DiagnosticSeverity.Information,
+            code="document-too-large", source=SOURCE)
+
+    def size_message(self, doc: OpenDocument) -> str:
+        return (f"this document has {doc.size:,} characters, over evalschema.maxDocumentSize "
+                f"({self.settings.max_document_size:,}): eval-schema checks, completion, hover "
+                "and the outline are off for it (raise evalschema.maxDocumentSize to turn "
+                "them on; evaluation of data files is not affected)")
+
+    def note_size(self, doc: OpenDocument) -> None:
+        """Log once when a JSON document goes over the limit (a data file, say: it shows
+        no diagnostic, and the user may wonder why features are missing)."""
+        if not self.too_large(doc):
+            self.large_noted.discard(doc.uri)
+            return
+        if doc.uri in self.large_noted or not (
+                doc.language_id in ("json", "jsonc") or self.named_as_schema(doc)):
+            return
+        self.large_noted.add(doc.uri)
+        name = Path(urlparse(doc.uri).path).name or doc.uri
+        self.window_log_message(types.LogMessageParams(
+            types.MessageType.Info, f"evalschema: {name}: {self.size_message(doc)}"))
 
     def publish(self, uri: str) -> None:
         self.pending.pop(uri, None)
@@ -426,15 +521,13 @@ def on_initialize(ls: EvalSchemaServer, params: types.InitializeParams) -> None:
     if params.root_uri:
         ls.root_path = uri_to_path(params.root_uri)
     roots = [uri_to_path(f.uri) for f in params.workspace_folders or []] or [ls.root_path]
-    for root in roots:
-        if root:
-            ls.read_project_config(root)
     ls.roots = [Path(r) for r in roots if r]
     options = params.initialization_options
     # Trust comes from the client at startup only: a later configuration (which some
     # clients read from files in the workspace) cannot turn it on.
     ls.workspace_trusted = isinstance(options, dict) and options.get("workspaceTrusted") is True
     ls.apply_judge_settings()
+    ls.spawn(ls.read_project_configs(list(ls.roots)))
     if options is not None:
         ls.apply_settings(options)
 
@@ -452,6 +545,17 @@ async def on_initialized(ls: EvalSchemaServer, params: types.InitializedParams) 
 @guarded()
 def on_shutdown(ls: EvalSchemaServer, params: None) -> None:
     ls.evaluation.shutdown()
+
+
+def _configured_schemas(roots: list[Path]) -> set[str]:
+    """The schemas the configurations of ``roots`` name (on a worker thread)."""
+    out: set[str] = set()
+    for root in roots:
+        found = find_config(root)
+        loaded = load_config(found) if found is not None else None
+        if loaded is not None and loaded.config is not None:
+            out.update(str(s.schema.resolve()) for s in loaded.config.suites)
+    return out
 
 
 async def _pull_configuration(ls: EvalSchemaServer) -> None:
@@ -485,7 +589,7 @@ async def on_configuration(ls: EvalSchemaServer,
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 @guarded()
 def did_open(ls: EvalSchemaServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.store.open(params.text_document)
+    ls.note_size(ls.store.open(params.text_document))
     path = file_path(params.text_document.uri)
     if path is not None:
         ls.open_paths[path] = params.text_document.uri
@@ -497,7 +601,7 @@ def did_open(ls: EvalSchemaServer, params: types.DidOpenTextDocumentParams) -> N
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 @guarded()
 def did_change(ls: EvalSchemaServer, params: types.DidChangeTextDocumentParams) -> None:
-    ls.store.change(params, ls.encoding)
+    ls.note_size(ls.store.change(params, ls.encoding))
     ls.schedule(params.text_document.uri)
     path = file_path(params.text_document.uri)
     if path is not None:
@@ -522,6 +626,7 @@ def did_close(ls: EvalSchemaServer, params: types.DidCloseTextDocumentParams) ->
         if handle is not None:
             handle.cancel()
     ls.store.close(uri)
+    ls.large_noted.discard(uri)
     path = file_path(uri)
     if path is not None and ls.open_paths.get(path) == uri:
         del ls.open_paths[path]
@@ -591,7 +696,7 @@ def _complete_in_window(ls: EvalSchemaServer, doc: OpenDocument, position: types
     win = window_at(cached[1], doc.text, doc.edited_from, offset)
     if win is None:
         return None
-    shim = SchemaAnalysis(doc.text, win.doc, ls.registry)
+    shim = SchemaAnalysis(doc.text, win.doc, ls.registry, deferred=True)
     return [replace(e, start=e.start + win.offset, end=e.end + win.offset)
             for e in completion.complete(shim, offset - win.offset, ls.registry, ls.snippets)]
 
@@ -604,7 +709,7 @@ def on_hover(ls: EvalSchemaServer, params: types.HoverParams) -> types.Hover | N
     if doc is None:
         return None
     if not ls.is_eval_schema(doc):
-        return eval_handlers.data_hover(ls, uri, doc.text, params.position)
+        return eval_handlers.data_hover(ls, uri, doc.text, params.position, doc.line_index)
     analysis = ls.analysis(uri)
     offset = ls.to_offset(analysis.doc, params.position)
     found = hover.hover(analysis, offset, ls.registry)
@@ -629,7 +734,7 @@ def on_code_action(ls: EvalSchemaServer, params: types.CodeActionParams
                    ) -> list[types.CodeAction] | None:
     uri = params.text_document.uri
     doc = ls.store.get(uri)
-    if doc is None:
+    if doc is None or ls.too_large(doc):
         return None
     analysis = ls.analysis(uri)
     out: list[types.CodeAction] = []
@@ -688,7 +793,8 @@ def on_definition(ls: EvalSchemaServer, params: types.DefinitionParams
     if doc is None:
         return None
     if not ls.is_eval_schema(doc):
-        return eval_handlers.data_definition(ls, uri, doc.text, params.position)
+        return eval_handlers.data_definition(ls, uri, doc.text, params.position,
+                                             doc.line_index)
     analysis = ls.analysis(uri)
     found = symbols.definition(analysis, ls.to_offset(analysis.doc, params.position))
     if found is None:

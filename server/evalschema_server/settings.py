@@ -33,6 +33,10 @@ class Settings:
     schema_patterns: tuple[str, ...] = ("*.eval.json", "*.eval.jsonc")
     #: Delay after the last keystroke before diagnostics are recomputed.
     debounce_ms: int = 40
+    #: Documents longer than this (in characters) get no eval-schema features: they are
+    #: not parsed, checked, completed or outlined (0: no limit). Evaluation of data
+    #: files is not affected.
+    max_document_size: int = 5_000_000
     #: Evaluation: when suites run, what is shown and how loudly.
     evaluation: EvalSettings = field(default_factory=EvalSettings)
     #: ``evalschema.judge`` as sent (see ``judges.py``); taken from initializationOptions
@@ -49,6 +53,7 @@ class Settings:
         modules = raw.get("comparatorModules", raw.get("comparator_modules", ()))
         patterns = raw.get("schemaPatterns", raw.get("schema_patterns"))
         debounce = raw.get("debounceMs", raw.get("debounce_ms", 40))
+        size = raw.get("maxDocumentSize", cls.max_document_size)
         return cls(
             comparator_modules=tuple(m for m in modules if isinstance(m, str))
             if isinstance(modules, list | tuple) else (),
@@ -56,6 +61,8 @@ class Settings:
             if isinstance(patterns, list | tuple) else cls.schema_patterns,
             debounce_ms=int(debounce) if isinstance(debounce, int | float)
             and not isinstance(debounce, bool) and 0 <= debounce <= 10_000 else 40,
+            max_document_size=size if isinstance(size, int) and not isinstance(size, bool)
+            and size >= 0 else cls.max_document_size,
             evaluation=_eval_settings(raw),
             judge=dict(raw["judge"]) if isinstance(raw.get("judge"), Mapping) else {},
             extra=dict(raw),

@@ -121,7 +121,8 @@ async def test_workspace_configuration_cannot_choose_the_endpoint(
     client.set_configuration({"judge": {"baseUrl": listener.url, "apiKeyEnv": "OPENAI_API_KEY",
                                         "profiles": {"default": {"baseUrl": listener.url}}}},
                              section="evalschema")
-    await boot(client, ws["schema"].parent, {"judge": {"retries": 0}})
+    await boot(client, ws["schema"].parent, {"workspaceTrusted": True,
+                                             "judge": {"retries": 0}})
     await until("the startup run", lambda: client.finished)  # type: ignore[attr-defined]
     # a settings change makes the server pull the configuration again
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
@@ -134,8 +135,9 @@ async def test_workspace_configuration_cannot_choose_the_endpoint(
 async def test_a_profile_in_user_settings_reaches_its_endpoint_with_its_key(
         client: LanguageClient, listener: Listener, tmp_path: Path) -> None:
     ws = workspace(tmp_path / "mine", {"judge": "local", "cache": False})
-    await boot(client, ws["schema"].parent, {"judge": {"profiles": {"local": {
-        "baseUrl": listener.url, "model": "llama-3", "apiKeyEnv": "LOCAL_JUDGE_KEY"}}}})
+    await boot(client, ws["schema"].parent, {"workspaceTrusted": True, "judge": {"profiles": {
+        "local": {"baseUrl": listener.url, "model": "llama-3",
+                  "apiKeyEnv": "LOCAL_JUDGE_KEY"}}}})
     await until("the startup run", lambda: client.finished)  # type: ignore[attr-defined]
     assert [r.path for r in listener.requests] == ["/v1/chat/completions"] * 2
     assert {r.headers["authorization"] for r in listener.requests} == {f"Bearer {LOCAL_KEY}"}
@@ -143,6 +145,21 @@ async def test_a_profile_in_user_settings_reaches_its_endpoint_with_its_key(
     [mismatch] = [d for d in diags(client, ws["extracted"]) if d.code == "mismatch"]
     assert mismatch.range.start.line == 1
     assert not [d for d in diags(client, ws["schema"]) if d.severity == 1]
+
+
+async def test_an_untrusted_workspace_never_asks_the_judge(
+        client: LanguageClient, listener: Listener, tmp_path: Path) -> None:
+    """The user's own profile, but a folder the user has not trusted: opening it must not
+    send the folder's data with the user's key (at the user's cost)."""
+    ws = workspace(tmp_path / "theirs", {"judge": "local", "cache": False})
+    await boot(client, ws["schema"].parent, {"judge": {"profiles": {"local": {
+        "baseUrl": listener.url, "apiKeyEnv": "LOCAL_JUDGE_KEY"}}}})
+    await until("the startup run", lambda: client.finished)  # type: ignore[attr-defined]
+    found = await until("the semantic fields' results", lambda: [
+        d for d in diags(client, ws["extracted"]) if d.code == "batch_error"])
+    assert "workspace you have not trusted" in found[0].message
+    assert "workspaceTrusted" in found[0].message
+    assert listener.connections == 0 and listener.requests == []
 
 
 async def test_an_unknown_profile_is_shown_at_its_value(
@@ -159,8 +176,10 @@ async def test_cancel_closes_a_hanging_judge_and_the_server_keeps_answering(
         client: LanguageClient, listener: Listener, tmp_path: Path) -> None:
     listener.behaviour = hold_until_closed
     ws = workspace(tmp_path / "mine", {"judge": "local", "cache": False, "timeout": 120})
-    await boot(client, ws["schema"].parent, {"runOnStartup": False, "judge": {"profiles": {
-        "local": {"baseUrl": listener.url, "apiKeyEnv": "LOCAL_JUDGE_KEY"}}}})
+    await boot(client, ws["schema"].parent, {"runOnStartup": False, "workspaceTrusted": True,
+                                             "judge": {"profiles": {"local": {
+                                                 "baseUrl": listener.url,
+                                                 "apiKeyEnv": "LOCAL_JUDGE_KEY"}}}})
     request = asyncio.ensure_future(client.protocol.send_request_async(
         types.WORKSPACE_EXECUTE_COMMAND, types.ExecuteCommandParams(
             "evalschema.server.runSuite", [{"suite": "loans"}]), msg_id="run-to-cancel"))

@@ -36,6 +36,7 @@ export interface Settings {
   severity: Record<string, Severity>;
   fieldThreshold: number | null;
   evaluationDebounceMs: number;
+  maxDocumentSize: number;
   showResultsAfterRun: boolean;
   judge: JudgeSettings;
 }
@@ -90,6 +91,7 @@ export const DEFAULTS: Readonly<Settings> = Object.freeze({
   severity: {},
   fieldThreshold: null,
   evaluationDebounceMs: 50,
+  maxDocumentSize: 5000000,
   showResultsAfterRun: true,
   judge: {},
 });
@@ -169,6 +171,7 @@ export function readSettings(get: (key: string) => unknown, getGlobal: (key: str
     severity,
     fieldThreshold: typeof threshold === "number" && threshold >= 0 && threshold <= 1 ? threshold : null,
     evaluationDebounceMs: int(get("evaluationDebounceMs"), DEFAULTS.evaluationDebounceMs, 10000),
+    maxDocumentSize: int(get("maxDocumentSize"), DEFAULTS.maxDocumentSize, 67108864),
     showResultsAfterRun: bool(get("showResultsAfterRun"), DEFAULTS.showResultsAfterRun),
     judge: readJudgeSettings(getGlobal("judge")),
   };
@@ -188,6 +191,7 @@ export function serverSettings(s: Settings, workspaceTrusted: boolean): ServerSe
     fieldThreshold: s.fieldThreshold,
     evaluationDebounceMs: s.evaluationDebounceMs,
     judge: s.judge,
+    maxDocumentSize: s.maxDocumentSize,
   };
 }
 

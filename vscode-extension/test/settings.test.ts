@@ -73,6 +73,7 @@ test("the server gets only its own settings", () => {
     fieldThreshold: null,
     evaluationDebounceMs: 50,
     judge: {},
+    maxDocumentSize: 5000000,
   });
   // Every server setting is a documented evalschema.* setting (trust is the workspace's state).
   for (const key of Object.keys(server)) if (key !== "workspaceTrusted") assert.ok(props[`evalschema.${key}`], key);

@@ -21,7 +21,8 @@ def add_parser(sub: Any) -> None:
         "Editors start it for you; --stdio is accepted and ignored. Other options are the "
         "server's own (evalschema serve --help once it is installed).",
         epilog="examples:\n  evalschema serve --stdio\n\n"
-        "exit codes: 0 ok, 2 the server is not installed", add_help=False)
+        "exit codes: 0 ok (exit after shutdown), 1 the client went away without shutdown, "
+        "2 the server is not installed", add_help=False)
 
 
 def run(argv: Sequence[str]) -> int:

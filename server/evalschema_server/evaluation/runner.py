@@ -30,6 +30,7 @@ from evalschema.gcpause import gc_paused
 from evalschema.judge.client import cancellation
 from evalschema.results import RecordResult, RunResult
 
+from .. import files
 from ..document import parse
 from .datafile import DataFile, RecordSlice, SliceParser
 from .suites import Suite
@@ -199,15 +200,12 @@ class _Pair:
 
 
 def read_text(path: Path, texts: dict[Path, str]) -> str:
-    """The editor's text for an open file, else the disk's (``OSError`` when unreadable)."""
+    """The editor's text for an open file, else the disk's (``OSError`` when unreadable:
+    not a regular file, over the size limit, not UTF-8; see ``files``)."""
     got = texts.get(path)
     if got is not None:
         return got
-    data = path.read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise OSError(f"not UTF-8 text (byte {exc.start})") from None
+    return files.read_text(path)
 
 
 def text_or_none(path: Path, texts: dict[Path, str]) -> str | None:

@@ -20,6 +20,7 @@ from evalschema.errors import Problem
 from evalschema.gcpause import gc_paused
 
 from ..document import LineIndex
+from ..files import in_thread
 from ..settings import EvalSettings
 from .findings import DiagnosticBuilder, FindingOptions, MarkCache
 from .locate import RecordLocator, Span, key_span
@@ -103,8 +104,14 @@ class EvaluationService:
         """Find the suites again; returns the keys of suites that are new or changed."""
         texts = {p: t for p in self._config_paths() if (t := self.client.open_text(p))}
         roots = list(self.roots)
-        found = await asyncio.get_running_loop().run_in_executor(
-            None, discover, roots, lambda path: text_or_none(path, texts))
+
+        def search() -> tuple[Discovery, dict[Path, str]]:
+            # Globs and reads on a daemon thread (see ``files``): a glob that walks the
+            # disk, or a FIFO, never holds up a request or the exit.
+            found = discover(roots, lambda path: text_or_none(path, texts))
+            return found, {p: text_or_none(p, texts) or "" for p in found.config_problems}
+
+        found, config_texts = await in_thread(search)
         old = {s.key: s for s in self.discovery.suites}
         self.discovery = found
         changed = {s.key for s in found.suites if old.get(s.key) != s}
@@ -115,7 +122,7 @@ class EvaluationService:
             stale = self.diags.pop(key, {})
             for uri in stale:
                 self.client.publish_eval(uri)
-        self._publish_config(found.config_problems)
+        self._publish_config(found.config_problems, config_texts)
         self.client.schemas_named({s.config.schema for s in found.suites if s.origin})
         return changed
 
@@ -140,10 +147,11 @@ class EvaluationService:
         for suite in self.discovery.suites:
             self.scheduler.request(suite, 0.1)
 
-    def text_of(self, path: Path) -> str | None:
-        """A file's text: the editor's when it is open, else the disk's (None if unreadable)."""
+    async def text_of(self, path: Path) -> str | None:
+        """A file's text: the editor's when it is open, else the disk's, read off the
+        event loop (None if unreadable)."""
         open_text = self.client.open_text(path)
-        return open_text if open_text is not None else text_or_none(path, {})
+        return open_text if open_text is not None else await in_thread(text_or_none, path, {})
 
     def _config_paths(self) -> list[Path]:
         return [r / n for r in self.roots for n in CONFIG_NAMES]
@@ -366,12 +374,13 @@ class EvaluationService:
         doc = self.locator.doc(outcome.schema_text or "")
         return lambda pointer: key_span(doc, pointer)
 
-    def _publish_config(self, problems: dict[Path, tuple[Problem, ...]]) -> None:
+    def _publish_config(self, problems: dict[Path, tuple[Problem, ...]],
+                        texts: dict[Path, str]) -> None:
         old = set(self.config_diags)
         self.config_diags = {}
         for path, probs in problems.items():
             uri = self.client.to_uri(path)
-            text = self.text_of(path) or ""
+            text = texts.get(path, "")
             self.config_diags[uri] = [_config_diag(p, text, self.client.encoding)
                                       for p in probs]
         for uri in old | set(self.config_diags):

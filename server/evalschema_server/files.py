@@ -1,0 +1,96 @@
+"""Reading files from disk: regular files only, with a size limit, never on the event loop.
+
+The workspace is not trusted: a configuration may name a FIFO (a read never returns),
+``/dev/zero`` (a read never ends) or a 10 GB file as its gold data, and a glob may walk
+the whole disk. So the server reads through ``read_text`` (opened without blocking,
+refused unless it is a regular file under ``MAX_FILE_BYTES``), and runs anything that
+touches the disk in ``in_thread``: a daemon thread, so even an unbounded walk neither
+holds up a request nor keeps the process alive after ``exit``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import os
+import stat
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+
+#: The largest file the server reads (schemas, configuration, gold and extracted data).
+MAX_FILE_BYTES = 512 * 2**20
+_CHUNK = 1 << 20
+
+
+def read_bytes(path: Path, limit: int | None = None) -> bytes:
+    """The file's bytes; ``OSError`` for anything but a regular file of at most ``limit``
+    bytes (``MAX_FILE_BYTES`` when None)."""
+    limit = MAX_FILE_BYTES if limit is None else limit
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)  # O_NONBLOCK: opening a FIFO returns at once
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a FIFO, device or folder); "
+                          "only regular files are read")
+        if st.st_size > limit:
+            raise OSError(errno.EFBIG, _too_big(st.st_size, limit))
+        chunks: list[bytes] = []
+        total = 0
+        while chunk := os.read(fd, _CHUNK):
+            total += len(chunk)
+            if total > limit:  # grew while being read
+                raise OSError(errno.EFBIG, _too_big(total, limit))
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_text(path: Path, limit: int | None = None) -> str:
+    """``read_bytes`` decoded as UTF-8 (``OSError`` when it is not)."""
+    data = read_bytes(path, limit)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise OSError(errno.EILSEQ, f"not UTF-8 text (byte {exc.start})") from None
+
+
+def _too_big(size: int, limit: int) -> str:
+    return f"{size:,} bytes, over the server's limit of {limit:,} bytes"
+
+
+async def in_thread(fn: Callable[..., T], *args: object) -> T:
+    """``fn(*args)`` on a daemon thread of its own; the event loop goes on meanwhile.
+
+    Not the default executor: its threads are joined when the loop and the interpreter
+    shut down, so one stuck read or endless walk would keep the server from exiting.
+    """
+    loop = asyncio.get_running_loop()
+    fut: asyncio.Future[T] = loop.create_future()
+
+    def settle(value: T | None, exc: BaseException | None) -> None:
+        if fut.done():
+            return
+        if exc is not None:
+            fut.set_exception(exc)
+        else:
+            fut.set_result(value)  # type: ignore[arg-type]
+
+    def work() -> None:
+        try:
+            value = fn(*args)
+        except BaseException as exc:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(settle, None, exc)
+            return
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(settle, value, None)
+
+    threading.Thread(target=work, name=f"evalschema-{getattr(fn, '__name__', 'io')}",
+                     daemon=True).start()
+    return await fut

@@ -1,0 +1,72 @@
+"""The document store applies edits on a list of lines (cheap on a 50 MB document):
+every edit gives exactly the text that applying it to the whole string gives."""
+
+from __future__ import annotations
+
+import time
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lsprotocol import types
+
+from evalschema_server.document import LineIndex
+from evalschema_server.store import DocumentStore, split_lines
+
+ALPHABET = st.sampled_from(["a", "é", "🍮", "\n", "\r", "\r\n", "\u2028", "\x85", " "])
+TEXT = st.lists(ALPHABET, max_size=30).map("".join)
+POS = st.tuples(st.integers(-1, 8), st.integers(-1, 8))
+
+
+def reference(text: str, rng: types.Range, new: str, encoding: str) -> str:
+    lines = LineIndex(text)
+    start = lines.offset(rng.start.line, rng.start.character, encoding)
+    end = lines.offset(rng.end.line, rng.end.character, encoding)
+    return text[:start] + new + text[max(start, end):]
+
+
+def change(uri: str, version: int, rng: types.Range, new: str
+           ) -> types.DidChangeTextDocumentParams:
+    return types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(version=version, uri=uri),
+        [types.TextDocumentContentChangePartial(range=rng, text=new)])
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXT, st.lists(st.tuples(POS, POS, TEXT), max_size=6),
+       st.sampled_from(["utf-16", "utf-8", "utf-32"]))
+def test_edits_match_applying_them_to_the_whole_text(
+        text: str, edits: list[tuple[tuple[int, int], tuple[int, int], str]],
+        encoding: str) -> None:
+    store = DocumentStore()
+    doc = store.open(types.TextDocumentItem("file:///t.json", "json", 0, text))
+    expected = text
+    for version, ((l0, c0), (l1, c1), new) in enumerate(edits, 1):
+        rng = types.Range(types.Position(max(l0, 0), max(c0, 0)),
+                          types.Position(max(l1, 0), max(c1, 0)))
+        expected = reference(expected, rng, new, encoding)
+        store.change(change(doc.uri, version, rng, new), encoding)
+        assert doc.size == len(expected)
+        if version % 2:  # sometimes read the text between edits, sometimes not
+            assert doc.text == expected
+    assert doc.text == expected
+    assert "".join(split_lines(expected)) == expected
+    assert len(split_lines(expected)) == LineIndex(expected).line_count
+
+
+def test_an_edit_to_a_50_mb_document_is_cheap() -> None:
+    line = '{"id": "r%07d", "name": "some value here", "price": 12.5, "notes": "lorem"}\n'
+    text = "".join(line % i for i in range(650_000))
+    assert len(text) > 50_000_000
+    store = DocumentStore()
+    doc = store.open(types.TextDocumentItem("file:///big.jsonl", "jsonl", 0, text))
+    store.change(change(doc.uri, 1, types.Range(types.Position(0, 0), types.Position(0, 0)),
+                        " "), "utf-16")  # the first edit splits the text into lines
+    t0 = time.perf_counter()
+    for i in range(200):
+        at = types.Position(300_000 + i, 10)
+        store.change(change(doc.uri, i + 2, types.Range(at, at), "x\n" if i % 7 == 0 else "y"),
+                     "utf-16")
+    per_edit = (time.perf_counter() - t0) / 200
+    assert per_edit < 0.01, f"{per_edit * 1000:.1f} ms per edit"
+    assert doc.size == len(text) + 1 + 200 + 29
+    assert doc.text.count("\n") == text.count("\n") + 29
