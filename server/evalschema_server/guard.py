@@ -33,11 +33,15 @@ def report_once(server: _Logs, where: str, exc: BaseException) -> None:
         return
     server.logged_errors.add(key)
     text = "".join(traceback.format_exception(exc)).rstrip()
+    log_to_client(server, types.MessageType.Error, f"evalschema: internal error in {where} "
+                  f"(the server goes on; please report it):\n{text}")
+
+
+def log_to_client(server: _Logs, kind: types.MessageType, message: str) -> None:
+    """A line in the client's log; a connection that is gone already is no error."""
     try:
-        server.window_log_message(types.LogMessageParams(
-            types.MessageType.Error, f"evalschema: internal error in {where} (the server goes "
-            f"on; please report it):\n{text}"))
-    except Exception:  # the connection itself may be gone
+        server.window_log_message(types.LogMessageParams(kind, message))
+    except Exception:
         log.debug("could not send log message", exc_info=True)
 
 

@@ -44,7 +44,7 @@ from .document import JsonDocument, LineIndex
 from .evaluation.service import EvaluationService
 from .features import actions, completion, hover, symbols, tokens
 from .files import in_thread
-from .guard import guarded, report_once
+from .guard import guarded, log_to_client, report_once
 from .judges import judge_settings
 from .protocol import Protocol
 from .settings import EvalSettings, Settings
@@ -121,12 +121,8 @@ class EvalSchemaServer(LanguageServer):
         return 0 if self.protocol._shutdown else 1
 
     def report_framing(self, message: str) -> None:
-        try:
-            self.window_log_message(types.LogMessageParams(
-                types.MessageType.Error, f"evalschema: malformed input from the client: "
-                f"{message}"))
-        except Exception:  # the connection itself may be gone
-            log.debug("could not send log message", exc_info=True)
+        log_to_client(self, types.MessageType.Error,
+                      f"evalschema: malformed input from the client: {message}")
 
     # -- the evaluation service's view of the editor --------------------------
 

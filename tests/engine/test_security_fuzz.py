@@ -15,14 +15,13 @@ import contextlib
 import hashlib
 import json
 import math
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_robustness import time_limit
 
 from evalschema import EvalSchemaError, default_registry, evaluate
 from evalschema.cli.main import main
@@ -149,23 +148,10 @@ def _as_bytes(body: str | bytes) -> bytes:
     return body if isinstance(body, bytes) else body.encode("utf-8", "surrogatepass")
 
 
-class Overrun(Exception):
-    """The example ran past its budget: a hang, which the timer interrupted."""
-
-
-@contextlib.contextmanager
-def budget(seconds: float = BUDGET_S) -> Iterator[None]:
-    """Interrupt the example when it overruns, so a hang fails instead of stalling the suite."""
-    def overrun(signum: int, frame: Any) -> None:
-        raise Overrun(f"example ran past its {seconds:.0f} s budget")
-
-    previous = signal.signal(signal.SIGALRM, overrun)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+def budget(seconds: float = BUDGET_S) -> contextlib.AbstractContextManager[None]:
+    """Interrupt the example when it overruns (``TimeoutError``), so a hang fails instead of
+    stalling the suite."""
+    return time_limit(seconds)
 
 
 def snapshot(folder: Path) -> dict[str, str]:
@@ -269,7 +255,7 @@ def test_eval_command_exits_cleanly_with_valid_output(
 
 def test_the_budget_interrupts_a_hang() -> None:
     """The guard the tests above rely on: a loop that never ends is cut off and reported."""
-    with pytest.raises(Overrun), budget(0.2):
+    with pytest.raises(TimeoutError), budget(0.2):
         while True:
             math.sqrt(2.0)
 
