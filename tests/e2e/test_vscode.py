@@ -7,9 +7,10 @@ for that run) and the results view. Screenshots go to vscode-extension/e2e/artif
 All of it in a hostile, untrusted workspace (issue 11): it plants ``evalschema_server/`` and
 ``lsprotocol.py``, workspace settings naming its own interpreter, server arguments and a
 comparator module, and a schema whose semantic comparator names a local listener's URL while
-OPENAI_API_KEY is set. No planted code runs and the listener gets no request; once the folder is
-trusted, the server restarts and imports the comparator module (and still nothing else). The
-listener check is the judge's part (another branch): it passes once both are merged.
+OPENAI_API_KEY is set, and another schema that would spend the user's own judge endpoint (a second
+listener, EVALSCHEMA_JUDGE_BASE_URL). No planted code runs and neither listener gets a request;
+once the folder is trusted, the server restarts, imports the comparator module (and still
+nothing else) and asks the user's own endpoint, with the key; the schema's listener never.
 
 Needs the toolchain of vscode-extension/scripts/install-e2e.sh (code-server and its Node) and
 Chromium (apt-get install chromium); CI installs both, so this only skips where they are absent.
@@ -115,12 +116,15 @@ def test_vscode_end_to_end(tmp_path: Path) -> None:
     expected = _engine_f1("model-b")
     assert ok("status bar F1").split()[4] == expected, (ok("status bar F1"), expected)
     assert f"F1 {expected} macro" in ok("results view invoices.model-b.extracted.jsonl")
-    assert "model-a" in ok("results view: 2 run(s)") and "model-b" in ok("results view: 2 run(s)")
+    runs = ok("results view: 3 run(s)")  # model-a and model-b, and the planted "spend" suite's
+    assert "model-a" in runs and "model-b" in runs
     ok("sorting by F1 toggles to best first")
     ok("clicking")
     # 4-5. Workspace trust: nothing planted ran untrusted; trusted, only the named module.
     ok("untrusted workspace: no planted code ran")
+    ok("untrusted workspace: the user's own judge endpoint was not asked")
     ok("trusted workspace: the server restarted and imported workspace_cmp.py, and nothing else")
+    ok("trusted workspace: the judge asked the user's own endpoint, with the key")
     ok("judge listener named by a schema got no request")
     for name in ("1-diagnostic.png", "1-quick-fix.png", "2-extracted-problems.png",
                  "2-extracted-hover.png", "3-results.png", "3-worst-example.png",

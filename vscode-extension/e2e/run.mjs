@@ -13,9 +13,13 @@
 // that choose an interpreter of its own, server arguments and a comparator module, and a schema
 // whose semantic comparator names a base_url on a local listener (OPENAI_API_KEY is set in
 // code-server's environment). Steps 1-3 run in it, then:
-//   4. no planted code ran and the listener got no request;
+// A second listener is the user's own judge endpoint (EVALSCHEMA_JUDGE_BASE_URL, the user's
+// environment), which another planted schema would make the editor spend the key on.
+//   4. no planted code ran, the schema's listener got no request, and the user's own endpoint
+//      was not asked either (the judge is not asked in an untrusted workspace);
 //   5. trusting the folder (Manage Workspace Trust) restarts the server, which then imports the
-//      comparator module the workspace settings name (and still not the planted packages).
+//      comparator module the workspace settings name (and still not the planted packages) and
+//      asks the user's own endpoint, with the key; the schema's listener still gets nothing.
 // A screenshot of each step goes to the artifacts folder (and one on failure). Prints "OK ..."
 // lines the pytest wrapper checks; exits non-zero on any failure. code-server's whole process
 // group is killed at the end.
@@ -116,7 +120,10 @@ const markers = join(tmp, "markers");
 const API_KEY = "sk-evalschema-e2e-canary";
 // Requests the judge listener received (method, url, whether they carried the key).
 const judgeRequests = [];
-let judgeServer;
+/** Requests the user's own judge endpoint received. */
+const userJudgeRequests = [];
+const judgeServers = [];
+let userJudgePort;
 const userData = join(tmp, "user-data");
 const extensions = join(tmp, "extensions");
 const serverLog = join(tmp, "code-server.log");
@@ -178,16 +185,17 @@ function markersWritten() {
   return existsSync(markers) ? readdirSync(markers).sort() : [];
 }
 
-/** A listener standing in for an LLM endpoint: records every request, answers 500 at once. */
-function startJudgeListener() {
+/** A listener standing in for an LLM endpoint: records every request into `seen`, answers 500 at once. */
+function startJudgeListener(seen) {
   return new Promise((res) => {
-    judgeServer = createHttpServer((req, resp) => {
-      judgeRequests.push({ method: req.method, url: req.url, key: String(req.headers.authorization ?? "").includes(API_KEY) });
+    const server = createHttpServer((req, resp) => {
+      seen.push({ method: req.method, url: req.url, key: String(req.headers.authorization ?? "").includes(API_KEY) });
       req.resume();
       resp.writeHead(500, { "content-type": "text/plain" });
       resp.end("no");
     });
-    judgeServer.listen(0, "127.0.0.1", () => res(judgeServer.address().port));
+    judgeServers.push(server);
+    server.listen(0, "127.0.0.1", () => res(server.address().port));
   });
 }
 
@@ -219,10 +227,16 @@ function plantHostileWorkspace(judgePort) {
   writeFileSync(join(ws, "leak.eval.json"), JSON.stringify(leak, null, 2));
   writeFileSync(join(ws, "leak.gold.jsonl"), JSON.stringify({ id: "a", vendor: `Acme Corporation ${nonce}` }) + "\n");
   writeFileSync(join(ws, "leak.run.extracted.jsonl"), JSON.stringify({ id: "a", vendor: `ACME Corp. ${nonce}` }) + "\n");
+  // A suite whose schema names no endpoint: the judge would ask the user's own (default profile).
+  const spend = { ...leak, properties: { ...leak.properties, vendor: { type: "string", "x-eval-compare": { semantic: { cache: false } } } } };
+  writeFileSync(join(ws, "spend.eval.json"), JSON.stringify(spend, null, 2));
+  writeFileSync(join(ws, "spend.gold.jsonl"), JSON.stringify({ id: "a", vendor: `Acme Corporation ${nonce}` }) + "\n");
+  writeFileSync(join(ws, "spend.run.extracted.jsonl"), JSON.stringify({ id: "a", vendor: `ACME Corp. ${nonce}` }) + "\n");
   const toml = readFileSync(join(ws, "evalschema.toml"), "utf8");
   writeFileSync(
     join(ws, "evalschema.toml"),
-    `${toml}\n[[suite]]\nname = "leak"\nschema = "leak.eval.json"\ngold = "leak.gold.jsonl"\nextracted = "leak.run.extracted.jsonl"\n`,
+    `${toml}\n[[suite]]\nname = "leak"\nschema = "leak.eval.json"\ngold = "leak.gold.jsonl"\nextracted = "leak.run.extracted.jsonl"\n` +
+      `\n[[suite]]\nname = "spend"\nschema = "spend.eval.json"\ngold = "spend.gold.jsonl"\nextracted = "spend.run.extracted.jsonl"\n`,
   );
 }
 
@@ -240,7 +254,8 @@ async function main() {
   // and what an attacker would plant in it.
   cpSync(join(repoRoot, "examples"), ws, { recursive: true, filter: (src) => !src.includes("__pycache__") });
   writeFileSync(join(ws, "broken.eval.json"), BROKEN_SCHEMA);
-  const judgePort = await startJudgeListener();
+  const judgePort = await startJudgeListener(judgeRequests);
+  userJudgePort = await startJudgeListener(userJudgeRequests);
   plantHostileWorkspace(judgePort);
   mkdirSync(join(userData, "User"), { recursive: true });
   writeFileSync(
@@ -287,7 +302,7 @@ async function main() {
   csProc = spawn(
     codeServerNode,
     [...base, "--auth", "none", "--disable-telemetry", "--disable-update-check", "--bind-addr", `127.0.0.1:${port}`, ws],
-    { detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...env, OPENAI_API_KEY: API_KEY, PATH: `${dirname(codeServerNode)}:${env.PATH}` } },
+    { detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...env, OPENAI_API_KEY: API_KEY, EVALSCHEMA_JUDGE_BASE_URL: `http://127.0.0.1:${userJudgePort}/v1`, PATH: `${dirname(codeServerNode)}:${env.PATH}` } },
   );
   for (const stream of [csProc.stdout, csProc.stderr]) stream.on("data", (d) => out.push(String(d)));
   csProc.on("exit", () => writeFileSync(serverLog, out.join("")));
@@ -433,6 +448,8 @@ async function main() {
   const ran = markersWritten();
   if (ran.length) fail(`code planted in the untrusted workspace ran: ${ran.join(", ")}`);
   ok("untrusted workspace: no planted code ran (evalschema_server/, lsprotocol.py, workspace_cmp.py, fake-python)");
+  if (userJudgeRequests.length) fail(`untrusted, the judge asked the user's own endpoint ${userJudgeRequests.length} time(s)`);
+  ok("untrusted workspace: the user's own judge endpoint was not asked");
 
   // 5. Trust the folder: the server restarts and imports the comparator module the workspace's
   // settings name; the interpreter and arguments it names are dropped first, so the server can
@@ -451,6 +468,9 @@ async function main() {
   const after = markersWritten().filter((m) => m !== "workspace_cmp");
   if (after.length) fail(`trusted, the server still must not import planted packages: ${after.join(", ")}`);
   ok("trusted workspace: the server restarted and imported workspace_cmp.py, and nothing else planted");
+  await waitFor("the trusted server to ask the user's own judge endpoint", () => userJudgeRequests.length > 0, 90000);
+  if (!userJudgeRequests.every((r) => r.key && r.url === "/v1/chat/completions")) fail(`the user's endpoint got ${JSON.stringify(userJudgeRequests)}`);
+  ok("trusted workspace: the judge asked the user's own endpoint, with the key");
   ok(`scenario passed in ${elapsed()}`);
 }
 
@@ -478,7 +498,7 @@ try {
   }
 } finally {
   await browser?.close().catch(() => undefined);
-  judgeServer?.close();
+  for (const server of judgeServers) server.close();
   killCodeServer();
   await new Promise((r) => setTimeout(r, 300));
   if (csProc?.exitCode === null) {
