@@ -12,43 +12,23 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import os
-import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from evalschema.regularfile import read_regular
+
 T = TypeVar("T")
 
 #: The largest file the server reads (schemas, configuration, gold and extracted data).
 MAX_FILE_BYTES = 512 * 2**20
-_CHUNK = 1 << 20
 
 
 def read_bytes(path: Path, limit: int | None = None) -> bytes:
     """The file's bytes; ``OSError`` for anything but a regular file of at most ``limit``
     bytes (``MAX_FILE_BYTES`` when None)."""
-    limit = MAX_FILE_BYTES if limit is None else limit
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags)  # O_NONBLOCK: opening a FIFO returns at once
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file (a FIFO, device or folder); "
-                          "only regular files are read")
-        if st.st_size > limit:
-            raise OSError(errno.EFBIG, _too_big(st.st_size, limit))
-        chunks: list[bytes] = []
-        total = 0
-        while chunk := os.read(fd, _CHUNK):
-            total += len(chunk)
-            if total > limit:  # grew while being read
-                raise OSError(errno.EFBIG, _too_big(total, limit))
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+    return read_regular(path, MAX_FILE_BYTES if limit is None else limit)
 
 
 def read_text(path: Path, limit: int | None = None) -> str:
@@ -58,10 +38,6 @@ def read_text(path: Path, limit: int | None = None) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise OSError(errno.EILSEQ, f"not UTF-8 text (byte {exc.start})") from None
-
-
-def _too_big(size: int, limit: int) -> str:
-    return f"{size:,} bytes, over the server's limit of {limit:,} bytes"
 
 
 async def in_thread(fn: Callable[..., T], *args: object) -> T:

@@ -179,7 +179,7 @@ async def test_a_file_over_the_read_limit_is_reported_not_read(slow: LanguageCli
     [d] = diags
     assert d.code == "unreadable-file"
     assert d.message == (f"cannot read {big.name}: {big.stat().st_size:,} bytes, over the "
-                         "server's limit of 100,000 bytes")
+                         "limit of 100,000 bytes")
     # The other run is scored.
     await until("the other run's findings",
                 lambda: slow.diagnostics.get(paths["extracted"].as_uri()))

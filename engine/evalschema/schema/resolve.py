@@ -9,8 +9,6 @@ so problems point at text the user wrote.
 from __future__ import annotations
 
 import json
-import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +23,7 @@ from referencing import Resource
 from .. import limits
 from ..errors import Problem, SchemaError
 from ..pointer import join as ptr_join
+from ..regularfile import FileTooLarge, NotRegularFile, read_regular
 
 _COMBINERS = ("allOf", "anyOf", "oneOf")
 _DEFAULT_SPEC = referencing.jsonschema.DRAFT202012
@@ -78,27 +77,15 @@ def read_confined(path: Path, root: Path | None, max_bytes: int) -> bytes:
         raise RefRefused("ref-outside-root", f"{path} is outside the schema's folder {root}",
                          inside)
     try:
-        info = os.stat(real)
-        if not stat.S_ISREG(info.st_mode):
-            raise RefRefused("ref-not-a-file", f"{path} is not a regular file", inside)
-        if info.st_size > max_bytes:
-            raise RefRefused("ref-too-large", f"{path} has {info.st_size:,} bytes, over the "
-                             f"limit of {max_bytes:,}", "split the schema, or raise "
-                             "EVALSCHEMA_REF_MAX_BYTES")
-        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped since the stat
-                raise RefRefused("ref-not-a-file", f"{path} is not a regular file", inside)
-            with os.fdopen(fd, "rb", closefd=False) as f:
-                data = f.read(max_bytes + 1)
-        finally:
-            os.close(fd)
+        data = read_regular(real, max_bytes)
+    except NotRegularFile:
+        raise RefRefused("ref-not-a-file", f"{path} is not a regular file", inside) from None
+    except FileTooLarge as exc:
+        raise RefRefused("ref-too-large", f"{path} has {exc.strerror}", "split the schema, "
+                         "or raise EVALSCHEMA_REF_MAX_BYTES") from None
     except OSError as exc:
         raise RefRefused("ref-unreadable", f"cannot read {path}: {exc.strerror or exc}",
                          "check the file's permissions") from None
-    if len(data) > max_bytes:
-        raise RefRefused("ref-too-large", f"{path} has more than {max_bytes:,} bytes",
-                         "split the schema, or raise EVALSCHEMA_REF_MAX_BYTES")
     return data
 
 
