@@ -24,7 +24,6 @@ from evalschema.judge import (
     JudgeProfile,
     JudgeSettings,
     cancellation,
-    client_for,
     configured_judges,
 )
 from evalschema.judge.client import reset_breakers
@@ -319,6 +318,38 @@ def test_the_breaker_opens_after_consecutive_failures(listener: Listener) -> Non
     assert time.monotonic() - t0 < 5
 
 
+def test_only_consecutive_failures_open_the_breaker(listener: Listener) -> None:
+    """A success in between starts the count again: an endpoint that fails every other
+    request is still asked for every record."""
+    def every_other(lst: Listener, h: BaseHTTPRequestHandler, seen: Seen) -> None:
+        if len(lst.requests) % 2:
+            send(h, 500, b"")
+        else:
+            send(h, 200, judge_answer([1.0]))
+
+    listener.behaviour = every_other
+    gold = [{"id": str(i), "purpose": f"p{i}"} for i in range(6)]
+    run = evaluate(gold, gold, schema(), judges=settings(listener.url, retries=0,
+                                                         breaker_failures=2))
+    assert [s for s, _ in judged(run)] == ["batch_error", "match"] * 3
+    assert len(listener.requests) == 6
+    assert not any("circuit breaker" in (r or "") for _, r in judged(run))
+
+
+def test_an_oversized_answer_is_cut_at_the_body_limit(listener: Listener) -> None:
+    """A judge cannot fill the process's memory: the answer is read up to ``max_body``."""
+    big = judge_answer([1.0]) + b" " * 200_000  # valid JSON, only too long
+    listener.behaviour = lambda lst, h, seen: send(h, 200, big)
+    run = evaluate(GOLD[:1], EXT[:1], schema(), judges=settings(listener.url,
+                                                                max_body=64 * 1024))
+    ((status, reason),) = judged(run)
+    assert status == "batch_error"
+    assert "larger than 65536 bytes" in (reason or "")
+    run = evaluate(GOLD[:1], EXT[:1], schema(), judges=settings(listener.url,
+                                                                max_body=1024 * 1024))
+    assert judged(run) == [("match", None)]
+
+
 def test_the_breaker_closes_after_its_cooldown(listener: Listener) -> None:
     listener.behaviour = lambda lst, h, seen: send(h, 500, b"")
     judges = settings(listener.url, retries=0, breaker_failures=1, breaker_cooldown=0.3)
@@ -360,11 +391,11 @@ def test_cancel_abandons_the_request_and_closes_the_connection(listener: Listene
     listener.behaviour = hold_until_closed
     cancel = threading.Event()
     out: list[Any] = []
+    judges = settings(listener.url, breaker_failures=1)
 
     def run() -> None:
         with cancellation(cancel):
-            out.append(evaluate(GOLD[:1], EXT[:1], schema(timeout=60),
-                                judges=settings(listener.url)))
+            out.append(evaluate(GOLD[:1], EXT[:1], schema(timeout=60), judges=judges))
 
     t = threading.Thread(target=run)
     t.start()
@@ -378,8 +409,11 @@ def test_cancel_abandons_the_request_and_closes_the_connection(listener: Listene
     ((status, reason),) = judged(out[0])
     assert status == "batch_error" and "cancelled" in (reason or "")
     assert listener.closed_by_client.wait(5)
-    # a cancelled request is not a failure of the endpoint
-    assert "circuit breaker" not in repr(client_for(settings(listener.url).limits)._breakers)
+    # a cancelled request is not a failure of the endpoint: with a breaker that opens on
+    # the first failure, the next request is still sent
+    listener.behaviour = lambda lst, h, seen: send(h, 200, judge_answer([1.0]))
+    assert judged(evaluate(GOLD[:1], EXT[:1], schema(), judges=judges)) == [("match", None)]
+    assert len(listener.requests) == 2
 
 
 def test_bad_user_judge_settings_are_located_input_errors(
