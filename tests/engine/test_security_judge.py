@@ -304,6 +304,32 @@ def test_a_key_echoed_back_is_redacted_everywhere(listener: Listener, user_env: 
     assert KEY not in captured.out + captured.err
 
 
+def test_a_key_at_the_edge_of_the_quoted_answer_is_not_cut_in_half(listener: Listener) -> None:
+    """An error body is quoted up to a length: the key is redacted before the cut, so no
+    prefix of it survives the cut."""
+    def echo_late(lst: Listener, h: BaseHTTPRequestHandler, seen: Seen) -> None:
+        send(h, 401, ("x" * 140 + seen.headers["authorization"] + "y" * 100).encode())
+
+    listener.behaviour = echo_late
+    run = evaluate(GOLD[:1], EXT[:1], schema(), judges=settings(listener.url))
+    ((status, reason),) = judged(run)
+    assert status == "batch_error" and "HTTP 401" in (reason or "")
+    assert KEY[:8] not in (reason or ""), reason
+
+
+def test_messages_name_the_judge_by_its_origin_only(listener: Listener) -> None:
+    """A base URL may carry secrets of its own (user info, a tenant in the path): a
+    message names the scheme, host and port only."""
+    listener.behaviour = hold_until_closed
+    port = listener.url.split(":")[2].split("/")[0]
+    url = f"http://user:pw-secret-77@127.0.0.1:{port}/v1/tenant-secret-88"
+    run = evaluate(GOLD[:1], EXT[:1], schema(timeout=0.5), judges=settings(url))
+    ((status, reason),) = judged(run)
+    assert status == "batch_error"
+    assert f"judge at http://127.0.0.1:{port} gave no complete answer" in (reason or ""), reason
+    assert "secret" not in (reason or "")
+
+
 def test_the_breaker_opens_after_consecutive_failures(listener: Listener) -> None:
     listener.behaviour = lambda lst, h, seen: send(h, 500, b"")
     gold = [{"id": str(i), "purpose": f"p{i}"} for i in range(8)]
