@@ -315,6 +315,24 @@ def test_a_key_at_the_edge_of_the_quoted_answer_is_not_cut_in_half(listener: Lis
     ((status, reason),) = judged(run)
     assert status == "batch_error" and "HTTP 401" in (reason or "")
     assert KEY[:8] not in (reason or ""), reason
+    # a long key (project keys have ~160 characters) behind wide characters: the body is
+    # read up to a number of bytes before it is cut to a number of characters
+    long_key = "sk-proj-" + "A1b2C3d4" * 20
+    listener.behaviour = lambda lst, h, seen: send(h, 401, (
+        "\U0001f600" * 130 + seen.headers["authorization"]).encode())
+    judges = JudgeSettings((JudgeProfile("default", listener.url, "judge-1", long_key,
+                                         "OPENAI_API_KEY"),), settings(listener.url).limits)
+    run = evaluate(GOLD[:1], EXT[:1], schema(), judges=judges)
+    ((status, reason),) = judged(run)
+    assert status == "batch_error" and "HTTP 401" in (reason or "")
+    assert long_key[:8] not in (reason or ""), reason
+    # the same in an answer whose content holds no JSON (quoted up to 80 characters)
+    listener.behaviour = lambda lst, h, seen: send(h, 200, judge_answer(
+        [], content="x" * 65 + seen.headers["authorization"]))
+    run = evaluate(GOLD[:1], EXT[:1], schema(), judges=settings(listener.url))
+    ((status, reason),) = judged(run)
+    assert status == "batch_error" and "holds no JSON" in (reason or "")
+    assert KEY[:8] not in (reason or ""), reason
 
 
 def test_messages_name_the_judge_by_its_origin_only(listener: Listener) -> None:
