@@ -213,10 +213,11 @@ def test_writer_writes_a_new_file_with_the_usual_mode(tmp_path: Path) -> None:
 def test_output_refuses_an_input_of_the_run(suite: Path, capsys: Any, which: str) -> None:
     (suite / "sub").mkdir()
     before = {p.name: digest(p) for p in suite.iterdir() if p.is_file()}
-    for fmt in ("json", "table"):
-        code, _out, err = run(capsys, *EVAL, "--extracted", "ext.jsonl", "--format", fmt,
-                             "-o", which)
-        assert code == 2
+    for extra in (("--format", "json"), ("--format", "table"),
+                  ("--metric", "lynxius.json_diff"), ("--metric", "lynxius.json_diff",
+                                                      "--format", "json")):
+        code, _out, err = run(capsys, *EVAL, "--extracted", "ext.jsonl", *extra, "-o", which)
+        assert code == 2, extra
         assert "output-is-input" in err
         assert {p.name: digest(p) for p in suite.iterdir() if p.is_file()} == before
 
