@@ -125,6 +125,24 @@ def test_project_file_endpoint_is_a_located_error(listener: Listener, tmp_path: 
     assert listener.connections == 0
 
 
+def test_judge_tables_in_a_project_file_say_how_to_configure_the_judge(
+        tmp_path: Path) -> None:
+    """Profiles belong in the user's judges.toml: a [judges] table or a suite's judge key
+    in evalschema.toml is refused with the way to do it, not as an unknown key."""
+    from evalschema.config import parse_config
+
+    loaded = parse_config(
+        '[judges.local]\nbase_url = "http://127.0.0.1:9/v1"\n[[suite]]\nname = "s"\n'
+        'schema = "s.eval.json"\ngold = "g.jsonl"\nextracted = ["e.jsonl"]\n'
+        'judge = "local"\n', tmp_path / "evalschema.toml")
+    got = [(p.code, p.pointer) for p in loaded.problems
+           if p.pointer in ("/judges", "/suite/0/judge")]
+    assert got == [("judge-endpoint-in-config", "/judges"),
+                   ("judge-endpoint-in-config", "/suite/0/judge")]
+    assert all("judges.toml" in (p.suggestion or "") for p in loaded.problems
+               if p.code == "judge-endpoint-in-config")
+
+
 def test_unknown_profile_is_a_located_error(listener: Listener) -> None:
     problems = check_eval_schema(schema(judge="fast")).problems
     assert [(p.code, p.pointer, p.target) for p in problems] == [
