@@ -48,8 +48,9 @@ def _scores_from(answer: Any, n: int, secrets: Sequence[str]) -> list[float | No
     try:
         parsed = parse_lenient(content if isinstance(content, str) else json.dumps(content)).value
     except LenientParseError:
-        raise JudgeError(redact(f"judge answer holds no JSON: {str(content)[:80]!r}",
-                                secrets)) from None
+        # redacted before the cut (and the quoting), so neither can split a key
+        raise JudgeError(f"judge answer holds no JSON: "
+                         f"{redact(str(content), secrets)[:80]!r}") from None
     scores = parsed.get("scores") if isinstance(parsed, dict) else None
     if not isinstance(scores, list) or len(scores) != n:
         raise JudgeError(f"judge gave {len(scores) if isinstance(scores, list) else 'no'} "

@@ -86,6 +86,10 @@ def test_symlinks_leading_out_are_refused(tmp_path: Path) -> None:
     found, capped = bounded_glob(proj, "runs/**/*.jsonl", 1000, 1000)
     assert capped is None
     assert all("outside" not in str(f) for f in found)  # the linked folder is not walked
+    # nor when the pattern names it before its first wildcard
+    assert bounded_glob(proj, "runs/out/*.jsonl", 1000, 1000) == ([], None)
+    assert config(proj, extracted='["runs/out/*.jsonl"]') == [
+        ("no-match", "/suite/0/extracted/0")]
 
 
 def test_devices_and_fifos_are_refused(tmp_path: Path) -> None:
@@ -110,6 +114,18 @@ def test_glob_caps_are_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
                           'extracted = ["runs/*.jsonl"]\n', proj / "evalschema.toml")
     (problem,) = loaded.problems
     assert problem.code == "glob-limit" and "matched more than 5 files" in problem.message
+
+
+def test_a_shallow_glob_does_not_walk_subfolders(tmp_path: Path) -> None:
+    """``*.jsonl`` looks at one folder: a big tree below it costs nothing and does not
+    exhaust the entry budget."""
+    proj = project(tmp_path)
+    for i in range(50):
+        (proj / "runs" / "deep" / f"r{i}.jsonl").write_text("{}\n")
+    found, capped = bounded_glob(proj, "*.jsonl", 20, 1000)
+    assert (found, capped) == ([proj / "gold.jsonl"], None)
+    found, capped = bounded_glob(proj, "runs/*.jsonl", 20, 1000)
+    assert (found, capped) == ([proj / "runs" / "m1.jsonl"], None)
 
 
 @pytest.mark.parametrize("pattern", [

@@ -182,6 +182,20 @@ def test_writer_encodes_before_touching_anything(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
 
 
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
+                    reason="root may write any file")
+def test_writer_keeps_a_read_only_file(tmp_path: Path) -> None:
+    """A file the user made read-only is refused as a plain write would refuse it, though
+    the rename into a writable folder would replace it."""
+    target = tmp_path / "out.txt"
+    target.write_text("old", encoding="utf-8")
+    os.chmod(target, 0o444)
+    with pytest.raises(PermissionError):
+        atomicwrite.write_text(target, "new")
+    assert target.read_text(encoding="utf-8") == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+
+
 def test_writer_writes_a_new_file_with_the_usual_mode(tmp_path: Path) -> None:
     target = tmp_path / "new.txt"
     atomicwrite.write_text(target, "hello")
@@ -199,10 +213,11 @@ def test_writer_writes_a_new_file_with_the_usual_mode(tmp_path: Path) -> None:
 def test_output_refuses_an_input_of_the_run(suite: Path, capsys: Any, which: str) -> None:
     (suite / "sub").mkdir()
     before = {p.name: digest(p) for p in suite.iterdir() if p.is_file()}
-    for fmt in ("json", "table"):
-        code, _out, err = run(capsys, *EVAL, "--extracted", "ext.jsonl", "--format", fmt,
-                             "-o", which)
-        assert code == 2
+    for extra in (("--format", "json"), ("--format", "table"),
+                  ("--metric", "lynxius.json_diff"), ("--metric", "lynxius.json_diff",
+                                                      "--format", "json")):
+        code, _out, err = run(capsys, *EVAL, "--extracted", "ext.jsonl", *extra, "-o", which)
+        assert code == 2, extra
         assert "output-is-input" in err
         assert {p.name: digest(p) for p in suite.iterdir() if p.is_file()} == before
 
@@ -417,6 +432,20 @@ def test_ansi_escapes_in_messages_and_thresholds_are_neutralised(suite: Path, ca
     assert code == 2
     assert not RAW_CONTROL.search(out + err)
     assert "unknown-comparator" in out
+
+
+def test_record_ids_in_record_problems_stay_on_one_line(suite: Path, capsys: Any) -> None:
+    """The table's "record ID: problem" lines: an id holding a newline prints no line of
+    its own."""
+    rid = "x\nFAKE: all thresholds met\x1b[2J"
+    _jsonl(suite / "g_nl.jsonl", [{"id": rid, "name": "A"}])
+    _jsonl(suite / "e_nl.jsonl", [{"id": rid, "name": "A"}, {"id": rid, "name": "A"}])
+    code, out, err = run(capsys, "eval", "schema.eval.json", "--gold", "g_nl.jsonl",
+                         "--extracted", "e_nl.jsonl")
+    assert code == 0, err
+    assert "  record x\\nFAKE: all thresholds met\\x1b[2J: duplicate id" in out
+    assert not any(ln.lstrip().startswith("FAKE") for ln in out.splitlines()), out
+    assert not RAW_CONTROL.search(out + err)
 
 
 def test_compare_table_neutralises_labels_and_record_ids(suite: Path, capsys: Any) -> None:

@@ -24,7 +24,6 @@ from evalschema.judge import (
     JudgeProfile,
     JudgeSettings,
     cancellation,
-    client_for,
     configured_judges,
 )
 from evalschema.judge.client import reset_breakers
@@ -124,6 +123,24 @@ def test_project_file_endpoint_is_a_located_error(listener: Listener, tmp_path: 
     assert "evalschema.toml:1:1#/base_url: error judge-endpoint-in-config" in err
     assert "evalschema.toml:7:1#/suite/0/api_key_env: error judge-endpoint-in-config" in err
     assert listener.connections == 0
+
+
+def test_judge_tables_in_a_project_file_say_how_to_configure_the_judge(
+        tmp_path: Path) -> None:
+    """Profiles belong in the user's judges.toml: a [judges] table or a suite's judge key
+    in evalschema.toml is refused with the way to do it, not as an unknown key."""
+    from evalschema.config import parse_config
+
+    loaded = parse_config(
+        '[judges.local]\nbase_url = "http://127.0.0.1:9/v1"\n[[suite]]\nname = "s"\n'
+        'schema = "s.eval.json"\ngold = "g.jsonl"\nextracted = ["e.jsonl"]\n'
+        'judge = "local"\n', tmp_path / "evalschema.toml")
+    got = [(p.code, p.pointer) for p in loaded.problems
+           if p.pointer in ("/judges", "/suite/0/judge")]
+    assert got == [("judge-endpoint-in-config", "/judges"),
+                   ("judge-endpoint-in-config", "/suite/0/judge")]
+    assert all("judges.toml" in (p.suggestion or "") for p in loaded.problems
+               if p.code == "judge-endpoint-in-config")
 
 
 def test_unknown_profile_is_a_located_error(listener: Listener) -> None:
@@ -305,6 +322,50 @@ def test_a_key_echoed_back_is_redacted_everywhere(listener: Listener, user_env: 
     assert KEY not in captured.out + captured.err
 
 
+def test_a_key_at_the_edge_of_the_quoted_answer_is_not_cut_in_half(listener: Listener) -> None:
+    """An error body is quoted up to a length: the key is redacted before the cut, so no
+    prefix of it survives the cut."""
+    def echo_late(lst: Listener, h: BaseHTTPRequestHandler, seen: Seen) -> None:
+        send(h, 401, ("x" * 140 + seen.headers["authorization"] + "y" * 100).encode())
+
+    listener.behaviour = echo_late
+    run = evaluate(GOLD[:1], EXT[:1], schema(), judges=settings(listener.url))
+    ((status, reason),) = judged(run)
+    assert status == "batch_error" and "HTTP 401" in (reason or "")
+    assert KEY[:8] not in (reason or ""), reason
+    # a long key (project keys have ~160 characters) behind wide characters: the body is
+    # read up to a number of bytes before it is cut to a number of characters
+    long_key = "sk-proj-" + "A1b2C3d4" * 20
+    listener.behaviour = lambda lst, h, seen: send(h, 401, (
+        "\U0001f600" * 130 + seen.headers["authorization"]).encode())
+    judges = JudgeSettings((JudgeProfile("default", listener.url, "judge-1", long_key,
+                                         "OPENAI_API_KEY"),), settings(listener.url).limits)
+    run = evaluate(GOLD[:1], EXT[:1], schema(), judges=judges)
+    ((status, reason),) = judged(run)
+    assert status == "batch_error" and "HTTP 401" in (reason or "")
+    assert long_key[:8] not in (reason or ""), reason
+    # the same in an answer whose content holds no JSON (quoted up to 80 characters)
+    listener.behaviour = lambda lst, h, seen: send(h, 200, judge_answer(
+        [], content="x" * 65 + seen.headers["authorization"]))
+    run = evaluate(GOLD[:1], EXT[:1], schema(), judges=settings(listener.url))
+    ((status, reason),) = judged(run)
+    assert status == "batch_error" and "holds no JSON" in (reason or "")
+    assert KEY[:8] not in (reason or ""), reason
+
+
+def test_messages_name_the_judge_by_its_origin_only(listener: Listener) -> None:
+    """A base URL may carry secrets of its own (user info, a tenant in the path): a
+    message names the scheme, host and port only."""
+    listener.behaviour = hold_until_closed
+    port = listener.url.split(":")[2].split("/")[0]
+    url = f"http://user:pw-secret-77@127.0.0.1:{port}/v1/tenant-secret-88"
+    run = evaluate(GOLD[:1], EXT[:1], schema(timeout=0.5), judges=settings(url))
+    ((status, reason),) = judged(run)
+    assert status == "batch_error"
+    assert f"judge at http://127.0.0.1:{port} gave no complete answer" in (reason or ""), reason
+    assert "secret" not in (reason or "")
+
+
 def test_the_breaker_opens_after_consecutive_failures(listener: Listener) -> None:
     listener.behaviour = lambda lst, h, seen: send(h, 500, b"")
     gold = [{"id": str(i), "purpose": f"p{i}"} for i in range(8)]
@@ -317,6 +378,38 @@ def test_the_breaker_opens_after_consecutive_failures(listener: Listener) -> Non
     assert all("HTTP 500" in (r or "") for _, r in results[:3])
     assert all("circuit breaker open" in (r or "") for _, r in results[3:])
     assert time.monotonic() - t0 < 5
+
+
+def test_only_consecutive_failures_open_the_breaker(listener: Listener) -> None:
+    """A success in between starts the count again: an endpoint that fails every other
+    request is still asked for every record."""
+    def every_other(lst: Listener, h: BaseHTTPRequestHandler, seen: Seen) -> None:
+        if len(lst.requests) % 2:
+            send(h, 500, b"")
+        else:
+            send(h, 200, judge_answer([1.0]))
+
+    listener.behaviour = every_other
+    gold = [{"id": str(i), "purpose": f"p{i}"} for i in range(6)]
+    run = evaluate(gold, gold, schema(), judges=settings(listener.url, retries=0,
+                                                         breaker_failures=2))
+    assert [s for s, _ in judged(run)] == ["batch_error", "match"] * 3
+    assert len(listener.requests) == 6
+    assert not any("circuit breaker" in (r or "") for _, r in judged(run))
+
+
+def test_an_oversized_answer_is_cut_at_the_body_limit(listener: Listener) -> None:
+    """A judge cannot fill the process's memory: the answer is read up to ``max_body``."""
+    big = judge_answer([1.0]) + b" " * 200_000  # valid JSON, only too long
+    listener.behaviour = lambda lst, h, seen: send(h, 200, big)
+    run = evaluate(GOLD[:1], EXT[:1], schema(), judges=settings(listener.url,
+                                                                max_body=64 * 1024))
+    ((status, reason),) = judged(run)
+    assert status == "batch_error"
+    assert "larger than 65536 bytes" in (reason or "")
+    run = evaluate(GOLD[:1], EXT[:1], schema(), judges=settings(listener.url,
+                                                                max_body=1024 * 1024))
+    assert judged(run) == [("match", None)]
 
 
 def test_the_breaker_closes_after_its_cooldown(listener: Listener) -> None:
@@ -360,11 +453,11 @@ def test_cancel_abandons_the_request_and_closes_the_connection(listener: Listene
     listener.behaviour = hold_until_closed
     cancel = threading.Event()
     out: list[Any] = []
+    judges = settings(listener.url, breaker_failures=1)
 
     def run() -> None:
         with cancellation(cancel):
-            out.append(evaluate(GOLD[:1], EXT[:1], schema(timeout=60),
-                                judges=settings(listener.url)))
+            out.append(evaluate(GOLD[:1], EXT[:1], schema(timeout=60), judges=judges))
 
     t = threading.Thread(target=run)
     t.start()
@@ -378,8 +471,11 @@ def test_cancel_abandons_the_request_and_closes_the_connection(listener: Listene
     ((status, reason),) = judged(out[0])
     assert status == "batch_error" and "cancelled" in (reason or "")
     assert listener.closed_by_client.wait(5)
-    # a cancelled request is not a failure of the endpoint
-    assert "circuit breaker" not in repr(client_for(settings(listener.url).limits)._breakers)
+    # a cancelled request is not a failure of the endpoint: with a breaker that opens on
+    # the first failure, the next request is still sent
+    listener.behaviour = lambda lst, h, seen: send(h, 200, judge_answer([1.0]))
+    assert judged(evaluate(GOLD[:1], EXT[:1], schema(), judges=judges)) == [("match", None)]
+    assert len(listener.requests) == 2
 
 
 def test_bad_user_judge_settings_are_located_input_errors(

@@ -121,6 +121,24 @@ def test_regex_timeouts_throttle_after_repeats() -> None:
     assert "took longer than 0.01 s" in reason
 
 
+def test_a_timed_out_value_costs_one_budget() -> None:
+    """The engine compares a failing field again to explain it; that second look must not
+    wait out the budget again (or count as a second timeout): the first five distinct
+    hostile values each get the full budget, the sixth the throttled one."""
+    got = run_python("""
+        import json
+        from evalschema import evaluate
+        schema = {"type": "object", "properties": {
+            "c": {"type": "string", "x-eval-compare": {"regex": {"pattern": "(a|aa)+"}}}}}
+        n = 6
+        run = evaluate([{"c": "x"}] * n, [{"c": "a" * 40 + f"b{i}"} for i in range(n)],
+                       schema)
+        print(json.dumps([r.field_results[0].reason for r in run.records]))
+    """, timeout=120, EVALSCHEMA_REGEX_TIMEOUT="0.3")
+    budgets = [r.split("took longer than ", 1)[1].split(" s ")[0] for r in got]
+    assert budgets == ["0.3"] * 5 + ["0.006"]
+
+
 def test_regex_same_semantics_as_re() -> None:
     schema = regex_schema(r"DE\d{9}")
     run = evaluate([{"code": "x"}] * 4,
@@ -235,6 +253,29 @@ def test_levenshtein_capped_values_in_hungarian_arrays() -> None:
     assert by_path["xs[0]"].score == 1.0
     capped = [f for f in by_path.values() if f.reason and "10,000" in f.reason]
     assert len(capped) == 1
+
+
+def test_megabyte_values_in_a_hungarian_array_are_capped() -> None:
+    """The whole-matrix path must decline them too: one 1 MB pair in it took ~50 s."""
+    got = run_python("""
+        import json, random, time
+        from evalschema import evaluate
+        rng = random.Random(7)
+        a = "".join(rng.choice("abcdef") for _ in range(1_000_000))
+        b = "".join(rng.choice("abcdef") for _ in range(1_000_000))
+        schema = {"type": "object", "properties": {"xs": {
+            "type": "array", "x-eval-align": {"match_by": "hungarian"},
+            "items": {"type": "string", "x-eval-compare": "levenshtein"}}}}
+        t = time.monotonic()
+        run = evaluate([{"xs": [f"v{i}" for i in range(20)] + [a]}],
+                       [{"xs": [b] + [f"v{i}" for i in range(20)]}], schema)
+        took = time.monotonic() - t
+        print(json.dumps([took, sum(1 for f in run.records[0].field_results
+                                    if f.reason and "10,000" in f.reason)]))
+    """, timeout=90)
+    took, capped = got
+    assert took < 8  # ~0.1 s capped; ~20 s on this machine uncapped
+    assert capped == 1
 
 
 # -- Hungarian -----------------------------------------------------------------------

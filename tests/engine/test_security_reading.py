@@ -231,6 +231,20 @@ def test_ref_outside_root_or_not_a_regular_file_is_a_located_error(
     assert "secret" not in proc.stdout.replace("secret.json", "")
 
 
+def test_a_schema_without_a_path_refs_no_file(tmp_path: Path) -> None:
+    """A schema given as data (the API, the editor's unsaved text) has no folder to confine
+    its $refs to: it reads no file at all, even by a file: URI."""
+    from evalschema import check_eval_schema
+
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"type": "string", "description": "secret-42"}')
+    schema = {"type": "object", "properties": {"a": {"$ref": secret.as_uri()}}}
+    problems = check_eval_schema(schema).problems
+    assert [(p.code, p.pointer) for p in problems] == [("ref-outside-root",
+                                                        "/properties/a/$ref")]
+    assert "secret-42" not in repr(problems)
+
+
 # -- duplicate keys ------------------------------------------------------------------
 
 

@@ -109,6 +109,25 @@ def test_untrusted_modules_only_warn_when_the_schema_does_not_need_them(tmp_path
     assert json.loads(proc.stdout)["per_field"]["name"]["mismatches"] == 3
 
 
+def test_trusted_modules_do_not_put_their_folder_on_sys_path(tmp_path: Path) -> None:
+    """Trusting the module the configuration names trusts that file, not every name in its
+    folder: an ``html.py`` beside it still does not replace the standard library's."""
+    ws = tmp_path / "ws"
+    marker = tmp_path / "imported"
+    pwned = tmp_path / "pwned"
+    write_suite(ws, schema=SCHEMA, modules=["cmp/my_cmp.py"])
+    (ws / "cmp").mkdir()
+    (ws / "cmp" / "my_cmp.py").write_text(CMP_MODULE.format(marker=str(marker)),
+                                          encoding="utf-8")
+    (ws / "cmp" / "html.py").write_text(marker_code(pwned), encoding="utf-8")
+    proc = cli(ws, "eval", "--trust-workspace", "--format", "html", "-o",
+               str(tmp_path / "report.html"))
+    assert proc.returncode == 0, proc.stderr
+    assert marker.read_text() == "imported"
+    assert not pwned.exists(), "html.py beside a trusted comparator module ran"
+    assert (tmp_path / "report.html").stat().st_size > 100
+
+
 def test_a_dotted_name_never_imports_from_the_config_folder(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     marker = tmp_path / "imported"
@@ -187,6 +206,7 @@ def test_entries_and_loading_by_path(tmp_path: Path) -> None:
     assert resolve_entry("sub/m.py", tmp_path) == str(tmp_path / "sub" / "m.py")
     # A file named like a standard module is loaded under a private name: no shadowing.
     (tmp_path / "json.py").write_text("VALUE = 7\n", encoding="utf-8")
+    path_before = list(sys.path)
     mod = load_module(str(tmp_path / "json.py"))
     assert mod.VALUE == 7 and mod.__name__ == private_name(tmp_path / "json.py")
     assert sys.modules["json"] is json and load_module(str(tmp_path / "json.py")) is mod
@@ -196,6 +216,7 @@ def test_entries_and_loading_by_path(tmp_path: Path) -> None:
     (pkg / "__init__.py").write_text("from .helpers import TWICE\n", encoding="utf-8")
     (pkg / "helpers.py").write_text("TWICE = 2\n", encoding="utf-8")
     assert load_module(str(pkg)).TWICE == 2
+    assert sys.path == path_before  # no folder was put on it
     with pytest.raises(ModuleNotFoundError):
         load_module(str(tmp_path / "missing.py"))
     with pytest.raises(InputError) as info:

@@ -12,9 +12,11 @@ server runs with ``glob.glob`` patched to sleep on patterns that start at ``/**`
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -26,6 +28,8 @@ from eval_workspace import write_suite
 from lsp_helpers import SERVER, position
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from evalschema_server import files
 
 BUDGET = 10.0
 
@@ -184,6 +188,51 @@ async def test_a_file_over_the_read_limit_is_reported_not_read(slow: LanguageCli
     await until("the other run's findings",
                 lambda: slow.diagnostics.get(paths["extracted"].as_uri()))
     await exits(slow)
+
+
+# -- reading a file (evalschema_server.files) ---------------------------------------
+
+def test_a_file_over_the_limit_is_refused_by_its_size_unread(tmp_path: Path) -> None:
+    big = tmp_path / "big.jsonl"
+    with big.open("wb") as f:
+        f.truncate(50 * 2**20)  # sparse: costs no disk
+    with pytest.raises(OSError) as info:
+        files.read_bytes(big, limit=1000)
+    assert info.value.errno == errno.EFBIG
+    assert info.value.strerror == "52,428,800 bytes, over the server's limit of 1,000 bytes"
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="needs Linux /proc")
+def test_a_file_longer_than_its_size_says_is_cut_at_the_limit() -> None:
+    """/proc files say they hold 0 bytes; the limit holds however much is read."""
+    with pytest.raises(OSError) as info:
+        files.read_bytes(Path("/proc/self/status"), limit=64)
+    assert info.value.errno == errno.EFBIG
+    assert len(files.read_bytes(Path("/proc/self/status"))) > 64
+
+
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    """The configuration loader refuses a FIFO, but the file may be swapped for one before
+    the run reads it: opening it must not wait for a writer."""
+    fifo = tmp_path / "gold.jsonl"
+    os.mkfifo(fifo)
+    got: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            files.read_bytes(fifo)
+        except BaseException as exc:
+            got.append(exc)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(5)
+    blocked = reader.is_alive()
+    if blocked:  # let the thread go
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(5)
+    assert not blocked, "opening the FIFO waited for a writer"
+    assert isinstance(got[0], OSError) and got[0].errno == errno.EINVAL
 
 
 # -- a 50 MB document ------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
@@ -40,17 +41,41 @@ def test_edits_match_applying_them_to_the_whole_text(
     store = DocumentStore()
     doc = store.open(types.TextDocumentItem("file:///t.json", "json", 0, text))
     expected = text
+    lowest = len(text)  # the lowest offset an edit touched: the text before is unchanged
     for version, ((l0, c0), (l1, c1), new) in enumerate(edits, 1):
         rng = types.Range(types.Position(max(l0, 0), max(c0, 0)),
                           types.Position(max(l1, 0), max(c1, 0)))
+        lowest = min(lowest, LineIndex(expected).offset(rng.start.line, rng.start.character,
+                                                        encoding))
         expected = reference(expected, rng, new, encoding)
         store.change(change(doc.uri, version, rng, new), encoding)
         assert doc.size == len(expected)
+        assert doc.edited_from == lowest
         if version % 2:  # sometimes read the text between edits, sometimes not
             assert doc.text == expected
     assert doc.text == expected
     assert "".join(split_lines(expected)) == expected
     assert len(split_lines(expected)) == LineIndex(expected).line_count
+
+
+@pytest.mark.parametrize(("text", "edits", "want"), [
+    # a "\n" typed after a line ending in "\r": one line break, so "b" is line 1
+    ("a\rb", [((1, 0), (1, 0), "\n"), ((1, 0), (1, 0), "X")], "a\r\nXb"),
+    ("a\rb", [((1, 0), (1, 1), "\nc"), ((1, 1), (1, 1), "Y")], "a\r\ncY"),
+    ("a\r\rb", [((2, 0), (2, 0), "\n"), ((2, 0), (2, 0), "Z")], "a\r\r\nZb"),
+])
+def test_a_line_break_joined_across_an_edit_counts_once(
+        text: str, edits: list[tuple[tuple[int, int], tuple[int, int], str]],
+        want: str) -> None:
+    store = DocumentStore()
+    doc = store.open(types.TextDocumentItem("file:///t.json", "json", 0, text))
+    expected = text
+    for version, ((l0, c0), (l1, c1), new) in enumerate(edits, 1):
+        rng = types.Range(types.Position(l0, c0), types.Position(l1, c1))
+        expected = reference(expected, rng, new, "utf-16")
+        store.change(change(doc.uri, version, rng, new), "utf-16")
+    assert expected == want
+    assert doc.text == want
 
 
 def test_an_edit_to_a_50_mb_document_is_cheap() -> None:

@@ -9,6 +9,7 @@ import json
 import threading
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -51,12 +52,16 @@ def test_lines_in_lengths_out() -> None:
     assert reports == []
 
 
-def test_a_header_cut_across_two_reads_is_found_when_resynchronising() -> None:
-    junk = b"x" * (MAX_HEADER_LINE + 100)
-    messages, reports = run(junk + b"Content-Le" + b"ngth: 5\r\n\r\n{}{}x" + frame(1) + frame(2))
+@pytest.mark.parametrize("cut", [0, 1, 7, 14, 16])
+def test_a_header_cut_across_two_reads_is_found_when_resynchronising(cut: int) -> None:
+    """The long line is read in pieces of MAX_HEADER_LINE bytes: the piece boundary falls
+    ``cut`` bytes into the Content-Length header after the junk."""
+    junk = b"x" * (2 * MAX_HEADER_LINE - cut)
+    messages, reports = run(junk + b"Content-Length: 5\r\n\r\n{}{}x" + frame(1) + frame(2))
     assert messages == [1, 2]
-    assert reports[0] == f"a header line longer than {MAX_HEADER_LINE} bytes; skipping to " \
-        "the next message"
+    assert reports == [f"a header line longer than {MAX_HEADER_LINE} bytes; skipping to "
+                       "the next message", "a message body that is not JSON ('Extra data: "
+                       "line 1 column 3 (char 2)'); ignored"]
 
 
 def test_junk_before_a_header_is_skipped() -> None:

@@ -66,10 +66,11 @@ def origin(url: str) -> str:
 
 
 def _snippet(data: bytes, secrets: Sequence[str]) -> str:
-    text = data[: SNIPPET * 4].decode("utf-8", "replace")
-    text = redact(text, secrets)  # before cutting, so a cut cannot split a key
-    text = "".join(c if c.isprintable() else " " for c in text)
-    return text[:SNIPPET] + ("…" if len(text) > SNIPPET else "")
+    # The whole body (at most ``max_body``) is redacted before any cut, so a cut cannot
+    # split a key: a long key behind wide characters straddled a cut made in bytes.
+    text = redact(data.decode("utf-8", "replace"), secrets)
+    shown = "".join(c if c.isprintable() else " " for c in text[:SNIPPET])
+    return shown + ("…" if len(text) > SNIPPET else "")
 
 
 # -- cancellation -----------------------------------------------------------------
