@@ -120,6 +120,18 @@ def test_answers_are_cached(judge: tuple[Judge, str]) -> None:
     assert len(state.requests) == 2 * n
 
 
+def test_cached_answers_belong_to_their_endpoint(judge: tuple[Judge, str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another endpoint (another model server, another judge) is asked afresh, never
+    answered from the first one's cache."""
+    state, url = judge
+    evaluate(GOLD, EXT, schema())
+    n = len(state.requests)
+    monkeypatch.setenv("EVALSCHEMA_JUDGE_BASE_URL", url.replace("127.0.0.1", "localhost"))
+    evaluate(GOLD, EXT, schema())
+    assert len(state.requests) == 2 * n
+
+
 @pytest.mark.parametrize("mode", ["http500", "short"])
 def test_judge_failures_are_batch_errors(judge: tuple[Judge, str], mode: str) -> None:
     state, _ = judge

@@ -199,7 +199,7 @@ def test_a_file_over_the_limit_is_refused_by_its_size_unread(tmp_path: Path) -> 
     with pytest.raises(OSError) as info:
         files.read_bytes(big, limit=1000)
     assert info.value.errno == errno.EFBIG
-    assert info.value.strerror == "52,428,800 bytes, over the server's limit of 1,000 bytes"
+    assert info.value.strerror == "52,428,800 bytes, over the limit of 1,000 bytes"
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="needs Linux /proc")
