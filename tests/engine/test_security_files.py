@@ -12,6 +12,10 @@ import hashlib
 import json
 import os
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -182,18 +186,41 @@ def test_writer_encodes_before_touching_anything(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
 
 
-@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
-                    reason="root may write any file")
-def test_writer_keeps_a_read_only_file(tmp_path: Path) -> None:
+#: Writes ``argv[1]`` through the atomic writer; prints what happened.
+_WRITE_AS_USER = """
+import sys
+from evalschema import atomicwrite
+try:
+    atomicwrite.write_text(sys.argv[1], "new")
+    print("written")
+except PermissionError:
+    print("refused")
+"""
+
+
+def test_writer_keeps_a_read_only_file() -> None:
     """A file the user made read-only is refused as a plain write would refuse it, though
-    the rename into a writable folder would replace it."""
-    target = tmp_path / "out.txt"
-    target.write_text("old", encoding="utf-8")
-    os.chmod(target, 0o444)
-    with pytest.raises(PermissionError):
-        atomicwrite.write_text(target, "new")
-    assert target.read_text(encoding="utf-8") == "old"
-    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+    the rename into a writable folder would replace it. Root may write any file, so under
+    root (CI) the write runs as the unprivileged user ``nobody`` (setpriv)."""
+    folder = Path(tempfile.mkdtemp(prefix="evalschema-ro-"))
+    try:
+        os.chmod(folder, 0o777)  # the folder is writable: only the file's mode protects it
+        target = folder / "out.txt"
+        target.write_text("old", encoding="utf-8")
+        cmd = [sys.executable, "-c", _WRITE_AS_USER, str(target)]
+        if os.geteuid() == 0:
+            setpriv = shutil.which("setpriv")
+            assert setpriv, "setpriv (util-linux) is needed to drop root for this test"
+            os.chown(target, 65534, 65534)
+            cmd = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *cmd]
+        os.chmod(target, 0o444)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        assert proc.stdout.strip() == "refused", proc.stdout + proc.stderr
+        assert target.read_text(encoding="utf-8") == "old"
+        assert [p.name for p in folder.iterdir()] == ["out.txt"]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_writer_writes_a_new_file_with_the_usual_mode(tmp_path: Path) -> None:
