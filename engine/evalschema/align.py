@@ -226,13 +226,6 @@ def _hungarian(scorer: RecordScorer, node: SchemaNode, g: list[Any], e: list[Any
     limit = scorer.policy.hungarian_max_pairs
     if limit is not None and n * m > limit:
         return _ordered(scorer, node, g, e)
-    if n * m > SMALL_MATRIX:
-        cap = int(limits.value("hungarian_max_pairs"))
-        if n * m > cap:
-            raise AlignmentLimitError(
-                f"hungarian alignment of {n:,} x {m:,} elements needs a {n * m:,}-pair matrix, "
-                f"over the limit of {cap:,} pairs; the array is not scored (use "
-                "x-eval-align key_field or ordered, or raise EVALSCHEMA_HUNGARIAN_MAX_PAIRS)")
     if n * m <= SMALL_MATRIX:
         f1 = _pair_f1(scorer, items)
         diagonal: list[float] = []
@@ -249,6 +242,13 @@ def _hungarian(scorer: RecordScorer, node: SchemaNode, g: list[Any], e: list[Any
                  for j, ev in enumerate(e)] for i, gv in enumerate(g)]
         matrix = np.array(rows, dtype=float).reshape(n, m)
     else:
+        # A resource limit (memory), unlike the policy's fallback above: over it, an error.
+        cap = int(limits.value("hungarian_max_pairs"))
+        if n * m > cap:
+            raise AlignmentLimitError(
+                f"hungarian alignment of {n:,} x {m:,} elements needs a {n * m:,}-pair matrix, "
+                f"over the limit of {cap:,} pairs; the array is not scored (use "
+                "x-eval-align key_field or ordered, or raise EVALSCHEMA_HUNGARIAN_MAX_PAIRS)")
         matrix = pair_f1_matrix(scorer, items, g, e)
     picked_g, picked_e = linear_sum_assignment(matrix, maximize=True)
     # Plain ints and floats: indexing numpy arrays element by element costs more.

@@ -20,7 +20,6 @@ import stat
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 from .errors import InputError, Problem
 
@@ -145,11 +144,3 @@ def _sync_folder(folder: str) -> None:
             os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def display_size(path: str | os.PathLike[str]) -> str:
-    """``9.5 KiB``: what ``wrote FILE (...)`` says."""
-    try:
-        return f"{Path(path).stat().st_size / 1024:,.1f} KiB"
-    except OSError:
-        return "?"

@@ -211,11 +211,14 @@ def _common_prefix(a: str, b: str) -> int:
     return lo
 
 
+def capped_similarity(a: str, b: str, cap: int) -> float:
+    """Normalised Levenshtein similarity of values past ``cap`` characters, from
+    ``bounded_levenshtein``: a lower bound, so a long value is never over-credited."""
+    return max(0.0, 1.0 - bounded_levenshtein(a, b, cap) / max(len(a), len(b)))
+
+
 def _capped_levenshtein(g: str, e: str, cap: int) -> CompareLimitError:
-    """Values past ``cap`` characters: scored from ``bounded_levenshtein``, a lower bound
-    of the similarity, so a long value is never over-credited."""
-    longer = max(len(g), len(e))
-    score = max(0.0, 1.0 - bounded_levenshtein(g, e, cap) / longer)
+    score = capped_similarity(g, e, cap)
     return CompareLimitError(
         f"levenshtein compared the first {cap:,} characters only (values of {len(g):,} and "
         f"{len(e):,} characters; the rest counts as edits, so {score:.4f} is a lower bound; "
@@ -227,16 +230,13 @@ def _levenshtein(_: Mapping[str, Any]) -> Compare:
     cap = limits.current().compare_max_chars
 
     def levenshtein(g: Any, e: Any) -> float:
-        if type(g) is str and type(e) is str:
-            if len(g) <= cap and len(e) <= cap:
-                return float(sim(g, e))
-        elif not _require_str(g, e):
+        if not (type(g) is str and type(e) is str) and not _require_str(g, e):
             return 1.0
-        if len(g) > cap or len(e) > cap:
-            if g == e:
-                return 1.0
-            raise _capped_levenshtein(g, e, cap)
-        return float(sim(g, e))
+        if len(g) <= cap and len(e) <= cap:
+            return float(sim(g, e))
+        if g == e:
+            return 1.0
+        raise _capped_levenshtein(g, e, cap)
 
     return levenshtein
 
@@ -276,17 +276,11 @@ def _regex(params: Mapping[str, Any]) -> Compare:
     lim = limits.current()
     budget = lim.regex_timeout
     timeouts = 0
-    #: The last value that timed out and its reason: the engine retries a failing
-    #: comparison on its slow path to report it, and that retry must not wait again.
-    last: list[Any] = [None, ""]
 
     def regex(_g: Any, e: Any) -> float:
         nonlocal budget, timeouts
         if not isinstance(e, str):
             raise CompareTypeError(f"extracted value {e!r} is not a string")
-        seen = last[0]
-        if seen is e or (seen is not None and len(seen) == len(e) and seen == e):
-            raise CompareLimitError(last[1])
         try:
             return 1.0 if pattern.fullmatch(e, timeout=budget) else 0.0
         except TimeoutError:
@@ -296,7 +290,6 @@ def _regex(params: Mapping[str, Any]) -> Compare:
                   "value; the field is not judged (EVALSCHEMA_REGEX_TIMEOUT sets the budget)")
         if timeouts >= lim.regex_timeouts_before_throttle:
             budget = lim.regex_timeout / 50
-        last[:] = [e, reason]
         raise CompareLimitError(reason)
 
     return regex

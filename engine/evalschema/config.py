@@ -48,6 +48,7 @@ from .errors import Problem, Severity, did_you_mean
 from .gate import FailMetric
 from .judge.settings import ENDPOINT_KEYS, HOW_TO_CONFIGURE
 from .pointer import escape
+from .regularfile import read_regular
 
 CONFIG_FILE = "evalschema.toml"
 PYPROJECT = "pyproject.toml"
@@ -164,6 +165,15 @@ class LoadedConfig:
                      or p.data["suite"] in suites)
 
 
+#: The largest configuration file read (a project's file is not trusted: it may be a
+#: FIFO, a device or huge, and ``read_regular`` refuses those without blocking).
+CONFIG_MAX_BYTES = 16 * 2**20
+
+
+def _read(path: Path) -> str:
+    return read_regular(path, CONFIG_MAX_BYTES).decode("utf-8")
+
+
 def find_config(directory: str | Path = ".") -> Path | None:
     """``evalschema.toml`` in ``directory``, else its ``pyproject.toml`` when that has a
     ``[tool.evalschema]`` table."""
@@ -174,7 +184,7 @@ def find_config(directory: str | Path = ".") -> Path | None:
     pyproject = folder / PYPROJECT
     if pyproject.is_file():
         try:
-            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+            data = tomllib.loads(_read(pyproject))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
             return None
         tool = data.get("tool")
@@ -187,7 +197,7 @@ def load_config(path: str | Path) -> LoadedConfig:
     """Read and check a configuration file (never raises for a bad one)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = _read(p)
     except FileNotFoundError:
         return LoadedConfig(None, (Problem("file-not-found", "configuration file not found",
                                            source=str(p), suggestion="check the path"),))

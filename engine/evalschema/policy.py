@@ -19,7 +19,8 @@ class ScoringPolicy:
     #: ("n/a" vs "n/a" under numeric), so a record scored against itself is perfect.
     identical_values_match: bool = True
     #: Above this many (gold x extracted) pairs, Hungarian alignment falls back to
-    #: positional pairing. None: never (we build cost matrices whole, so size is cheap).
+    #: positional pairing. None: never (cost matrices are built whole; only the memory
+    #: limit ``evalschema.limits`` sets, which makes a larger array an ``error``, applies).
     hungarian_max_pairs: int | None = None
     #: key_field alignment pairs repeated keys in order of appearance; otherwise only
     #: the first element with a key is paired and the rest become omissions/hallucinations.

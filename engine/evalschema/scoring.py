@@ -271,6 +271,17 @@ class RecordScorer:
         else:
             self.emit(node, path, status, 0.0, None, value, None, ptr, reason)
 
+    def limited(self, node: SchemaNode, exc: CompareLimitError, g: Any, e: Any, path: str,
+                gp: str, ep: str) -> None:
+        """A comparison that hit a work limit: the score judged within it, with the reason,
+        or ``error`` when nothing could be judged. Both walks report it here, so the
+        comparison is never run a second time to find out."""
+        if exc.score is None:
+            self.emit(node, path, _ERROR, 0.0, g, e, gp, ep, exc.reason)
+        else:
+            self.emit(node, path, _MATCH if exc.score >= node.threshold else _MISMATCH,
+                      exc.score, g, e, gp, ep, exc.reason)
+
     def leaf(self, node: SchemaNode, g: Any, e: Any, path: str, gp: str, ep: str) -> None:
         if node.skip:
             self.emit(node, path, _SKIPPED, 0.0, g, e, gp, ep)
@@ -309,11 +320,7 @@ class RecordScorer:
         try:
             score = compare(g, e)
         except CompareLimitError as exc:
-            if exc.score is None:
-                self.emit(node, path, _ERROR, 0.0, g, e, gp, ep, exc.reason)
-            else:
-                self.emit(node, path, _MATCH if exc.score >= node.threshold else _MISMATCH,
-                          exc.score, g, e, gp, ep, exc.reason)
+            self.limited(node, exc, g, e, path, gp, ep)
             return
         except CompareTypeError as exc:
             if self.policy.identical_values_match and type(g) is type(e) and g == e:

@@ -27,6 +27,7 @@ from typing import Any
 
 from .align import AlignmentLimitError, align
 from .pointer import escape
+from .registry import CompareLimitError
 from .results import Counts, FieldResult, Status
 from .schema.tree import SchemaNode
 from .scoring import _ABSENT, RecordScorer
@@ -216,6 +217,9 @@ def specialize_scorer(scorer: RecordScorer, path: str = "", pointer: str = "") -
                             for fn in fns:
                                 ex = fn(ex)
                         sc = cmp(gx, ex)
+                    except CompareLimitError as exc:  # judged within a limit: not again
+                        general(S.limited, nd, exc, gx, ex, KG[k], KG[k1], KE[k1])
+                        continue
                     except Exception:
                         general(S.leaf, nd, gv, ev, KG[k], KG[k1], KE[k1])
                         continue

@@ -15,10 +15,12 @@ log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _Logs(Protocol):
-    logged_errors: set[str]
-
+class _Sends(Protocol):
     def window_log_message(self, params: types.LogMessageParams) -> None: ...
+
+
+class _Logs(_Sends, Protocol):
+    logged_errors: set[str]
 
 
 class ClientError(Exception):
@@ -37,7 +39,7 @@ def report_once(server: _Logs, where: str, exc: BaseException) -> None:
                   f"(the server goes on; please report it):\n{text}")
 
 
-def log_to_client(server: _Logs, kind: types.MessageType, message: str) -> None:
+def log_to_client(server: _Sends, kind: types.MessageType, message: str) -> None:
     """A line in the client's log; a connection that is gone already is no error."""
     try:
         server.window_log_message(types.LogMessageParams(kind, message))

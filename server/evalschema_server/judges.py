@@ -25,6 +25,7 @@ from evalschema.judge.settings import (
     ProfileSpec,
     limits_from_mapping,
     load_judge_settings,
+    profile_keys,
     spec_from_mapping,
 )
 
@@ -36,8 +37,8 @@ def judge_settings(raw: Any) -> tuple[JudgeSettings, list[Problem]]:
     the user's judges.toml."""
     problems: list[Problem] = []
     raw = raw if isinstance(raw, Mapping) else {}
-    default = spec_from_mapping({k: v for k, v in raw.items()
-                                 if k in ("baseUrl", "model", "apiKeyEnv")},
+    keys = profile_keys(camel=True).values()
+    default = spec_from_mapping({k: v for k, v in raw.items() if k in keys},
                                 "/judge", SOURCE, problems, camel=True)
     profiles: dict[str, ProfileSpec] = {}
     table = raw.get("profiles")
@@ -47,9 +48,7 @@ def judge_settings(raw: Any) -> tuple[JudgeSettings, list[Problem]]:
                                      camel=True)
             if isinstance(name, str) and name and spec is not None:
                 profiles[name] = spec
-    limits = limits_from_mapping({k: v for k, v in raw.items()
-                                  if k not in ("baseUrl", "model", "apiKeyEnv", "profiles")},
-                                 "/judge", SOURCE, problems, camel=True)
+    limits = limits_from_mapping(raw, "/judge", SOURCE, problems, camel=True)
     settings, found = load_judge_settings(profiles=profiles, default=default, limits=limits,
                                           origin=SOURCE)
     return settings, problems + found

@@ -19,6 +19,8 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.language_server import _prepare_command_arguments
 
+from .guard import log_to_client
+
 log = logging.getLogger(__name__)
 
 
@@ -75,11 +77,7 @@ class Protocol(LanguageServerProtocol):
             return
         text = f"evalschema: ignored {where} with invalid params: {message.detail}"
         log.warning(text)
-        try:
-            self._server.window_log_message(
-                types.LogMessageParams(types.MessageType.Warning, text))
-        except Exception:  # the connection itself may be gone
-            log.debug("could not send log message", exc_info=True)
+        log_to_client(self._server, types.MessageType.Warning, text)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams

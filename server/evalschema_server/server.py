@@ -168,9 +168,7 @@ class EvalSchemaServer(LanguageServer):
                 title=title, cancellable=True, message="starting", percentage=0))
             self.progress_tokens[token] = True
 
-        task = asyncio.get_running_loop().create_task(create())
-        self.background.add(task)
-        task.add_done_callback(self.background.discard)
+        self.spawn(create())
 
     def progress_report(self, token: str, done: int, total: int) -> None:
         if self.progress_tokens.get(token):
@@ -336,14 +334,17 @@ class EvalSchemaServer(LanguageServer):
         self.background.add(task)
         task.add_done_callback(self.background.discard)
 
-    def apply_settings(self, raw: Any, *, judge: bool = True) -> None:
+    def apply_settings(self, raw: Any, *, judge: bool = True, first: bool = False) -> None:
         """Take new settings; ``judge=False`` (a workspace/configuration answer, which a
-        client may fill from the workspace) keeps the judge settings as they were."""
+        client may fill from the workspace) keeps the judge settings as they were.
+        ``first``: the settings of ``initialize``, when the judge is set up whatever they say."""
         before = self.settings
         self.settings = Settings.from_dict(raw)
         if not judge:
             self.settings = replace(self.settings, judge=before.judge)
-        judge_changed = self.apply_judge_settings(force=False, before=before)
+        judge_changed = first or before.judge != self.settings.judge
+        if judge_changed:
+            self.apply_judge_settings()
         self.import_comparator_modules()
         self.analyses.clear()
         if before != self.settings:
@@ -351,12 +352,9 @@ class EvalSchemaServer(LanguageServer):
                 modules=before.comparator_modules != self.settings.comparator_modules
                 or judge_changed)
 
-    def apply_judge_settings(self, *, force: bool = True, before: Settings | None = None
-                             ) -> bool:
+    def apply_judge_settings(self) -> None:
         """Set the process's judge profiles from the editor's user-level settings, the
-        environment and the user's judges.toml; True when they changed."""
-        if not force and before is not None and before.judge == self.settings.judge:
-            return False
+        environment and the user's judges.toml."""
         settings, problems = judge_settings(self.settings.judge)
         if not self.workspace_trusted:
             # A folder's schema must not spend the user's key on its own data merely by
@@ -367,8 +365,6 @@ class EvalSchemaServer(LanguageServer):
         for p in problems[:5]:
             self.window_show_message(types.ShowMessageParams(
                 types.MessageType.Warning, f"evalschema: judge settings: {p.format()}"))
-        self.analyses.clear()
-        return True
 
     def import_comparator_modules(self) -> None:
         """Import the ``comparatorModules`` setting's modules, only in a trusted workspace.
@@ -522,10 +518,8 @@ def on_initialize(ls: EvalSchemaServer, params: types.InitializeParams) -> None:
     # Trust comes from the client at startup only: a later configuration (which some
     # clients read from files in the workspace) cannot turn it on.
     ls.workspace_trusted = isinstance(options, dict) and options.get("workspaceTrusted") is True
-    ls.apply_judge_settings()
     ls.spawn(ls.read_project_configs(list(ls.roots)))
-    if options is not None:
-        ls.apply_settings(options)
+    ls.apply_settings(options if options is not None else {}, first=True)
 
 
 @server.feature(types.INITIALIZED)

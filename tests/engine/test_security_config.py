@@ -143,3 +143,20 @@ def test_bounded_glob_matches_glob(tmp_path: Path, pattern: str) -> None:
     got, capped = bounded_glob(proj, pattern, 10_000, 10_000)
     assert capped is None
     assert [str(p) for p in got] == want
+
+
+def test_a_configuration_that_is_a_fifo_or_too_large_is_refused_unread(tmp_path: Path) -> None:
+    """Opening a FIFO blocks until a writer comes; the loader must answer at once."""
+    fifo = tmp_path / "evalschema.toml"
+    os.mkfifo(fifo)
+    t0 = time.monotonic()
+    loaded = load_config(fifo)
+    assert time.monotonic() - t0 < 5
+    assert loaded.config is None
+    [problem] = loaded.problems
+    assert problem.code == "unreadable-file" and "not a regular file" in problem.message
+    big = tmp_path / "big.toml"
+    with big.open("wb") as f:
+        f.truncate(17 * 2**20)  # sparse: costs no disk
+    [problem] = load_config(big).problems
+    assert problem.code == "unreadable-file" and "over the limit" in problem.message

@@ -333,3 +333,14 @@ def test_a_records_folder_skips_subfolders_and_reads_its_files(files: Path) -> N
     from evalschema.records import folder_files
 
     assert folder_files(folder) == [folder / "a.json"]
+
+
+def test_a_duplicate_key_warning_shows_control_characters_inert(files: Path) -> None:
+    """The key is the data's: an ANSI escape in it must not reach the terminal raw."""
+    (files / "dup.jsonl").write_text('{"c": 1, "s": "a", "\\u001b[2J": 1, "\\u001b[2J": 2}\n'
+                                     '{"c": 2, "s": "x"}\n{"c": 3, "s": "b"}\n',
+                                     encoding="utf-8")
+    proc = cli(files, "eval", "s.json", "--gold", "dup.jsonl", "--extracted", "g3.jsonl")
+    assert "duplicate-key" in proc.stderr, proc.stderr
+    assert "\x1b" not in proc.stderr
+    assert "\\x1b[2J" in proc.stderr

@@ -71,7 +71,7 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
         text = message.problem.format()
         if text not in _shown:
             _shown.add(text)
-            print(text, file=sys.stderr)
+            print_problems([message.problem])
     else:
         print(warnings.formatwarning(message, category, filename, lineno, line),
               end="", file=sys.stderr)

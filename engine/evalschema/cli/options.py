@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import shlex
 import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urlsplit
 
-from ..atomicwrite import Input, check_target, display_size, write_text
+from ..atomicwrite import Input, check_target, write_text
 from ..errors import InputError, Problem
-from ..judge.settings import JudgeLimits, JudgeSettings, ProfileSpec, load_judge_settings
+from ..judge.settings import (
+    JudgeLimits,
+    JudgeSettings,
+    ProfileSpec,
+    check_url,
+    load_judge_settings,
+)
 from ..safetext import for_document, for_json, shown
 
 if TYPE_CHECKING:
@@ -108,11 +114,7 @@ def judge_settings(args: argparse.Namespace) -> JudgeSettings:
                           getattr(args, "judge_model", None),
                           getattr(args, "judge_api_key_env", None))
     if default.base_url is not None:
-        parts = urlsplit(default.base_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            problems.append(Problem("bad-judge-url", f"--judge-base-url {default.base_url!r} "
-                                    "is not an http(s) URL with a host",
-                                    suggestion="e.g. https://api.openai.com/v1"))
+        check_url(default.base_url, "", None, problems, label="--judge-base-url")
     concurrency = getattr(args, "judge_concurrency", None)
     limits = JudgeLimits(concurrency=concurrency) if concurrency else None
     settings, found = load_judge_settings(default=default, limits=limits,
@@ -155,8 +157,7 @@ def print_problems(problems: Sequence[Problem], default_source: str | None = Non
                    limit: int | None = 50) -> None:
     for prob in problems[:limit]:
         if default_source and not prob.source:
-            prob = Problem(prob.code, prob.message, prob.pointer, prob.suggestion, prob.severity,
-                           prob.target, default_source, prob.line, prob.column, prob.data)
+            prob = dataclasses.replace(prob, source=default_source)
         print(shown(prob.format()), file=sys.stderr)
     if limit is not None and len(problems) > limit:
         print(f"… and {len(problems) - limit} more problem(s)", file=sys.stderr)
@@ -193,14 +194,14 @@ def emit(text: str, output: str | None, *, kind: Literal["text", "json"] = "text
         return
     check_target(output, inputs, force=force)
     try:
-        write_text(output, doc)
+        size = write_text(output, doc)
     except OSError as exc:
         raise InputError([Problem("unwritable-file", f"cannot write the report: "
                                   f"{exc.strerror or exc}", source=output,
                                   suggestion="check that the folder exists and is writable, "
                                   "and that the disk has room; the previous file, if any, is "
                                   "unchanged")], "cannot write the report") from None
-    print(f"wrote {shown(output)} ({display_size(output)})", file=sys.stderr)
+    print(f"wrote {shown(output)} ({size / 1024:,.1f} KiB)", file=sys.stderr)
 
 
 def _print(text: str) -> None:

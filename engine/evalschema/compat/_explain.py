@@ -17,7 +17,7 @@ from typing import Any, ParamSpec, Protocol, TypeVar
 from rapidfuzz.distance import Levenshtein
 
 from evalschema import limits
-from evalschema.comparators import bounded_levenshtein
+from evalschema.comparators import capped_similarity
 from evalschema.compat.errors import CompatInputError
 from evalschema.lenient import LenientParseError, parse_lenient
 from evalschema.pointer import escape
@@ -183,7 +183,7 @@ def levenshtein_similarity(a: str, b: str) -> float:
         return 1.0
     cap = int(limits.value("compare_max_chars"))
     if longest > cap:
-        return 1.0 if a == b else max(0.0, 1.0 - bounded_levenshtein(a, b, cap) / longest)
+        return 1.0 if a == b else capped_similarity(a, b, cap)
     return 1.0 - Levenshtein.distance(a, b) / longest
 
 

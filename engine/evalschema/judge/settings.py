@@ -18,7 +18,7 @@ import tomllib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -99,11 +99,8 @@ class JudgeLimits:
     max_body: int = 4 * 1024 * 1024
 
 
-_LIMIT_TYPES: dict[str, type] = {
-    "timeout": float, "max_timeout": float, "retries": int, "backoff": float,
-    "max_backoff": float, "max_retry_after": float, "concurrency": int,
-    "breaker_failures": int, "breaker_cooldown": float, "max_body": int,
-}
+#: Each limit's type, from its default (the settings' values are checked against it).
+_LIMIT_TYPES: dict[str, type] = {f.name: type(f.default) for f in fields(JudgeLimits)}
 _LIMIT_MIN: dict[str, float] = {"concurrency": 1, "timeout": 0.001, "max_timeout": 0.001,
                                 "max_body": 1024}
 
@@ -147,10 +144,17 @@ class ProfileSpec:
     api_key_env: str | None = None
 
 
-def _check_url(url: str, where: str, source: str, problems: list[Problem]) -> bool:
+def profile_keys(*, camel: bool = False) -> dict[str, str]:
+    """A profile's keys, as ``ProfileSpec`` names them -> as a table spells them."""
+    return {f.name: _camel(f.name) if camel else f.name for f in fields(ProfileSpec)}
+
+
+def check_url(url: str, where: str, source: str | None, problems: list[Problem], *,
+              label: str = "judge base URL") -> bool:
+    """Whether ``url`` is an http(s) URL with a host; else a ``bad-judge-url`` problem."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        problems.append(Problem("bad-judge-url", f"judge base URL {url!r} is not an http(s) "
+        problems.append(Problem("bad-judge-url", f"{label} {url!r} is not an http(s) "
                                 "URL with a host", where, source=source,
                                 suggestion="e.g. https://api.openai.com/v1"))
         return False
@@ -165,8 +169,7 @@ def spec_from_mapping(raw: Any, where: str, source: str, problems: list[Problem]
         problems.append(Problem("bad-judge-profile", "a judge profile must be a table",
                                 where, source=source))
         return None
-    names = {"base_url": "baseUrl", "model": "model", "api_key_env": "apiKeyEnv"} if camel \
-        else {k: k for k in ("base_url", "model", "api_key_env")}
+    names = profile_keys(camel=camel)
     values: dict[str, str | None] = {}
     for key, spelled in names.items():
         value = raw.get(spelled)
@@ -184,7 +187,7 @@ def spec_from_mapping(raw: Any, where: str, source: str, problems: list[Problem]
                                     f"{where}/{key}", source=source, target="key",
                                     suggestion="known keys: " + ", ".join(names.values())))
     url = values["base_url"]
-    if url is not None and not _check_url(url, f"{where}/{names['base_url']}", source,
+    if url is not None and not check_url(url, f"{where}/{names['base_url']}", source,
                                           problems):
         values["base_url"] = None
     return ProfileSpec(values["base_url"], values["model"], values["api_key_env"])

@@ -14,13 +14,10 @@ from pathlib import Path
 from ..safetext import one_line
 from .model import RunReport
 
-
-def _x(text: object) -> str:
-    """Text XML 1.0 can hold and a terminal can show: control characters and
-    non-characters become visible escapes (``\\x1b``), so two keys never merge and the
-    file stays well-formed (lone surrogates are escaped by the writer, which reports
-    them); escaping is ElementTree's."""
-    return one_line(text)
+#: Text XML 1.0 can hold and a terminal can show: control characters and non-characters
+#: become visible escapes (``\\x1b``), so two keys never merge and the file stays
+#: well-formed (lone surrogates are escaped by the writer, which reports them).
+_x = one_line
 
 
 def _part(text: str) -> str:
