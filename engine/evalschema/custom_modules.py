@@ -21,6 +21,7 @@ import importlib
 import importlib.util
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -77,6 +78,24 @@ def load_module(entry: str) -> ModuleType:
         sys.modules.pop(name, None)
         raise
     return module
+
+
+def load_entries(names: Sequence[str], base: Path | str | None
+                 ) -> tuple[tuple[str, ...], list[tuple[int, str, Exception]]]:
+    """Load every entry (paths relative to ``base``; None: already resolved), going on past
+    failures: the entries loaded, and ``(index, name, exception)`` of each that was not, for
+    the caller to report where the name was written."""
+    loaded: list[str] = []
+    failed: list[tuple[int, str, Exception]] = []
+    for k, name in enumerate(names):
+        entry = name if base is None else resolve_entry(name, base)
+        try:
+            load_module(entry)
+        except Exception as exc:  # user code: any failure is reported, located by the caller
+            failed.append((k, name, exc))
+        else:
+            loaded.append(entry)
+    return tuple(loaded), failed
 
 
 def import_hint(entry: str, folder: Path) -> str:

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from .custom_modules import load_module
+from .custom_modules import load_entries
 from .errors import InputError, Problem
 from .evaluate import (
     NO_RECORD,
@@ -62,18 +62,14 @@ def import_modules(modules: Sequence[str]) -> None:
     """Import modules that register custom comparators/transforms: dotted names from the
     installed environment, absolute paths by file (see ``custom_modules``); no folder is put
     on ``sys.path``. A module that fails to import is an ``InputError``."""
-    problems: list[Problem] = []
-    for name in modules:
-        try:
-            load_module(name)
-        except Exception as exc:
-            problems.append(Problem(
-                "module-import-failed", f"cannot import comparator module {name!r}: "
-                f"{type(exc).__name__}: {exc}",
-                suggestion="a dotted name must be importable from the installed environment; "
-                "a module of your own is named by the path of its .py file"))
-    if problems:
-        raise InputError(problems, "a comparator module could not be imported")
+    _, failed = load_entries(modules, None)
+    if failed:
+        raise InputError([Problem(
+            "module-import-failed", f"cannot import comparator module {name!r}: "
+            f"{type(exc).__name__}: {exc}",
+            suggestion="a dotted name must be importable from the installed environment; "
+            "a module of your own is named by the path of its .py file")
+            for _, name, exc in failed], "a comparator module could not be imported")
 
 
 @contextmanager

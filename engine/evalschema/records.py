@@ -61,8 +61,9 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return d
 
 
-#: Parses as ``json.loads`` but stops at an object with a repeated key (as fast: the
-#: C scanner calls the hook once per object), so duplicates cost nothing until found.
+#: Parses as ``json.loads`` but stops at an object with a repeated key. The hook is a
+#: Python call per object, so a parse costs about twice ``json.loads`` (20,000 typical
+#: records: 0.25 s against 0.11 s): the price of reporting duplicate keys in gold.
 _UNIQUE = json.JSONDecoder(object_pairs_hook=_unique_pairs)
 _WS = " \t\n\r"
 
@@ -414,7 +415,7 @@ def _read_bytes(path: Path, what: str) -> bytes:
                                   f"{exc.strerror or exc}", source=str(path))]) from None
 
 
-def decode_line(raw: bytes, source: str = "", lineno: int = 0) -> str:
+def decode_line(raw: bytes) -> str:
     """A line's text; a line that is not UTF-8 becomes its ``NOT_UTF8`` text."""
     try:
         return raw.decode("utf-8")
@@ -430,7 +431,6 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, int, int, str]]:
     Reads one line at a time, so memory stays flat however large the file is.
     """
     p = Path(path)
-    source = str(p)
     with _open(p) as f:
         offset = 0
         for lineno, raw in enumerate(f, start=1):
@@ -438,7 +438,7 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, int, int, str]]:
             offset += len(raw)
             if lineno == 1 and raw.startswith(_BOM):
                 raw = raw[3:]
-            text = decode_line(raw, source, lineno)
+            text = decode_line(raw)
             stripped = text.strip()
             if stripped:
                 yield lineno, start, len(text) - len(text.lstrip()), stripped
@@ -548,8 +548,7 @@ def iter_raw_lines(path: str | Path, *, strict: bool = False) -> Iterator[RawLin
             for lineno, _, indent, text in iter_lines(p))
 
 
-def _line_text_at(path: str | Path, offset: int, handle: BinaryIO | None,
-                  lineno: int | None) -> str:
+def _line_text_at(path: str | Path, offset: int, handle: BinaryIO | None) -> str:
     """The decoded text of the line starting at byte ``offset``."""
     p = Path(path)
     f = handle if handle is not None else _open(p)
@@ -561,20 +560,20 @@ def _line_text_at(path: str | Path, offset: int, handle: BinaryIO | None,
             f.close()
     if offset == 0 and raw.startswith(_BOM):
         raw = raw[3:]
-    return decode_line(raw, str(p), lineno or 0)
+    return decode_line(raw)
 
 
 def read_line_at(path: str | Path, offset: int, *, handle: BinaryIO | None = None,
                  lineno: int | None = None, strict: bool = False) -> RawLine:
     """The unparsed record on the line starting at byte ``offset``."""
-    text = _line_text_at(path, offset, handle, lineno)
+    text = _line_text_at(path, offset, handle)
     return RawLine(text.strip(), str(path), lineno, len(text) - len(text.lstrip()), strict)
 
 
 def read_record_at(path: str | Path, offset: int, *, strict: bool = False,
                    handle: BinaryIO | None = None, lineno: int | None = None) -> RawRecord:
     """The record on the line starting at byte ``offset`` (see ``RawRecord.offset``)."""
-    text = _line_text_at(path, offset, handle, lineno)
+    text = _line_text_at(path, offset, handle)
     stripped = text.strip()
     p = Path(path)
     return parse_line(stripped, str(p), lineno or 0, strict=strict,

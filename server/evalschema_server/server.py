@@ -25,7 +25,7 @@ from pygls.lsp.server import LanguageServer
 
 from evalschema import __version__, default_registry
 from evalschema.config import find_config, load_config
-from evalschema.custom_modules import import_hint, load_module, resolve_entry
+from evalschema.custom_modules import import_hint, load_entries
 from evalschema.errors import Severity
 from evalschema.judge.client import reset_breakers
 from evalschema.judge.settings import configure_judges
@@ -83,12 +83,10 @@ class EvalSchemaServer(LanguageServer):
         #: Schemas that the workspace's evalschema.toml names (absolute paths).
         self.config_schemas: set[str] = set()
         self.logged_errors: set[str] = set()
-        #: Comparator modules imported (dotted names, absolute paths).
         #: Open documents over ``maxDocumentSize`` that were logged as such.
         self.large_noted: set[str] = set()
         #: Documents whose schema check is running on a thread (see ``check_off_loop``).
         self.checking: set[str] = set()
-        self.imported_modules: set[str] = set()
         #: Whether the client said the user trusts the workspace (initializationOptions
         #: ``workspaceTrusted``; only then is custom code imported).
         self.workspace_trusted = False
@@ -382,18 +380,12 @@ class EvalSchemaServer(LanguageServer):
                     types.MessageType.Warning, UNTRUSTED_MODULES.format(", ".join(modules))))
             return
         base = Path(self.root_path) if self.root_path else Path.cwd()
-        for module in modules:
-            entry = resolve_entry(module, base)
-            if entry in self.imported_modules:
-                continue
-            try:
-                load_module(entry)
-                self.imported_modules.add(entry)
-            except Exception as exc:
-                self.window_show_message(types.ShowMessageParams(
-                    types.MessageType.Warning,
-                    f"evalschema: cannot import comparator module {module!r}: {exc} "
-                    f"({import_hint(module, base)})"))
+        _, failed = load_entries(modules, base)  # a module loaded before is not run again
+        for _, module, exc in failed:
+            self.window_show_message(types.ShowMessageParams(
+                types.MessageType.Warning,
+                f"evalschema: cannot import comparator module {module!r}: {exc} "
+                f"({import_hint(module, base)})"))
 
     # -- diagnostics --------------------------------------------------------
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config, SuiteConfig, find_config, load_config
-from ..custom_modules import import_hint, load_module, resolve_entry
+from ..custom_modules import import_hint, load_entries
 from ..errors import InputError, Problem, Severity, did_you_mean
 from ..gate import FailMetric
 from ..parallel import EvalSpec
@@ -144,21 +144,14 @@ def import_config_modules(cfg: SuiteConfig, config: Config, *, trusted: bool
             "--trust-workspace, or name a module yourself with --comparator-module"),
             severity=Severity.WARNING)])
         return ()
-    problems = []
-    out = []
-    for k, name in enumerate(cfg.comparator_modules):
-        entry = resolve_entry(name, config.folder)
-        try:
-            load_module(entry)
-            out.append(entry)
-        except Exception as exc:  # user code: report any failure, located
-            problems.append(config.problem(
-                "module-import-failed", f"cannot import {name!r}: {type(exc).__name__}: {exc}",
-                f"{cfg.pointer}/comparator_modules/{k}", suite=cfg.name,
-                suggestion=import_hint(name, config.folder.resolve())))
-    if problems:
-        raise InputError(problems, "a comparator module could not be imported")
-    return tuple(out)
+    out, failed = load_entries(cfg.comparator_modules, config.folder)
+    if failed:
+        raise InputError([config.problem(
+            "module-import-failed", f"cannot import {name!r}: {type(exc).__name__}: {exc}",
+            f"{cfg.pointer}/comparator_modules/{k}", suite=cfg.name,
+            suggestion=import_hint(name, config.folder.resolve()))
+            for k, name, exc in failed], "a comparator module could not be imported")
+    return out
 
 
 def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser, *,
@@ -241,17 +234,10 @@ def import_modules_cli(modules: Sequence[str]) -> tuple[str, ...]:
     """Import the modules of ``--comparator-module`` (the user named them: that is the
     opt-in) and return them resolved: dotted names from the installed environment, paths
     relative to the current folder, which is never put on ``sys.path``."""
-    problems = []
-    out = []
-    for name in modules:
-        entry = resolve_entry(name, Path.cwd())
-        try:
-            load_module(entry)
-            out.append(entry)
-        except Exception as exc:  # user code: report any failure
-            problems.append(Problem("module-import-failed", f"cannot import {name!r}: "
-                                    f"{type(exc).__name__}: {exc}", source="--comparator-module",
-                                    suggestion=import_hint(name, Path.cwd())))
-    if problems:
-        raise InputError(problems, "a comparator module could not be imported")
-    return tuple(out)
+    out, failed = load_entries(modules, Path.cwd())
+    if failed:
+        raise InputError([Problem(
+            "module-import-failed", f"cannot import {name!r}: {type(exc).__name__}: {exc}",
+            source="--comparator-module", suggestion=import_hint(name, Path.cwd()))
+            for _, name, exc in failed], "a comparator module could not be imported")
+    return out
