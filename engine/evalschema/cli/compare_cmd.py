@@ -9,13 +9,12 @@ from typing import Any
 
 from ..atomicwrite import check_target
 from ..compare import DEFAULT_RESAMPLES, DEFAULT_SEED, Comparison, Difference, compare_runs
-from ..errors import EvalSchemaError, GoldValidationError, SchemaError
+from ..errors import EvalSchemaError
 from ..parallel import evaluate_files
 from ..results import RunResult
 from ..safetext import json_text, one_line, shown
 from .options import (
     EXIT_CODES,
-    EXIT_INPUT,
     EXIT_OK,
     EXIT_THRESHOLD,
     Formatter,
@@ -24,7 +23,7 @@ from .options import (
     command_line,
     emit,
     positive_int,
-    print_problems,
+    print_error,
     run_inputs,
 )
 from .progress import ProgressBar, count_lines
@@ -140,11 +139,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
                                          workers=args.workers, keep_records=True, worst=0,
                                          progress=bar.update)
         except EvalSchemaError as exc:
-            source = {SchemaError: suite.schema_path,
-                      GoldValidationError: suite.gold}.get(type(exc))
-            print(f"evalschema: {shown(str(exc).splitlines()[0])}", file=sys.stderr)
-            print_problems(exc.problems, source)
-            return EXIT_INPUT
+            return print_error(exc, suite)
         results.append(outcome.run)
     comparison = compare_runs(results, labels, resamples=args.resamples, seed=args.seed,
                               confidence=args.confidence)

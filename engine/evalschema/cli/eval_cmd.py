@@ -7,14 +7,13 @@ import sys
 from typing import Any
 
 from ..atomicwrite import check_target
-from ..errors import EvalSchemaError, GoldValidationError, SchemaError
+from ..errors import EvalSchemaError
 from ..gate import check_run
 from ..parallel import evaluate_files
 from ..report import RunReport, run_text
 from ..safetext import json_text, shown
 from .options import (
     EXIT_CODES,
-    EXIT_INPUT,
     EXIT_OK,
     EXIT_THRESHOLD,
     Formatter,
@@ -23,7 +22,7 @@ from .options import (
     command_line,
     emit,
     fraction,
-    print_problems,
+    print_error,
     run_inputs,
 )
 from .progress import ProgressBar, count_lines
@@ -120,11 +119,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
             try:
                 outcome = _score(suite, extracted, args, keep_records)
             except EvalSchemaError as exc:
-                source = {SchemaError: suite.schema_path,
-                          GoldValidationError: suite.gold}.get(type(exc))
-                print(f"evalschema: {shown(str(exc).splitlines()[0])}", file=sys.stderr)
-                print_problems(exc.problems, source)
-                return EXIT_INPUT
+                return print_error(exc, suite)
             checks = check_run(outcome.run, fail_under=suite.fail_under,
                                fail_metric=suite.fail_metric, thresholds=thresholds)
             reports.append(RunReport.from_outcome(

@@ -19,7 +19,15 @@ from ..judge.settings import configure_judges, configured_judges
 from ..parallel import WorkerError
 from ..safetext import shown
 from . import compare_cmd, eval_cmd, list_cmd, schema_cmds, serve_cmd
-from .options import EXIT_CODES, EXIT_INPUT, EXIT_OK, Formatter, judge_settings, print_problems
+from .options import (
+    EXIT_CODES,
+    EXIT_INPUT,
+    EXIT_OK,
+    Formatter,
+    judge_settings,
+    print_error,
+    print_problems,
+)
 
 # Kept importable for callers of the old single-module CLI.
 from .options import EXIT_THRESHOLD as EXIT_THRESHOLD
@@ -93,9 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = _show_warning
             return int(args.run(args, args.command_parser, args_list))
     except EvalSchemaError as exc:
-        print(f"evalschema: {shown(str(exc).splitlines()[0])}", file=sys.stderr)
-        print_problems(exc.problems)
-        return EXIT_INPUT
+        return print_error(exc)
     except WorkerError as exc:
         print(f"evalschema: {shown(exc)}", file=sys.stderr)
         return EXIT_INPUT

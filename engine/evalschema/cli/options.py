@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..atomicwrite import Input, check_target, write_text
-from ..errors import InputError, Problem
+from ..errors import EvalSchemaError, GoldValidationError, InputError, Problem, SchemaError
 from ..judge.settings import (
     JudgeLimits,
     JudgeSettings,
@@ -161,6 +161,16 @@ def print_problems(problems: Sequence[Problem], default_source: str | None = Non
         print(shown(prob.format()), file=sys.stderr)
     if limit is not None and len(problems) > limit:
         print(f"… and {len(problems) - limit} more problem(s)", file=sys.stderr)
+
+
+def print_error(exc: EvalSchemaError, suite: Suite | None = None) -> int:
+    """An input error as the CLI shows it: its summary, then each problem, located (a
+    suite's schema or gold file when the problem names no file); returns ``EXIT_INPUT``."""
+    source = None if suite is None else {SchemaError: suite.schema_path,
+                                         GoldValidationError: suite.gold}.get(type(exc))
+    print(f"evalschema: {shown(str(exc).splitlines()[0])}", file=sys.stderr)
+    print_problems(exc.problems, source)
+    return EXIT_INPUT
 
 
 def warn(message: str) -> None:
