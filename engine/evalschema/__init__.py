@@ -4,12 +4,18 @@ The names mirror struct_extract_eval's so its users can move over by changing
 an import.
 """
 
-from .builtins import builtin_registry, register_builtins
-from .errors import EvalSchemaError, GoldValidationError, InputError, Problem, SchemaError
-from .evaluate import Evaluator, RunAccumulator, evaluate, iter_evaluate, make_evaluator
-from .lenient import LenientParseError, parse_lenient
-from .postprocess import propagate_batch_errors, reclassify_nulls
-from .registry import (
+from evalschema.errors import EvalSchemaError, GoldValidationError, InputError, Problem, SchemaError
+from evalschema.io.lenient import LenientParseError, parse_lenient
+from evalschema.results import (
+    Counts,
+    FieldAggregation,
+    FieldResult,
+    RecordResult,
+    RunResult,
+    Status,
+)
+from evalschema.rules.builtins import builtin_registry, register_builtins
+from evalschema.rules.registry import (
     CompareLimitError,
     CompareTypeError,
     Registry,
@@ -18,11 +24,19 @@ from .registry import (
     register_comparator,
     register_transform,
 )
-from .results import Counts, FieldAggregation, FieldResult, RecordResult, RunResult, Status
-from .schema.infer import annotate_xeval, infer_schema
-from .schema.resolve import resolve_schema_references
-from .schema.tree import SchemaCheck, SchemaNode, check_eval_schema, parse_eval_schema
-from .validate_gold import validate_gold
+from evalschema.run.compare import Comparison, compare_runs
+from evalschema.run.evaluate import (
+    Evaluator,
+    RunAccumulator,
+    evaluate,
+    iter_evaluate,
+    make_evaluator,
+)
+from evalschema.schema.infer import annotate_xeval, infer_schema
+from evalschema.schema.resolve import resolve_schema_references
+from evalschema.schema.tree import SchemaCheck, SchemaNode, check_eval_schema, parse_eval_schema
+from evalschema.schema.validate_gold import validate_gold
+from evalschema.scoring.postprocess import propagate_batch_errors, reclassify_nulls
 
 register_builtins(default_registry)
 
@@ -31,6 +45,7 @@ __version__ = "0.1.0"
 __all__ = [
     "CompareLimitError",
     "CompareTypeError",
+    "Comparison",
     "Counts",
     "EvalSchemaError",
     "Evaluator",
@@ -52,6 +67,7 @@ __all__ = [
     "annotate_xeval",
     "builtin_registry",
     "check_eval_schema",
+    "compare_runs",
     "default_registry",
     "evaluate",
     "infer_schema",

@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .pointer import join as ptr_join
+from evalschema.pointer import join as ptr_join
 
 #: What a terminal acts on or shows misleadingly, except tab and newline: C0 controls,
 #: DEL, C1 controls (``\x9b`` is a CSI), line and paragraph separators, bidirectional

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalschema.errors import Problem, Severity
-from evalschema.gcpause import gc_paused
 from evalschema.pointer import split as split_pointer
-from evalschema.registry import Registry
+from evalschema.rules.registry import Registry
+from evalschema.run.gcpause import gc_paused
 from evalschema.schema.tree import SchemaCheck, SchemaNode, check_eval_schema
 
 from .document import JsonDocument, Node, parse

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from evalschema.keywords import KEYWORDS
-from evalschema.registry import Registry
+from evalschema.rules.keywords import KEYWORDS
+from evalschema.rules.registry import Registry
 
 from .document import Node
 

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from evalschema import annotate_xeval, infer_schema
-from evalschema.compare import compare_runs
 from evalschema.errors import EvalSchemaError
-from evalschema.records import parse_records_text
-from evalschema.registry import Registry
+from evalschema.io.records import parse_records_text
 from evalschema.report.markdown import compare_markdown
+from evalschema.rules.registry import Registry
+from evalschema.run.compare import compare_runs
 from evalschema.safetext import finite
 
 from .analysis import SchemaAnalysis, analyze

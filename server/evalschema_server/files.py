@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from evalschema.regularfile import read_regular
+from evalschema.io.regularfile import read_regular
 
 T = TypeVar("T")
 

@@ -24,12 +24,12 @@ from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from evalschema import __version__, default_registry
-from evalschema.config import find_config, load_config
-from evalschema.custom_modules import import_hint, load_entries
 from evalschema.errors import Severity
 from evalschema.judge.client import reset_breakers
 from evalschema.judge.settings import configure_judges
-from evalschema.registry import Registry
+from evalschema.project.config import find_config, load_config
+from evalschema.rules.custom_modules import import_hint, load_entries
+from evalschema.rules.registry import Registry
 
 from . import eval_handlers
 from .analysis import (

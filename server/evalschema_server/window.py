@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalschema.lenient import balanced_end
+from evalschema.io.lenient import balanced_end
 
 from .analysis import SchemaAnalysis
 from .document import JsonDocument, Node, parse

@@ -16,7 +16,7 @@ import pytest
 
 from evalschema.cli.main import main
 from evalschema.cli.progress import ProgressBar
-from evalschema.custom_modules import private_name
+from evalschema.rules.custom_modules import private_name
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"

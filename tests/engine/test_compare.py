@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from evalschema import InputError, evaluate
-from evalschema.compare import compare_runs, resample_weights
 from evalschema.results import FieldAggregation
+from evalschema.run.compare import compare_runs, resample_weights
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SCHEMA = EXAMPLES / "invoices.eval.json"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evalschema.config import find_config, load_config, parse_config
+from evalschema.project.config import find_config, load_config, parse_config
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

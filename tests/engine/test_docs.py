@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evalschema.docs import reference_markdown
+from evalschema.rules.docs import reference_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_reference_docs_are_current() -> None:
     committed = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
     assert committed == reference_markdown(), (
-        "docs/reference.md is stale: run `python -m evalschema.docs > docs/reference.md`")
+        "docs/reference.md is stale: run `python -m evalschema.rules.docs > docs/reference.md`")
 
 
 def test_every_builtin_is_documented() -> None:

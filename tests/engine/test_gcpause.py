@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from evalschema import evaluate
-from evalschema.gcpause import gc_paused
+from evalschema.run.gcpause import gc_paused
 
 
 @pytest.fixture

@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from test_properties import SETTINGS, STRING_TRANSFORMS, leaf_schema, object_value
 
 from evalschema import parse_eval_schema
-from evalschema.align import _flat_pair_f1, _pair_f1
 from evalschema.policy import NATIVE, STRUCT_EXTRACT_EVAL
-from evalschema.registry import CompareTypeError
 from evalschema.results import count_results
-from evalschema.scoring import RecordScorer
+from evalschema.rules.registry import CompareTypeError
+from evalschema.scoring.align import _flat_pair_f1, _pair_f1
+from evalschema.scoring.walk import RecordScorer
 
 
 @st.composite

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from evalschema import evaluate
-from evalschema.custom_modules import private_name
 from evalschema.errors import InputError
-from evalschema.parallel import CHUNK_SIZE, EvalSpec, evaluate_files, worst_key
-from evalschema.records import load_json
+from evalschema.io.records import load_json
+from evalschema.rules.custom_modules import private_name
+from evalschema.run.parallel import CHUNK_SIZE, EvalSpec, evaluate_files, worst_key
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -104,7 +104,7 @@ def test_progress_is_reported_per_chunk() -> None:
 
 
 def test_start_method() -> None:
-    from evalschema.parallel import start_method
+    from evalschema.run.parallel import start_method
 
     assert start_method("spawn") == "spawn"
     expected = "fork" if sys.platform.startswith("linux") else "spawn"

@@ -40,11 +40,11 @@ from evalschema import (
     make_evaluator,
     parse_eval_schema,
 )
-from evalschema.align import pair_f1_matrix
 from evalschema.pointer import resolve as resolve_pointer
 from evalschema.results import count_results
-from evalschema.scoring import RecordScorer
-from evalschema.vectorized import vectorized_f1
+from evalschema.scoring.align import pair_f1_matrix
+from evalschema.scoring.vectorized import vectorized_f1
+from evalschema.scoring.walk import RecordScorer
 
 SETTINGS = settings(
     max_examples=120,

@@ -16,7 +16,7 @@ from evalschema import (
     register_comparator,
     register_transform,
 )
-from evalschema.keywords import KEYWORDS
+from evalschema.rules.keywords import KEYWORDS
 
 
 def test_builtins_are_all_declared() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evalschema.regularfile import FileTooLarge, NotRegularFile, read_regular
+from evalschema.io.regularfile import FileTooLarge, NotRegularFile, read_regular
 
 
 def test_a_regular_file_is_read_whole(tmp_path: Path) -> None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from evalschema.gate import check_run
-from evalschema.parallel import EvalSpec, evaluate_files
+from evalschema.project.gate import check_run
 from evalschema.report import RunReport, run_text
 from evalschema.report.junit import runs_junit
 from evalschema.report.markdown import code, runs_markdown
+from evalschema.run.parallel import EvalSpec, evaluate_files
 
 SCHEMA = {"type": "object", "properties": {
     "a|b": {"type": "string"}, "ok": {"type": "string"}, "n": {"type": "number"}}}

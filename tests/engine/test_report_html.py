@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 
 from evalschema import evaluate
-from evalschema.compare import compare_runs
-from evalschema.gate import check_run
-from evalschema.parallel import EvalSpec, evaluate_files
-from evalschema.records import load_json
+from evalschema.io.records import load_json
+from evalschema.project.gate import check_run
 from evalschema.report import RunReport
 from evalschema.report.html import compare_html, runs_html, split_fields
+from evalschema.run.compare import compare_runs
+from evalschema.run.parallel import EvalSpec, evaluate_files
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"

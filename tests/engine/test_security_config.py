@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from evalschema.config import bounded_glob, load_config, parse_config
+from evalschema.project.config import bounded_glob, load_config, parse_config
 
 SCHEMA = {"type": "object", "properties": {"a": {"type": "string"}}}
 

@@ -24,9 +24,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalschema import atomicwrite
 from evalschema.cli.main import main
 from evalschema.errors import SchemaError
+from evalschema.io import atomicwrite
 from evalschema.safetext import finite, for_document, for_json, json_text, one_line
 from evalschema.schema.tree import check_eval_schema, parse_eval_schema
 
@@ -189,7 +189,7 @@ def test_writer_encodes_before_touching_anything(tmp_path: Path) -> None:
 #: Writes ``argv[1]`` through the atomic writer; prints what happened.
 _WRITE_AS_USER = """
 import sys
-from evalschema import atomicwrite
+from evalschema.io import atomicwrite
 try:
     atomicwrite.write_text(sys.argv[1], "new")
     print("written")

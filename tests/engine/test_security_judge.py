@@ -129,7 +129,7 @@ def test_judge_tables_in_a_project_file_say_how_to_configure_the_judge(
         tmp_path: Path) -> None:
     """Profiles belong in the user's judges.toml: a [judges] table or a suite's judge key
     in evalschema.toml is refused with the way to do it, not as an unknown key."""
-    from evalschema.config import parse_config
+    from evalschema.project.config import parse_config
 
     loaded = parse_config(
         '[judges.local]\nbase_url = "http://127.0.0.1:9/v1"\n[[suite]]\nname = "s"\n'

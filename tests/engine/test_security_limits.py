@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from evalschema import Status, evaluate
-from evalschema.comparators import bounded_levenshtein
 from evalschema.compat._explain import levenshtein_similarity
-from evalschema.registry import CompareLimitError
+from evalschema.rules.comparators import bounded_levenshtein
+from evalschema.rules.registry import CompareLimitError
 from evalschema.schema.tree import parse_eval_schema
 
 REPO = Path(__file__).resolve().parents[2]
@@ -337,7 +337,7 @@ def test_hungarian_default_limit_keeps_the_benchmark_size() -> None:
 
 def test_long_values_are_not_kept_in_the_fold_cache() -> None:
     """``normalized``/``contains`` cache folded text; megabyte values must not pile up."""
-    from evalschema import comparators
+    from evalschema.rules import comparators
 
     before = comparators._fold_cached.cache_info().currsize
     big = "Ä" * 100_000

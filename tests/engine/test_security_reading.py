@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from evalschema import InputError, Status, evaluate
-from evalschema.records import load_json, load_records
+from evalschema.io.records import load_json, load_records
 
 SCHEMA = {"type": "object", "properties": {"c": {"type": "integer"}, "s": {"type": "string"}}}
 BIG = "1" * 5000
@@ -330,7 +330,7 @@ def test_a_records_folder_skips_subfolders_and_reads_its_files(files: Path) -> N
     folder.mkdir()
     (folder / "a.json").write_text('{"c": 1, "s": "a"}', encoding="utf-8")
     (folder / "nested.jsonl").mkdir()
-    from evalschema.records import folder_files
+    from evalschema.io.records import folder_files
 
     assert folder_files(folder) == [folder / "a.json"]
 

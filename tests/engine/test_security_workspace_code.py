@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from evalschema.custom_modules import is_path_entry, load_module, private_name, resolve_entry
 from evalschema.errors import InputError
-from evalschema.parallel import EvalSpec, evaluate_files
+from evalschema.rules.custom_modules import is_path_entry, load_module, private_name, resolve_entry
+from evalschema.run.parallel import EvalSpec, evaluate_files
 
 CLI = str(Path(sys.executable).with_name("evalschema"))
 SCHEMA = {"type": "object", "x-eval-id": "id", "properties": {
@@ -185,7 +185,7 @@ def test_spawned_workers_do_not_import_from_the_current_folder(tmp_path: Path) -
     script = tmp_path / "drive.py"
     script.write_text(textwrap.dedent("""\
         import json, sys
-        from evalschema.parallel import EvalSpec, evaluate_files
+        from evalschema.run.parallel import EvalSpec, evaluate_files
         if __name__ == "__main__":
             spec = EvalSpec(json.load(open("s.eval.json")))
             out = evaluate_files(spec, "s.gold.jsonl", "s.run.jsonl", workers=2,

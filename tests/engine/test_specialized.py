@@ -1,4 +1,4 @@
-"""The specialized scorer (``evalschema.specialized``) against the general walk.
+"""The specialized scorer (``evalschema.scoring.specialized``) against the general walk.
 
 An evaluator scores with a scorer specialized to its schema when it has one, and with
 the general walk (``RecordScorer``) otherwise. Both must give the same results, record
@@ -22,10 +22,10 @@ from evalschema import (
     make_evaluator,
     reclassify_nulls,
 )
-from evalschema.builtins import builtin_registry
-from evalschema.evaluate import Evaluator
-from evalschema.registry import register_comparator
-from evalschema.specialized import MAX_DEPTH, specializable
+from evalschema.rules.builtins import builtin_registry
+from evalschema.rules.registry import register_comparator
+from evalschema.run.evaluate import Evaluator
+from evalschema.scoring.specialized import MAX_DEPTH, specializable
 
 
 def _general(schema: Any, **kw: Any) -> Evaluator:

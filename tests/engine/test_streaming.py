@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from evalschema import GoldValidationError, InputError, evaluate
-from evalschema.evaluate import NO_RECORD, iter_pairs
-from evalschema.records import is_streamable, iter_records, load_records, read_record_at
+from evalschema.io.records import is_streamable, iter_records, load_records, read_record_at
+from evalschema.run.evaluate import NO_RECORD, iter_pairs
 
 SCHEMA = {"type": "object", "x-eval-id": "id", "properties": {
     "id": {"type": "string"}, "name": {"type": "string", "x-eval-compare": "normalized"},
@@ -176,7 +176,7 @@ def test_a_streamed_run_does_not_hold_the_files(tmp_path: Path) -> None:
 def test_index_from_scanned_ranges_equals_one_scan(tmp_path: Path) -> None:
     """Indexing an extracted file in byte ranges (as worker processes do) gives the
     index one scan gives: offsets, lengths, line numbers, ids, duplicates, problems."""
-    from evalschema.evaluate import _ExtractedIndex, scan_range, split_ranges
+    from evalschema.run.evaluate import _ExtractedIndex, scan_range, split_ranges
 
     lines = []
     for i in range(60):

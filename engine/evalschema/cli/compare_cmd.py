@@ -7,13 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..atomicwrite import check_target
-from ..compare import DEFAULT_RESAMPLES, DEFAULT_SEED, Comparison, Difference, compare_runs
-from ..errors import EvalSchemaError
-from ..parallel import evaluate_files
-from ..results import RunResult
-from ..safetext import json_text, one_line, shown
-from .options import (
+from evalschema.cli.options import (
     EXIT_CODES,
     EXIT_OK,
     EXIT_THRESHOLD,
@@ -26,8 +20,20 @@ from .options import (
     print_error,
     run_inputs,
 )
-from .progress import ProgressBar, count_lines
-from .suites import resolve
+from evalschema.cli.progress import ProgressBar, count_lines
+from evalschema.cli.suites import resolve
+from evalschema.errors import EvalSchemaError
+from evalschema.io.atomicwrite import check_target
+from evalschema.results import RunResult
+from evalschema.run.compare import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Comparison,
+    Difference,
+    compare_runs,
+)
+from evalschema.run.parallel import evaluate_files
+from evalschema.safetext import json_text, one_line, shown
 
 FORMATS = ("table", "json", "markdown", "html")
 
@@ -148,11 +154,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     if fmt == "json":
         text = json_text(comparison.to_dict())
     elif fmt == "markdown":
-        from ..report.markdown import compare_markdown
+        from evalschema.report.markdown import compare_markdown
 
         text = compare_markdown(comparison)
     elif fmt == "html":
-        from ..report.html import compare_html
+        from evalschema.report.html import compare_html
 
         text = compare_html(comparison, settings={
             **suite.settings(runs, args.workers, command), "seed": args.seed,

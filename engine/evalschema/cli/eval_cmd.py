@@ -6,13 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..atomicwrite import check_target
-from ..errors import EvalSchemaError
-from ..gate import check_run
-from ..parallel import evaluate_files
-from ..report import RunReport, run_text
-from ..safetext import json_text, shown
-from .options import (
+from evalschema.cli.options import (
     EXIT_CODES,
     EXIT_OK,
     EXIT_THRESHOLD,
@@ -25,8 +19,14 @@ from .options import (
     print_error,
     run_inputs,
 )
-from .progress import ProgressBar, count_lines
-from .suites import Suite, resolve
+from evalschema.cli.progress import ProgressBar, count_lines
+from evalschema.cli.suites import Suite, resolve
+from evalschema.errors import EvalSchemaError
+from evalschema.io.atomicwrite import check_target
+from evalschema.project.gate import check_run
+from evalschema.report import RunReport, run_text
+from evalschema.run.parallel import evaluate_files
+from evalschema.safetext import json_text, shown
 
 FORMATS = ("table", "json", "markdown", "junit", "html")
 
@@ -97,7 +97,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
         argv: list[str] | None = None) -> int:
     if args.metric:
-        from .metric_cmd import run_metric_cmd
+        from evalschema.cli.metric_cmd import run_metric_cmd
 
         if args.schema_pos is None and args.schema is None:
             parser.error("--metric needs a schema (SCHEMA --gold --extracted)")
@@ -153,15 +153,15 @@ def render(reports: list[RunReport], args: argparse.Namespace, command: str) -> 
         doc: Any = docs[0] if len(docs) == 1 else docs
         return json_text(doc)
     if fmt == "markdown":
-        from ..report.markdown import runs_markdown
+        from evalschema.report.markdown import runs_markdown
 
         return runs_markdown(reports, sort=args.sort)
     if fmt == "junit":
-        from ..report.junit import runs_junit
+        from evalschema.report.junit import runs_junit
 
         return runs_junit(reports)
     if fmt == "html":
-        from ..report.html import runs_html
+        from evalschema.report.html import runs_html
 
         title = "evalschema report"
         if len(reports) == 1:

@@ -8,8 +8,8 @@ import json
 import sys
 from typing import Any
 
-from ..registry import Entry, default_registry
-from .options import EXIT_CODES, EXIT_OK, Formatter, add_module_options
+from evalschema.cli.options import EXIT_CODES, EXIT_OK, Formatter, add_module_options
+from evalschema.rules.registry import Entry, default_registry
 
 KINDS = {"comparators": "comparators", "transforms": "transforms",
          "strategies": "alignment strategies"}
@@ -64,13 +64,13 @@ def _param_lines(d: Entry) -> list[str]:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
         argv: list[str] | None = None) -> int:
-    from .suites import import_config_modules, import_modules_cli
+    from evalschema.cli.suites import import_config_modules, import_modules_cli
 
     if args.comparator_module:
         import_modules_cli(args.comparator_module)
     if args.config:
-        from ..config import load_config
-        from ..errors import InputError
+        from evalschema.errors import InputError
+        from evalschema.project.config import load_config
 
         loaded = load_config(args.config)
         if loaded.config is None or loaded.errors:

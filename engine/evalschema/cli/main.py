@@ -14,12 +14,8 @@ import warnings
 from collections.abc import Sequence
 from typing import TextIO
 
-from ..errors import EvalSchemaError, ProblemWarning
-from ..judge.settings import configure_judges, configured_judges
-from ..parallel import WorkerError
-from ..safetext import shown
-from . import compare_cmd, eval_cmd, list_cmd, schema_cmds, serve_cmd
-from .options import (
+from evalschema.cli import compare_cmd, eval_cmd, list_cmd, schema_cmds, serve_cmd
+from evalschema.cli.options import (
     EXIT_CODES,
     EXIT_INPUT,
     EXIT_OK,
@@ -30,7 +26,11 @@ from .options import (
 )
 
 # Kept importable for callers of the old single-module CLI.
-from .options import EXIT_THRESHOLD as EXIT_THRESHOLD
+from evalschema.cli.options import EXIT_THRESHOLD as EXIT_THRESHOLD
+from evalschema.errors import EvalSchemaError, ProblemWarning
+from evalschema.judge.settings import configure_judges, configured_judges
+from evalschema.run.parallel import WorkerError
+from evalschema.safetext import shown
 
 EPILOG = f"""\
 examples:
@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="evalschema", description="Score LLM structured extraction against gold JSON, "
         "field by field.", epilog=EPILOG, formatter_class=Formatter)
-    from .. import __version__
+    from evalschema import __version__
 
     p.add_argument("--version", action="version", version=f"evalschema {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")

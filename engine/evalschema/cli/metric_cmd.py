@@ -9,12 +9,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..atomicwrite import Input, check_target
-from ..errors import InputError, Problem
-from ..records import load_json, load_records
-from ..report import field_table, text_report
-from ..safetext import json_text, one_line, shown
-from .options import EXIT_INPUT, EXIT_OK, emit
+from evalschema.cli.options import EXIT_INPUT, EXIT_OK, emit
+from evalschema.errors import InputError, Problem
+from evalschema.io.atomicwrite import Input, check_target
+from evalschema.io.records import load_json, load_records
+from evalschema.report import field_table, text_report
+from evalschema.safetext import json_text, one_line, shown
 
 
 def metric_options(pairs: Sequence[str]) -> dict[str, Any]:
@@ -31,9 +31,9 @@ def metric_options(pairs: Sequence[str]) -> dict[str, Any]:
 
 
 def run_metric_cmd(args: argparse.Namespace, schema_path: str) -> int:
-    from ..compat import CompatInputError
-    from ..compat.runner import MetricRun, run_metric
-    from ..schema.tree import parse_eval_schema
+    from evalschema.compat import CompatInputError
+    from evalschema.compat.runner import MetricRun, run_metric
+    from evalschema.schema.tree import parse_eval_schema
 
     inputs = [Input("schema", schema_path), Input("gold", args.gold),
               *(Input("extracted records", x) for x in args.extracted)]

@@ -9,19 +9,19 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..atomicwrite import Input, check_target, write_text
-from ..errors import EvalSchemaError, GoldValidationError, InputError, Problem, SchemaError
-from ..judge.settings import (
+from evalschema.errors import EvalSchemaError, GoldValidationError, InputError, Problem, SchemaError
+from evalschema.io.atomicwrite import Input, check_target, write_text
+from evalschema.judge.settings import (
     JudgeLimits,
     JudgeSettings,
     ProfileSpec,
     check_url,
     load_judge_settings,
 )
-from ..safetext import for_document, for_json, shown
+from evalschema.safetext import for_document, for_json, shown
 
 if TYPE_CHECKING:
-    from .suites import Suite
+    from evalschema.cli.suites import Suite
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT = 0, 1, 2
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from ..safetext import shown
+from evalschema.safetext import shown
 
 #: Show the bar at once above this many records.
 MANY = 1000

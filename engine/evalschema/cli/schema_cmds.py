@@ -8,13 +8,7 @@ import sys
 import warnings
 from typing import Any
 
-from ..atomicwrite import Input, check_target, write_text
-from ..errors import InputError, Problem, ProblemWarning, Severity
-from ..records import load_json, load_records
-from ..safetext import json_text, nonfinite_pointer, shown, surrogate_pointer
-from ..schema.infer import annotate_xeval, infer_schema
-from ..schema.tree import check_eval_schema
-from .options import (
+from evalschema.cli.options import (
     EXIT_CODES,
     EXIT_INPUT,
     EXIT_OK,
@@ -24,6 +18,12 @@ from .options import (
     emit,
     print_problems,
 )
+from evalschema.errors import InputError, Problem, ProblemWarning, Severity
+from evalschema.io.atomicwrite import Input, check_target, write_text
+from evalschema.io.records import load_json, load_records
+from evalschema.safetext import json_text, nonfinite_pointer, shown, surrogate_pointer
+from evalschema.schema.infer import annotate_xeval, infer_schema
+from evalschema.schema.tree import check_eval_schema
 
 
 def add_parsers(sub: Any) -> None:

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .options import EXIT_INPUT
+from evalschema.cli.options import EXIT_INPUT
 
 INSTALL_HINT = ("the evalschema language server is not installed; install it with "
                 "`pip install 'evalschema[server]'` (from a checkout: "

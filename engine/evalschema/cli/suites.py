@@ -9,14 +9,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..config import Config, SuiteConfig, find_config, load_config
-from ..custom_modules import import_hint, load_entries
-from ..errors import InputError, Problem, Severity, did_you_mean
-from ..gate import FailMetric
-from ..parallel import EvalSpec
-from ..records import load_json
-from ..schema.tree import SchemaNode, parse_eval_schema
-from .options import print_problems
+from evalschema.cli.options import print_problems
+from evalschema.errors import InputError, Problem, Severity, did_you_mean
+from evalschema.io.records import load_json
+from evalschema.project.config import Config, SuiteConfig, find_config, load_config
+from evalschema.project.gate import FailMetric
+from evalschema.rules.custom_modules import import_hint, load_entries
+from evalschema.run.parallel import EvalSpec
+from evalschema.schema.tree import SchemaNode, parse_eval_schema
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ class Suite:
             suggestion = f"did you mean {hint!r}?" if hint else \
                 "use a field path as in the per-field table, e.g. line_items[].amount"
             if self.config is not None and path not in self.cli_thresholds:
-                from ..pointer import escape
+                from evalschema.pointer import escape
 
                 problems.append(self.config.problem(
                     "unknown-field", msg, f"{self.pointer}/thresholds/{escape(path)}",

@@ -17,11 +17,11 @@ from typing import Any, ParamSpec, Protocol, TypeVar
 from rapidfuzz.distance import Levenshtein
 
 from evalschema import limits
-from evalschema.comparators import capped_similarity
 from evalschema.compat.errors import CompatInputError
-from evalschema.lenient import LenientParseError, parse_lenient
+from evalschema.io.lenient import LenientParseError, parse_lenient
 from evalschema.pointer import escape
 from evalschema.results import FieldResult, Status
+from evalschema.rules.comparators import capped_similarity
 
 #: A location inside a JSON value: object keys and array indices from the root.
 Parts = tuple[str | int, ...]

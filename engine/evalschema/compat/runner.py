@@ -11,13 +11,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..evaluate import RunAccumulator
-from ..lenient import LenientParseError, parse_lenient
-from ..records import RawRecord
-from ..results import FieldAggregation, RunResult
-from . import METRICS
-from .errors import CompatInputError
-from .struct_extract_eval import METRICS as RUN_METRICS
+from evalschema.compat import METRICS
+from evalschema.compat.errors import CompatInputError
+from evalschema.compat.struct_extract_eval import METRICS as RUN_METRICS
+from evalschema.io.lenient import LenientParseError, parse_lenient
+from evalschema.io.records import RawRecord
+from evalschema.results import FieldAggregation, RunResult
+from evalschema.run.evaluate import RunAccumulator
 
 
 @dataclass(frozen=True)

@@ -13,15 +13,15 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ..builtins import builtin_registry
-from ..errors import SchemaError
-from ..evaluate import Evaluator, RunAccumulator, iter_evaluate
-from ..policy import STRUCT_EXTRACT_EVAL
-from ..postprocess import PostProcessor
-from ..registry import ComparatorDef, Compare, CompareTypeError, Registry
-from ..results import FieldResult, RunResult
-from ..schema.tree import check_eval_schema
-from .errors import CompatInputError
+from evalschema.compat.errors import CompatInputError
+from evalschema.errors import SchemaError
+from evalschema.policy import STRUCT_EXTRACT_EVAL
+from evalschema.results import FieldResult, RunResult
+from evalschema.rules.builtins import builtin_registry
+from evalschema.rules.registry import ComparatorDef, Compare, CompareTypeError, Registry
+from evalschema.run.evaluate import Evaluator, RunAccumulator, iter_evaluate
+from evalschema.schema.tree import check_eval_schema
+from evalschema.scoring.postprocess import PostProcessor
 
 
 def _seed_numeric(params: Mapping[str, Any]) -> Compare:

@@ -1,9 +1,16 @@
 """The LLM judge's plumbing: whose settings choose the endpoint (``settings``) and how it
 is asked over HTTP (``client``). The ``semantic`` comparator itself is in
-``evalschema.semantic``."""
+``evalschema.rules.semantic``."""
 
-from .client import JudgeCancelled, JudgeClient, JudgeError, cancellation, client_for, redact
-from .settings import (
+from evalschema.judge.client import (
+    JudgeCancelled,
+    JudgeClient,
+    JudgeError,
+    cancellation,
+    client_for,
+    redact,
+)
+from evalschema.judge.settings import (
     DEFAULT_PROFILE,
     ENDPOINT_KEYS,
     JudgeLimits,

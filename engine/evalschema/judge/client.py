@@ -28,7 +28,7 @@ from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
-from .settings import JudgeLimits
+from evalschema.judge.settings import JudgeLimits
 
 if TYPE_CHECKING:  # imported when a judge is first asked: most runs never ask one
     import httpx

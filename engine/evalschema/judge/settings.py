@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import Problem
+from evalschema.errors import Problem
 
 #: The profile a schema uses when it names none; the environment and flags configure it.
 DEFAULT_PROFILE = "default"

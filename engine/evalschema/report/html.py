@@ -21,10 +21,10 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from ..compare import Comparison, Difference, FieldComparison
-from ..pointer import join
-from ..results import FieldAggregation, FieldResult, Status
-from .model import RunReport
+from evalschema.pointer import join
+from evalschema.report.model import RunReport
+from evalschema.results import FieldAggregation, FieldResult, Status
+from evalschema.run.compare import Comparison, Difference, FieldComparison
 
 #: Longest string value shown in a record before it is cut.
 MAX_STRING = 300
@@ -234,7 +234,7 @@ def _page(title: str, body: str, meta: str) -> str:
 
 
 def _meta(command: str | None) -> str:
-    from .. import __version__
+    from evalschema import __version__
 
     now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     cmd = f" · <code>{e(command)}</code>" if command else ""

@@ -11,8 +11,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..safetext import one_line
-from .model import RunReport
+from evalschema.report.model import RunReport
+from evalschema.safetext import one_line
 
 #: Text XML 1.0 can hold and a terminal can show: control characters and non-characters
 #: become visible escapes (``\\x1b``), so two keys never merge and the file stays

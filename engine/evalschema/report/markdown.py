@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..compare import Comparison, Difference
-from .model import RunReport
+from evalschema.report.model import RunReport
+from evalschema.run.compare import Comparison, Difference
 
 
 def cell(text: object) -> str:

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..gate import Check
-from ..parallel import EvalOutcome, RecordProblem, WorstRecord
-from ..results import RunResult
+from evalschema.project.gate import Check
+from evalschema.results import RunResult
+from evalschema.run.parallel import EvalOutcome, RecordProblem, WorstRecord
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..results import FieldAggregation, RunResult
-from ..safetext import one_line
+from evalschema.results import FieldAggregation, RunResult
+from evalschema.safetext import one_line
 
 if TYPE_CHECKING:
-    from .model import RunReport
+    from evalschema.report.model import RunReport
 
 _BAR = 12
 

@@ -20,10 +20,10 @@ import referencing.exceptions
 import referencing.jsonschema
 from referencing import Resource
 
-from .. import limits
-from ..errors import Problem, SchemaError
-from ..pointer import join as ptr_join
-from ..regularfile import FileTooLarge, NotRegularFile, read_regular
+from evalschema import limits
+from evalschema.errors import Problem, SchemaError
+from evalschema.io.regularfile import FileTooLarge, NotRegularFile, read_regular
+from evalschema.pointer import join as ptr_join
 
 _COMBINERS = ("allOf", "anyOf", "oneOf")
 _DEFAULT_SPEC = referencing.jsonschema.DRAFT202012
@@ -304,7 +304,7 @@ def _types_of(schema: dict[str, Any]) -> list[str]:
 
 
 def _json_type_name(v: Any) -> str:
-    from ..comparators import json_type
+    from evalschema.rules.comparators import json_type
 
     t = json_type(v)
     return t if t != "number" else "number"

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..errors import InputError, Problem
-from ..pointer import escape, field_path
-from .tree import SchemaNode
+from evalschema.errors import InputError, Problem
+from evalschema.pointer import escape, field_path
+from evalschema.schema.tree import SchemaNode
 
 
 def _unknown(path: list[str], root: SchemaNode) -> InputError:
-    from ..errors import did_you_mean
+    from evalschema.errors import did_you_mean
 
     known = [n.path for n in root.walk() if n.path]
     shown = field_path(path)

@@ -16,11 +16,11 @@ from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
 
-from ..errors import Problem, SchemaError, Severity, did_you_mean
-from ..keywords import KEYWORDS, SIMPLE_KEYWORDS
-from ..pointer import escape
-from ..pointer import join as ptr_join
-from ..registry import (
+from evalschema.errors import Problem, SchemaError, Severity, did_you_mean
+from evalschema.pointer import escape
+from evalschema.pointer import join as ptr_join
+from evalschema.rules.keywords import KEYWORDS, SIMPLE_KEYWORDS
+from evalschema.rules.registry import (
     BatchCompare,
     ComparatorDef,
     Compare,
@@ -30,8 +30,8 @@ from ..registry import (
     Transform,
     default_registry,
 )
-from ..safetext import nonfinite_pointer
-from .resolve import Resolution, resolve
+from evalschema.safetext import nonfinite_pointer
+from evalschema.schema.resolve import Resolution, resolve
 
 NodeKind = Literal["object", "array", "leaf"]
 NullPolicy = Literal["value", "absent"]
@@ -149,7 +149,7 @@ def _types(schema: Mapping[str, Any]) -> frozenset[str]:
         return frozenset({"object"})
     if "items" in schema:
         return frozenset({"array"})
-    from ..comparators import json_type
+    from evalschema.rules.comparators import json_type
 
     if "const" in schema:
         return frozenset({json_type(schema["const"])})

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalschema.errors import InputError
-from evalschema.evaluate import NO_RECORD, read_extracted
-from evalschema.records import parse_line
+from evalschema.io.records import parse_line
+from evalschema.run.evaluate import NO_RECORD, read_extracted
 
 from ..document import parse
 

@@ -1,6 +1,6 @@
 """Running a suite for the editor: tolerant pairing, incremental scoring, cancellation.
 
-Unlike ``evalschema.evaluate``, a bad record never stops the run: it becomes an
+Unlike ``evalschema.run.evaluate``, a bad record never stops the run: it becomes an
 ``InputIssue`` located in its file and the other records are scored. Scores are cached
 per (gold text, extracted text) of each record pair for as long as the schema and
 options stay the same, so saving a 10,000-record file after one edit re-scores one
@@ -19,16 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from evalschema.errors import EvalSchemaError, Problem
-from evalschema.evaluate import (
+from evalschema.judge.client import cancellation
+from evalschema.results import RecordResult, RunResult
+from evalschema.run.evaluate import (
     NO_RECORD,
     Evaluator,
     RunAccumulator,
     make_evaluator,
     match_ids,
 )
-from evalschema.gcpause import gc_paused
-from evalschema.judge.client import cancellation
-from evalschema.results import RecordResult, RunResult
+from evalschema.run.gcpause import gc_paused
 
 from .. import files
 from ..document import parse

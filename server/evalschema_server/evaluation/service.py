@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from evalschema.errors import Problem
-from evalschema.gcpause import gc_paused
+from evalschema.run.gcpause import gc_paused
 
 from ..document import LineIndex
 from ..files import in_thread

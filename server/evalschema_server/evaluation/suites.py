@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from evalschema.config import Config, LoadedConfig, SuiteConfig, find_config, parse_config
 from evalschema.errors import Problem
+from evalschema.project.config import Config, LoadedConfig, SuiteConfig, find_config, parse_config
 
 #: Folders never searched for convention suites.
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__",

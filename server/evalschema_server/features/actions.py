@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalschema.registry import Registry
+from evalschema.rules.registry import Registry
 
 from ..analysis import SchemaAnalysis
 from ..context import key_of, property_value, role_of

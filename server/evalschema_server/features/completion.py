@@ -12,8 +12,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from evalschema.keywords import KEYWORDS
-from evalschema.registry import Entry, Registry
+from evalschema.rules.keywords import KEYWORDS
+from evalschema.rules.registry import Entry, Registry
 
 from ..analysis import SchemaAnalysis
 from ..context import (

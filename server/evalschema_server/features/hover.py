@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from evalschema.keywords import KEYWORDS
-from evalschema.registry import Registry
+from evalschema.rules.keywords import KEYWORDS
+from evalschema.rules.registry import Registry
 from evalschema.schema.tree import SchemaNode
 
 from ..analysis import SchemaAnalysis

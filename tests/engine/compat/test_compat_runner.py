@@ -10,7 +10,7 @@ import pytest
 from evalschema.cli.main import main
 from evalschema.compat import lynxius
 from evalschema.compat.runner import MetricRun, metric_names, run_metric
-from evalschema.records import RawRecord
+from evalschema.io.records import RawRecord
 
 SCHEMA = {"type": "object", "x-eval-id": "id", "properties": {
     "id": {"type": "string"}, "name": {"type": "string"}, "price": {"type": "number"}}}

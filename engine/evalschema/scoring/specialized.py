@@ -25,13 +25,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .align import AlignmentLimitError, align
-from .pointer import escape
-from .registry import CompareLimitError
-from .results import Counts, FieldResult, Status
-from .schema.tree import SchemaNode
-from .scoring import _ABSENT, RecordScorer
-from .tally import fold
+from evalschema.pointer import escape
+from evalschema.results import Counts, FieldResult, Status
+from evalschema.rules.registry import CompareLimitError
+from evalschema.schema.tree import SchemaNode
+from evalschema.scoring.align import AlignmentLimitError, align
+from evalschema.scoring.tally import fold
+from evalschema.scoring.walk import _ABSENT, RecordScorer
 
 #: (gold, extracted, record index, record id, per-field tallies) -> the record's counts;
 #: the results are appended to the scorer's ``out`` (reset by ``RecordScorer.begin``).

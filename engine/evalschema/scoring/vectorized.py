@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .schema.tree import SchemaNode
+from evalschema.schema.tree import SchemaNode
 
 _ABSENT = object()
 

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from . import limits
-from .registry import StrategyDef
-from .results import count_results, precision_recall_f1
+from evalschema import limits
+from evalschema.results import count_results, precision_recall_f1
+from evalschema.rules.registry import StrategyDef
 
 if TYPE_CHECKING:
-    from .schema.tree import SchemaNode
-    from .scoring import RecordScorer
+    from evalschema.schema.tree import SchemaNode
+    from evalschema.scoring.walk import RecordScorer
 
 Alignment = tuple[list[tuple[int, int]], list[int], list[int]]
 
@@ -115,7 +115,7 @@ SMALL_MATRIX = 256
 def pair_f1_matrix(scorer: RecordScorer, items: SchemaNode, g: Sequence[Any],
                    e: Sequence[Any]) -> np.ndarray:
     """F1 of every (gold, extracted) element pair, as the reported scores would give it."""
-    from .vectorized import vectorized_f1
+    from evalschema.scoring.vectorized import vectorized_f1
 
     if len(g) * len(e) > SMALL_MATRIX:
         fast = vectorized_f1(items, g, e,
@@ -137,7 +137,7 @@ def _pair_f1(scorer: RecordScorer, items: SchemaNode) -> Callable[[Any, Any], fl
 
 
 def _make_pair_f1(scorer: RecordScorer, items: SchemaNode) -> Callable[[Any, Any], float]:
-    from .scoring import RecordScorer as _Scorer
+    from evalschema.scoring.walk import RecordScorer as _Scorer
 
     sub: list[_Scorer] = []
 

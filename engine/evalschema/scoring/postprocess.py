@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .results import FieldResult, Status
+from evalschema.results import FieldResult, Status
 
 PostProcessor = Callable[[list[FieldResult]], list[FieldResult]]
 

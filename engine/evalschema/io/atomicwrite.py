@@ -21,7 +21,7 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .errors import InputError, Problem
+from evalschema.errors import InputError, Problem
 
 #: The process's umask, read once at import (reading it means setting it, which is not
 #: safe once other threads run); new files get ``0o666 & ~umask`` as ``open`` gives them.

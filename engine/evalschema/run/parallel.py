@@ -28,9 +28,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from .custom_modules import load_entries
-from .errors import InputError, Problem
-from .evaluate import (
+from evalschema.errors import InputError, Problem
+from evalschema.judge.settings import JudgeSettings, configured_judges
+from evalschema.results import RecordResult, RunResult
+from evalschema.rules.custom_modules import load_entries
+from evalschema.run.evaluate import (
     NO_RECORD,
     Evaluator,
     Pair,
@@ -41,8 +43,6 @@ from .evaluate import (
     make_evaluator,
     scan_range,
 )
-from .judge.settings import JudgeSettings, configured_judges
-from .results import RecordResult, RunResult
 
 #: Records per chunk. Fixed (never derived from the worker count) so that results do
 #: not depend on how many workers scored them.

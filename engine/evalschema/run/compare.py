@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .errors import InputError, Problem
-from .results import RecordResult, RunResult, Status
+from evalschema.errors import InputError, Problem
+from evalschema.results import RecordResult, RunResult, Status
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 0

@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .registry import CompareTypeError, Transform, TransformDef
+from evalschema.rules.registry import CompareTypeError, Transform, TransformDef
 
 _WS = re.compile(r"\s+")
 

@@ -42,13 +42,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from . import limits
-from .custom_modules import is_path_entry
-from .errors import Problem, Severity, did_you_mean
-from .gate import FailMetric
-from .judge.settings import ENDPOINT_KEYS, HOW_TO_CONFIGURE
-from .pointer import escape
-from .regularfile import read_regular
+from evalschema import limits
+from evalschema.errors import Problem, Severity, did_you_mean
+from evalschema.io.regularfile import read_regular
+from evalschema.judge.settings import ENDPOINT_KEYS, HOW_TO_CONFIGURE
+from evalschema.pointer import escape
+from evalschema.project.gate import FailMetric
+from evalschema.rules.custom_modules import is_path_entry
 
 CONFIG_FILE = "evalschema.toml"
 PYPROJECT = "pyproject.toml"

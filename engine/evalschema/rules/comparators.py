@@ -19,8 +19,8 @@ import regex as timed_re  # type: ignore[import-untyped]  # no stubs in the dev 
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
-from . import limits
-from .registry import (
+from evalschema import limits
+from evalschema.rules.registry import (
     ComparatorDef,
     Compare,
     CompareLimitError,

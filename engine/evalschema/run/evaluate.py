@@ -14,14 +14,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .errors import GoldValidationError, Problem
-from .gcpause import gc_paused
-from .judge.settings import JudgeSettings, use_judges
-from .lenient import LenientParseError, parse_lenient
-from .pointer import field_segments
-from .policy import NATIVE, ScoringPolicy
-from .postprocess import PostProcessor
-from .records import (
+from evalschema.errors import GoldValidationError, Problem
+from evalschema.io.lenient import LenientParseError, parse_lenient
+from evalschema.io.records import (
     RawLine,
     RawRecord,
     decode_line,
@@ -35,8 +30,10 @@ from .records import (
     not_utf8,
     read_line_at,
 )
-from .registry import Registry
-from .results import (
+from evalschema.judge.settings import JudgeSettings, use_judges
+from evalschema.pointer import field_segments
+from evalschema.policy import NATIVE, ScoringPolicy
+from evalschema.results import (
     Counts,
     FieldAggregation,
     FieldResult,
@@ -44,11 +41,14 @@ from .results import (
     RunResult,
     Status,
 )
-from .schema.select import select_fields, select_target
-from .schema.tree import SchemaNode, parse_eval_schema
-from .scoring import PendingBatch, RecordScorer
-from .specialized import SpecializedScorer, specializable, specialize_scorer
-from .tally import fold, make_counts, unfold
+from evalschema.rules.registry import Registry
+from evalschema.run.gcpause import gc_paused
+from evalschema.schema.select import select_fields, select_target
+from evalschema.schema.tree import SchemaNode, parse_eval_schema
+from evalschema.scoring.postprocess import PostProcessor
+from evalschema.scoring.specialized import SpecializedScorer, specializable, specialize_scorer
+from evalschema.scoring.tally import fold, make_counts, unfold
+from evalschema.scoring.walk import PendingBatch, RecordScorer
 
 RecordsLike = str | Path | Iterable[Any]
 
@@ -183,7 +183,7 @@ class Evaluator:
         scorer = self.scorer
         tp = self.target_pointer
         if tp:
-            from .pointer import resolve as ptr_resolve
+            from evalschema.pointer import resolve as ptr_resolve
 
             gold = ptr_resolve(gold, tp, None) if gold is not _NO_RECORD else gold
             extracted = ptr_resolve(extracted, tp, None) if extracted is not _NO_RECORD \

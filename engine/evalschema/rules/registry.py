@@ -153,7 +153,7 @@ class TransformDef(Entry):
 
 @dataclass(frozen=True)
 class StrategyDef(Entry):
-    """An array alignment strategy; the algorithm lives in ``evalschema.align``."""
+    """An array alignment strategy; the algorithm lives in ``evalschema.scoring.align``."""
 
 
 class RegistryError(ValueError):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .results import Counts, FieldResult, Status
+from evalschema.results import Counts, FieldResult, Status
 
 #: Tally slot of each status (the order of Counts' fields).
 SLOT = {

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .results import FieldAggregation, RunResult
+from evalschema.results import FieldAggregation, RunResult
 
 FailMetric = Literal["macro", "micro"]
 

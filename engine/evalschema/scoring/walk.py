@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .align import AlignmentLimitError, align
-from .pointer import escape
-from .policy import NATIVE, ScoringPolicy
-from .registry import CompareLimitError, CompareTypeError
-from .results import FieldResult, Status
-from .schema.tree import SchemaNode
+from evalschema.pointer import escape
+from evalschema.policy import NATIVE, ScoringPolicy
+from evalschema.results import FieldResult, Status
+from evalschema.rules.registry import CompareLimitError, CompareTypeError
+from evalschema.schema.tree import SchemaNode
+from evalschema.scoring.align import AlignmentLimitError, align
 
 _MATCH = Status.MATCH
 _MISMATCH = Status.MISMATCH

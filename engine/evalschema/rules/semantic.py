@@ -19,11 +19,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .atomicwrite import write_text
-from .judge.client import JudgeError, client_for, redact
-from .judge.settings import DEFAULT_PROFILE, ENDPOINT_KEYS, HOW_TO_CONFIGURE, current_judges
-from .lenient import LenientParseError, parse_lenient
-from .registry import BatchCompare, ComparatorDef, ParamIssue
+from evalschema.io.atomicwrite import write_text
+from evalschema.io.lenient import LenientParseError, parse_lenient
+from evalschema.judge.client import JudgeError, client_for, redact
+from evalschema.judge.settings import (
+    DEFAULT_PROFILE,
+    ENDPOINT_KEYS,
+    HOW_TO_CONFIGURE,
+    current_judges,
+)
+from evalschema.rules.registry import BatchCompare, ComparatorDef, ParamIssue
 
 DEFAULT_PROMPT = (
     "You judge whether extracted values mean the same as the gold values. For each "

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
-from .errors import InputError, Problem, ProblemWarning, Severity
+from evalschema.errors import InputError, Problem, ProblemWarning, Severity
 
 #: Starts the text of a line that is not UTF-8; then where, a NUL, and the line with
 #: U+FFFD for the bad bytes (never shorter in UTF-8 than the line, so byte spans taken

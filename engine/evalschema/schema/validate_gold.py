@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .comparators import json_type
-from .errors import GoldValidationError, Problem, Severity
-from .pointer import escape
-from .schema.tree import SchemaNode, parse_eval_schema
+from evalschema.errors import GoldValidationError, Problem, Severity
+from evalschema.pointer import escape
+from evalschema.rules.comparators import json_type
+from evalschema.schema.tree import SchemaNode, parse_eval_schema
 
 
 def validate_gold(gold: Iterable[Any], schema: Any, id_field: str | None = None, *,

@@ -1,0 +1,1 @@
+"""The project file (evalschema.toml / [tool.evalschema]): suites and their thresholds."""

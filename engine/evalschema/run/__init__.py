@@ -1,0 +1,2 @@
+"""A run: pairing records, scoring each pair, accumulating mergeable aggregates, in one
+process or several; comparing runs."""
