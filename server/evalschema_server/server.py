@@ -45,8 +45,8 @@ from .evaluation.service import EvaluationService
 from .features import actions, completion, hover, symbols, tokens
 from .files import in_thread
 from .guard import guarded, log_to_client, report_once
+from .jsonrpc import Protocol
 from .judges import judge_settings
-from .protocol import Protocol
 from .settings import EvalSettings, Settings
 from .store import DocumentStore, OpenDocument
 from .transport import StdioReader, serve
