@@ -31,12 +31,28 @@ import textwrap
 import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, NotRequired, Required, Union, get_args, get_origin, \
-    get_type_hints, is_typeddict
+from typing import (
+    Any,
+    Literal,
+    NotRequired,
+    Required,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+    is_typeddict,
+)
 
 from evalschema_server import protocol
-from evalschema_server.settings import JUDGE, JUDGE_PROFILE, SECTION, SETTINGS, SEVERITIES, \
-    SEVERITY_VALUE, Setting
+from evalschema_server.settings import (
+    JUDGE,
+    JUDGE_PROFILE,
+    SECTION,
+    SETTINGS,
+    SEVERITIES,
+    SEVERITY_VALUE,
+    Setting,
+)
 
 EXTENSION = Path(__file__).resolve().parent.parent
 SETTINGS_TS = "src/generated/settings.ts"
@@ -76,7 +92,8 @@ def value_schema(spec: Setting) -> dict[str, Any]:
         out["minimum"] = spec.minimum
     if spec.maximum is not None:
         out["maximum"] = spec.maximum
-    return plain({**out, **spec.schema})
+    full: dict[str, Any] = plain({**out, **spec.schema})
+    return full
 
 
 def manifest_property(spec: Setting) -> dict[str, Any]:
@@ -187,8 +204,8 @@ def settings_ts() -> str:
     out = [_header("server/evalschema_server/settings.py (SETTINGS)"),
            f"export const SEVERITIES = {_ts_value(SEVERITIES)} as const;",
            "export type Severity = (typeof SEVERITIES)[number];", ""]
-    out += ts_interface("JudgeProfile", JUDGE_PROFILE, names) + [""]
-    out += ts_interface("JudgeSettings", JUDGE, names) + [""]
+    out += [*ts_interface("JudgeProfile", JUDGE_PROFILE, names), ""]
+    out += [*ts_interface("JudgeSettings", JUDGE, names), ""]
     interface = {"properties": {s.name: value_schema(s) for s in read},
                  "required": [s.name for s in read]}
     out += ["/** The `evalschema.*` settings the extension reads. */",
