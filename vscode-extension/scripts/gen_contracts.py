@@ -5,7 +5,7 @@ their one source in Python, so that neither side keeps a hand-written list of th
   ``package.json``: ``contributes.configuration`` and
   ``capabilities.untrustedWorkspaces.restrictedConfigurations`` (the rest of the file is kept);
   ``src/generated/settings.ts``: the ``Settings`` type, ``DEFAULTS``, ``RESTRICTED_SETTINGS``,
-  ``CLIENT_ONLY_SETTINGS``, ``LIMITS``, ``ENUMS``.
+  ``CLIENT_ONLY_SETTINGS``, ``LIMITS``, ``ENUMS``, the judge's keys.
 - Payloads (the TypedDicts of ``evalschema_server.protocol``) ->
   ``src/generated/protocol.schema.json``: a JSON Schema (draft 2020-12) of each payload, with the
   answer of each command (``x-commands``) and the params of each notification
@@ -231,6 +231,12 @@ def settings_ts() -> str:
                                      ("maximum", _ts_value(s.maximum if s.maximum is not None
                                                            else float("inf")))], "    "))
                 for s in read if s.minimum is not None or s.maximum is not None)
+            + " as const;", "",
+            "/** The keys of a judge profile, and the judge's numeric limits. */",
+            "export const JUDGE_PROFILE_KEYS = "
+            + _ts_value(list(JUDGE_PROFILE["properties"])) + " as const;",
+            "export const JUDGE_LIMIT_KEYS = " + _ts_value(
+                [k for k, v in JUDGE["properties"].items() if v["type"] in ("integer", "number")])
             + " as const;", "",
             "/** The values of each setting that takes one of a list. */",
             "export const ENUMS = " + _ts_object((s.name, _ts_value(s.enum)) for s in read

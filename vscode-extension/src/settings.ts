@@ -1,7 +1,20 @@
 // The `evalschema.*` settings, read defensively (a wrong type in settings.json falls back to
 // the default instead of breaking the server). Pure: takes a getter, so it is unit-tested.
 
-import { CLIENT_ONLY_SETTINGS, DEFAULTS, ENUMS, LIMITS, RESTRICTED_SETTINGS, SEVERITIES, type JudgeProfile, type JudgeSettings, type Settings, type Severity } from "./generated/settings";
+import {
+  CLIENT_ONLY_SETTINGS,
+  DEFAULTS,
+  ENUMS,
+  JUDGE_LIMIT_KEYS,
+  JUDGE_PROFILE_KEYS,
+  LIMITS,
+  RESTRICTED_SETTINGS,
+  SEVERITIES,
+  type JudgeProfile,
+  type JudgeSettings,
+  type Settings,
+  type Severity,
+} from "./generated/settings";
 
 // The settings' names, types, defaults, ranges and trust restrictions are generated from the
 // server's table (server/evalschema_server/settings.py) into ./generated/settings.ts, as is
@@ -61,7 +74,7 @@ function judgeProfile(v: unknown): JudgeProfile | undefined {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
   const raw = v as Record<string, unknown>;
   const out: JudgeProfile = {};
-  for (const key of ["baseUrl", "model", "apiKeyEnv"] as const) {
+  for (const key of JUDGE_PROFILE_KEYS) {
     const value = raw[key];
     if (typeof value === "string" && value.trim() !== "") out[key] = value.trim();
   }
@@ -83,7 +96,7 @@ export function readJudgeSettings(v: unknown): JudgeSettings {
     }
     out.profiles = table;
   }
-  for (const key of ["concurrency", "timeout", "retries", "breakerFailures"] as const) {
+  for (const key of JUDGE_LIMIT_KEYS) {
     const value = raw[key];
     if (typeof value === "number" && Number.isFinite(value) && value >= 0) out[key] = value;
   }

@@ -96,6 +96,10 @@ export const LIMITS = {
   },
 } as const;
 
+/** The keys of a judge profile, and the judge's numeric limits. */
+export const JUDGE_PROFILE_KEYS = ["baseUrl", "model", "apiKeyEnv"] as const;
+export const JUDGE_LIMIT_KEYS = ["concurrency", "timeout", "retries", "breakerFailures"] as const;
+
 /** The values of each setting that takes one of a list. */
 export const ENUMS = {
   runOn: ["save", "change"],
