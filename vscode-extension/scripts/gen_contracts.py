@@ -9,7 +9,8 @@ their one source in Python, so that neither side keeps a hand-written list of th
 - Payloads (the TypedDicts of ``evalschema_server.protocol``) ->
   ``src/generated/protocol.schema.json``: a JSON Schema (draft 2020-12) of each payload, with the
   answer of each command (``x-commands``) and the params of each notification
-  (``x-notifications``);
+  (``x-notifications``); ``x-extends`` notes the payload a TypedDict derives from (its
+  properties are all listed anyway, and closed);
   ``src/generated/protocol.ts``: TypeScript interfaces generated from that JSON Schema, the command
   and notification names.
 
@@ -175,10 +176,18 @@ def ts_type(schema: Mapping[str, Any], names: Names = ()) -> str:
     return "unknown"
 
 
-def ts_interface(name: str, schema: Mapping[str, Any], names: Names = ()) -> list[str]:
+def ts_interface(name: str, schema: Mapping[str, Any], names: Names = (),
+                 defs: Mapping[str, Any] | None = None) -> list[str]:
+    """An interface; with ``defs``, one that extends its ``x-extends`` base (inherited
+    properties are not repeated)."""
     required = set(schema.get("required", ()))
-    lines = [*_doc(schema.get("description")), f"export interface {name} {{"]
+    base = schema.get("x-extends") if defs else None
+    inherited = set(defs[base]["properties"]) if defs and base else set()
+    lines = [*_doc(schema.get("description")),
+             f"export interface {name}{f' extends {base}' if base else ''} {{"]
     for key, prop in schema.get("properties", {}).items():
+        if key in inherited:
+            continue
         lines += _doc(prop.get("description"), "  ")
         lines.append(f"  {_key(key)}{'' if key in required else '?'}: {ts_type(prop, names)};")
     return [*lines, "}"]
@@ -246,15 +255,28 @@ def settings_ts() -> str:
 
 # -- protocol TypedDicts -> JSON Schema -> TypeScript -------------------------------------------
 
-def _field_docs(td: type) -> dict[str, str]:
-    """The ``#:`` comments above each field of a TypedDict (and of its bases)."""
-    out: dict[str, str] = {}
-    for base in getattr(td, "__orig_bases__", ()):
-        if is_typeddict(base):
-            out.update(_field_docs(base))
+def _class_def(td: type) -> tuple[ast.ClassDef, list[str]]:
     lines = inspect.getsource(td).splitlines()
     cls = ast.parse(textwrap.dedent("\n".join(lines))).body[0]
     assert isinstance(cls, ast.ClassDef)
+    return cls, lines
+
+
+def _bases(td: type) -> list[type]:
+    """The TypedDicts ``td`` derives from (read from its source: Python 3.11 keeps no
+    ``__orig_bases__`` on TypedDicts)."""
+    module = sys.modules[td.__module__]
+    found = [getattr(module, b.id, None) for b in _class_def(td)[0].bases
+             if isinstance(b, ast.Name)]
+    return [b for b in found if isinstance(b, type) and is_typeddict(b)]
+
+
+def _field_docs(td: type) -> dict[str, str]:
+    """The ``#:`` comments above each field of a TypedDict (and of its bases)."""
+    out: dict[str, str] = {}
+    for base in _bases(td):
+        out.update(_field_docs(base))
+    cls, lines = _class_def(td)
     for node in cls.body:
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             comment: list[str] = []
@@ -312,6 +334,10 @@ class _SchemaBuilder:
         out: dict[str, Any] = {"type": "object"}
         if td.__doc__:
             out["description"] = " ".join(inspect.cleandoc(td.__doc__).split())
+        bases = _bases(td)
+        if len(bases) == 1:  # an annotation only: the properties are all listed here
+            self.define(bases[0])
+            out["x-extends"] = bases[0].__name__
         required: frozenset[str] = getattr(td, "__required_keys__", frozenset())
         out["properties"] = props
         out["required"] = [k for k in props if k in required]
@@ -364,7 +390,7 @@ def protocol_ts(schema: Mapping[str, Any]) -> str:
                "properties": schema["x-notifications"],
                "required": list(schema["x-notifications"])})]
     for name, spec in schema["$defs"].items():
-        out += ["", *ts_interface(name, spec)]
+        out += ["", *ts_interface(name, spec, defs=schema["$defs"])]
     return "\n".join(out) + "\n"
 
 

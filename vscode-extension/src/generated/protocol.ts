@@ -66,11 +66,7 @@ export interface Figures {
   micro_f1: number;
 }
 
-export interface RunSummary {
-  precision: number;
-  recall: number;
-  f1: number;
-  micro_f1: number;
+export interface RunSummary extends Figures {
   /** The URI of the run's extracted file. */
   extracted: string;
   label: string;
@@ -132,14 +128,7 @@ export interface FieldRow {
   worst: WorstExample | null;
 }
 
-export interface RunReport {
-  precision: number;
-  recall: number;
-  f1: number;
-  micro_f1: number;
-  extracted: string;
-  label: string;
-  records: number;
+export interface RunReport extends RunSummary {
   fields: FieldRow[];
   /** The engine's RunResult as JSON (non-finite floats as "NaN", "Infinity", "-Infinity"). */
   result: Record<string, unknown>;
