@@ -31,6 +31,15 @@ from .features import actions
 from .files import in_thread
 from .guard import ClientError as CommandError
 from .guard import guarded
+from .protocol import (
+    AnnotateResult,
+    CompareResult,
+    InferResult,
+    SuiteList,
+    SuiteReports,
+    SuiteSummaries,
+    WorstExample,
+)
 from .uris import file_path
 
 if TYPE_CHECKING:
@@ -205,7 +214,7 @@ async def _run(ls: EvalSchemaServer, suites: list[Suite]) -> list[SuiteOutcome]:
     return [o for o in got if o is not None]
 
 
-def _worst(ls: EvalSchemaServer, run: RunOutcome, field: str) -> dict[str, Any] | None:
+def _worst(ls: EvalSchemaServer, run: RunOutcome, field: str) -> WorstExample | None:
     found = views.worst_example(run, field)
     if found is None:
         return None
@@ -227,7 +236,7 @@ def _annotations(text: str, registry: Registry, path: str
     return analysis, actions.annotate_edits(analysis)
 
 
-def _infer(text: str, path: Path) -> dict[str, Any]:
+def _infer(text: str, path: Path) -> InferResult:
     """A schema inferred from gold records (on a worker thread: the file may be large)."""
     try:
         records = [r.value for r in parse_records_text(text, str(path), strict=True)]
@@ -240,21 +249,21 @@ def _infer(text: str, path: Path) -> dict[str, Any]:
 def register(server: EvalSchemaServer) -> None:
     @server.command(PREFIX + "runSuite")
     @guarded()
-    async def run_suite(ls: EvalSchemaServer, *args: Any) -> Any:
+    async def run_suite(ls: EvalSchemaServer, *args: Any) -> SuiteSummaries:
         await ls.evaluation.wait_ready()
         suites = _pick(ls, _arg(args))
         return {"suites": [views.summary(o, ls.to_uri) for o in await _run(ls, suites)]}
 
     @server.command(PREFIX + "runAll")
     @guarded()
-    async def run_all(ls: EvalSchemaServer, *args: Any) -> Any:
+    async def run_all(ls: EvalSchemaServer, *args: Any) -> SuiteSummaries:
         await ls.evaluation.wait_ready()
         suites = list(ls.evaluation.discovery.suites)
         return {"suites": [views.summary(o, ls.to_uri) for o in await _run(ls, suites)]}
 
     @server.command(PREFIX + "listSuites")
     @guarded()
-    async def list_suites(ls: EvalSchemaServer, *args: Any) -> Any:
+    async def list_suites(ls: EvalSchemaServer, *args: Any) -> SuiteList:
         await ls.evaluation.wait_ready()
         return {"suites": [{"name": s.name, "key": s.key, "folder": ls.to_uri(s.root),
                             "schema": ls.to_uri(s.config.schema),
@@ -265,7 +274,7 @@ def register(server: EvalSchemaServer) -> None:
 
     @server.command(PREFIX + "showReport")
     @guarded()
-    async def show_report(ls: EvalSchemaServer, *args: Any) -> Any:
+    async def show_report(ls: EvalSchemaServer, *args: Any) -> SuiteReports:
         await ls.evaluation.wait_ready()
         suites = _pick(ls, _arg(args))
         todo = [s for s in suites if s.key not in ls.evaluation.outcomes]
@@ -280,7 +289,7 @@ def register(server: EvalSchemaServer) -> None:
 
     @server.command(PREFIX + "inferSchema")
     @guarded()
-    async def infer(ls: EvalSchemaServer, *args: Any) -> Any:
+    async def infer(ls: EvalSchemaServer, *args: Any) -> InferResult:
         path = _path(_arg(args).get("uri"))
         if path is None:
             raise CommandError("inferSchema needs {\"uri\": <a gold file>}")
@@ -291,7 +300,7 @@ def register(server: EvalSchemaServer) -> None:
 
     @server.command(PREFIX + "annotate")
     @guarded()
-    async def annotate(ls: EvalSchemaServer, *args: Any) -> Any:
+    async def annotate(ls: EvalSchemaServer, *args: Any) -> AnnotateResult:
         arg = _arg(args)
         uri = arg.get("uri")
         path = _path(uri)
@@ -319,7 +328,7 @@ def register(server: EvalSchemaServer) -> None:
 
     @server.command(PREFIX + "compareRuns")
     @guarded()
-    async def compare(ls: EvalSchemaServer, *args: Any) -> Any:
+    async def compare(ls: EvalSchemaServer, *args: Any) -> CompareResult:
         arg = _arg(args)
         await ls.evaluation.wait_ready()
         suites = _pick(ls, arg)
@@ -344,7 +353,7 @@ def register(server: EvalSchemaServer) -> None:
 
     @server.command(PREFIX + "clearResults")
     @guarded()
-    def clear(ls: EvalSchemaServer, *args: Any) -> Any:
+    def clear(ls: EvalSchemaServer, *args: Any) -> None:
         ls.evaluation.clear()
         return None
 

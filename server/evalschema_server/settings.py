@@ -1,10 +1,258 @@
-"""Server settings, from initializationOptions and workspace/configuration ("evalschema")."""
+"""The ``evalschema`` settings, declared once (``SETTINGS``) for every part that reads them.
+
+The server reads initializationOptions and workspace/configuration with it
+(``Settings.from_dict``). The VS Code extension's ``package.json`` (contributes.configuration
+and the untrusted-workspace restrictions) and its TypeScript defaults and constants
+(``src/generated/settings.ts``) are generated from it at build time by
+``vscode-extension/scripts/gen_contracts.py``; tests/server/test_contracts_generated.py fails
+when the committed copies drift from it.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Literal
+
+#: The configuration section (``evalschema.*`` in VS Code, ``section: "evalschema"`` in
+#: workspace/configuration).
+SECTION = "evalschema"
+
+JsonType = Literal["string", "integer", "number", "boolean", "array", "object", "null"]
+#: VS Code's configuration scopes (None: not declared, VS Code's default ``window``).
+Scope = Literal["application", "machine", "window", "resource", "language-overridable",
+                "machine-overridable"]
+#: Who reads a setting: the server (the extension passes it on), the extension itself, or
+#: vscode-languageclient (``trace.server``).
+Reader = Literal["server", "extension", "languageclient"]
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One ``evalschema.<name>`` setting."""
+
+    name: str
+    #: JSON type(s) of the value; with ``enum``, ``minimum`` and ``maximum``, what the
+    #: server checks (a value that fails gets the default).
+    type: JsonType | tuple[JsonType, ...]
+    #: Immutable (tuples for arrays, read-only mappings for objects); written out as JSON.
+    default: Any
+    #: Markdown, shown in the editor's settings.
+    description: str
+    enum: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    scope: Scope | None = "resource"
+    #: Chooses what code runs: in an untrusted workspace only the user's own value counts.
+    restricted: bool = False
+    reader: Reader = "server"
+    #: Read by the server, but not offered in the editor's settings (other clients, tests).
+    hidden: bool = False
+    #: Other spellings the server accepts (after the name itself).
+    aliases: tuple[str, ...] = ()
+    #: More JSON Schema for the editor: ``items``, ``properties``, ``enumDescriptions``...
+    #: For an object, ``additionalProperties.enum`` (if any) is what the server keeps.
+    schema: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def client_only(self) -> bool:
+        """Never sent to the server: it decides how the server is started or shown."""
+        return self.reader != "server"
+
+
+SEVERITIES = ("error", "warning", "information", "hint", "off")
+#: Finding kinds the editor offers for ``severity`` (the server accepts any key).
+_SEVERITY_KINDS = ("mismatch", "omission", "hallucination", "error", "record", "input",
+                   "threshold")
+SEVERITY_VALUE: Mapping[str, Any] = {"type": "string", "enum": list(SEVERITIES)}
+_STRINGS: Mapping[str, Any] = {"items": {"type": "string"}}
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+JUDGE_PROFILE: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {"baseUrl": {"type": "string"}, "model": {"type": "string"},
+                   "apiKeyEnv": {"type": "string"}},
+    "additionalProperties": False,
+}
+JUDGE: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "baseUrl": {"type": "string", "description": "OpenAI-compatible endpoint of the "
+                    "default judge profile (else EVALSCHEMA_JUDGE_BASE_URL / OPENAI_BASE_URL)."},
+        "model": {"type": "string", "description": "Model of the default profile (else "
+                  "EVALSCHEMA_JUDGE_MODEL, else gpt-4o-mini)."},
+        "apiKeyEnv": {"type": "string", "description": "Environment variable holding the "
+                      "default profile's API key (else EVALSCHEMA_JUDGE_API_KEY, else "
+                      "OPENAI_API_KEY)."},
+        "profiles": {"type": "object", "description": "Named profiles a schema can pick with "
+                     "\"judge\": \"NAME\".", "additionalProperties": JUDGE_PROFILE},
+        "concurrency": {"type": "integer", "minimum": 1, "description": "Judge requests in "
+                        "flight at once (default 4)."},
+        "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Seconds for a "
+                    "whole judge request, retries included, when the schema sets none "
+                    "(default 60)."},
+        "retries": {"type": "integer", "minimum": 0, "description": "Retries after a 429 or "
+                    "5xx answer (default 3)."},
+        "breakerFailures": {"type": "integer", "minimum": 0, "description": "Consecutive "
+                            "failures after which the judge is not asked for a while "
+                            "(default 5; 0 = never)."},
+    },
+    "additionalProperties": False,
+}
+
+_SETTINGS = (
+    Setting(
+        "interpreter", "string", "",
+        "Python interpreter that runs the language server (`python -P -m evalschema_server`). "
+        "Empty: the Python extension's active interpreter when that extension is installed, "
+        "else `python3` on `PATH`. `${workspaceFolder}` and `~` are expanded. The interpreter "
+        "needs Python 3.11+ and `pip install 'evalschema[server]'`. Changing it restarts the "
+        "server. In an untrusted workspace only your user setting counts, and an interpreter "
+        "inside the workspace is not run.",
+        restricted=True, reader="extension"),
+    Setting(
+        "serverArgs", "array", (),
+        "Extra arguments after `-P -m evalschema_server`. Changing them restarts the server. "
+        "In an untrusted workspace only your user setting counts.",
+        restricted=True, reader="extension", schema=_STRINGS),
+    Setting(
+        "comparatorModules", "array", (),
+        "Python modules that register your comparators/transforms (`register_comparator` / "
+        "`register_transform`), so they are completed, documented and validated like the "
+        "built-ins: a dotted name imported from the interpreter's environment "
+        "(`my_package.comparators`), or the path of a `.py` file or package folder relative "
+        "to the workspace root (`comparators/iban.py`). Imported only in a trusted workspace "
+        "(it is code that runs with your rights).",
+        restricted=True, aliases=("comparator_modules",), schema=_STRINGS),
+    Setting(
+        "schemaPatterns", "array", ("*.eval.json", "*.eval.jsonc"),
+        "File name globs treated as eval schemas (besides the schemas named in "
+        "`evalschema.toml` and any JSON holding an `x-eval-*` key).",
+        aliases=("schema_patterns",), schema=_STRINGS),
+    Setting(
+        "debounceMs", "integer", 40,
+        "Delay in milliseconds after the last edit before diagnostics are recomputed.",
+        minimum=0, maximum=10_000, aliases=("debounce_ms",)),
+    Setting(
+        "maxDocumentSize", "integer", 5_000_000,
+        "Documents longer than this many characters get no eval-schema features (checks, "
+        "completion, hover, outline): they are not parsed. A schema over the limit shows one "
+        "information diagnostic saying so. `0` turns the limit off (the server never accepts "
+        "a message over 64 MB). Evaluation of data files is not affected.",
+        minimum=0),
+    Setting(
+        "runOn", "string", "save",
+        "When the server evaluates a suite again by itself: on `save` (and changes on disk), "
+        "or on every `change` in an editor.",
+        enum=("save", "change"),
+        schema={"enumDescriptions": [
+            "Suites run again when one of their files is saved or changes on disk.",
+            "Also while you type (debounced by evalschema.evaluationDebounceMs)."]}),
+    Setting(
+        "runOnStartup", "boolean", True,
+        "Evaluate the workspace's suites when the server starts, so that diagnostics in "
+        "extracted files and the status-bar F1 are there from the start."),
+    Setting(
+        "watchFiles", "boolean", True,
+        "Evaluate a suite again when one of its files changes on disk (for example when an "
+        "extraction run rewrites its output)."),
+    Setting(
+        "goldDiagnostics", "boolean", False,
+        "Also mark the gold value of each finding in the gold file (by default only extracted "
+        "files get diagnostics)."),
+    Setting(
+        "severity", "object", _EMPTY,
+        "Severity of each kind of finding in data files: `mismatch`, `omission`, "
+        "`hallucination` (default warning), `error` and `input` (default error), `record` and "
+        "`threshold` (default warning); `off` hides that kind. Example: "
+        "`{\"omission\": \"information\"}`.",
+        schema={"additionalProperties": SEVERITY_VALUE,
+                "properties": {kind: SEVERITY_VALUE for kind in _SEVERITY_KINDS}}),
+    Setting(
+        "fieldThreshold", ("number", "null"), None,
+        "A per-field F1 below which the field is flagged in the schema, for fields without a "
+        "threshold in `evalschema.toml`. `null`: only the configured thresholds.",
+        minimum=0, maximum=1),
+    Setting(
+        "evaluationDebounceMs", "integer", 50,
+        "Delay in milliseconds before a suite is evaluated again after a change (with "
+        "`evalschema.runOn` = `change`).",
+        minimum=0, maximum=10_000),
+    Setting(
+        "showResultsAfterRun", "boolean", True,
+        "Open the results view when **Evaluate suite** or **Evaluate all suites** finishes.",
+        scope=None, reader="extension"),
+    Setting(
+        "judge", "object", _EMPTY,
+        "The LLM judge (the `semantic` comparator): its endpoint, model, the environment "
+        "variable holding its key, and named `profiles` a schema picks with "
+        "`\"judge\": \"NAME\"`. **User settings only**: a workspace cannot set this, and a "
+        "schema or `evalschema.toml` that names an endpoint is an error, so opening a folder "
+        "never sends your key elsewhere. Example: `{\"profiles\": {\"local\": {\"baseUrl\": "
+        "\"http://127.0.0.1:8000/v1\", \"model\": \"llama-3\"}}}`.",
+        scope="application", schema=JUDGE),
+    Setting(
+        "trace.server", "string", "off",
+        "Log the messages between VS Code and the language server in the **evalschema** "
+        "output channel.",
+        enum=("off", "messages", "verbose"), scope=None, reader="languageclient"),
+    Setting(
+        "maxDiagnosticsPerFile", "integer", 2000,
+        "Diagnostics per data file, in file order, then one note with the number not shown "
+        "(`0`: no limit).",
+        minimum=0, hidden=True),
+)
+
+#: Every setting by name, in the order the editor lists them.
+SETTINGS: Mapping[str, Setting] = {s.name: s for s in _SETTINGS}
+
+
+def severity_kinds() -> tuple[str, ...]:
+    """The kinds of finding the editor offers for ``severity``."""
+    return _SEVERITY_KINDS
+
+
+def _default(name: str) -> Any:
+    return SETTINGS[name].default
+
+
+def read_value(spec: Setting, raw: Mapping[str, Any]) -> Any:
+    """The value of ``spec`` in ``raw`` if it passes the table's checks, else its default.
+
+    Lists keep their strings, objects their entries with an allowed value (when the schema
+    names the values); numbers are taken in range only (integers truncated)."""
+    for key in (spec.name, *spec.aliases):
+        if key in raw:
+            value = raw[key]
+            break
+    else:
+        return dict(spec.default) if isinstance(spec.default, Mapping) else spec.default
+    types = spec.type if isinstance(spec.type, tuple) else (spec.type,)
+    if value is None and "null" in types:
+        return None
+    if "boolean" in types:
+        return value if isinstance(value, bool) else spec.default
+    if "integer" in types or "number" in types:
+        if not isinstance(value, int | float) or isinstance(value, bool) \
+                or not math.isfinite(value) \
+                or (spec.minimum is not None and value < spec.minimum) \
+                or (spec.maximum is not None and value > spec.maximum):
+            return spec.default
+        return int(value) if "integer" in types else float(value)
+    if "array" in types:
+        return tuple(v for v in value if isinstance(v, str)) \
+            if isinstance(value, list | tuple) else spec.default
+    if "object" in types:
+        if not isinstance(value, Mapping):
+            return dict(spec.default)
+        allowed = spec.schema.get("additionalProperties")
+        if isinstance(allowed, Mapping) and "enum" in allowed:
+            return {k: v for k, v in value.items() if isinstance(k, str) and v in allowed["enum"]}
+        return dict(value)
+    if spec.enum:
+        return value if value in spec.enum else spec.default
+    return value if isinstance(value, str) else spec.default
 
 
 @dataclass(frozen=True)
@@ -12,15 +260,15 @@ class EvalSettings:
     """The ``evalschema`` settings that concern evaluation."""
 
     #: "save" (default): runs follow saves and file changes on disk; "change": also edits.
-    run_on: str = "save"
-    run_on_startup: bool = True
-    watch_files: bool = True
-    gold_diagnostics: bool = False
-    severity: dict[str, str] = field(default_factory=dict)
-    field_threshold: float | None = None
-    debounce_ms: int = 50
+    run_on: str = _default("runOn")
+    run_on_startup: bool = _default("runOnStartup")
+    watch_files: bool = _default("watchFiles")
+    gold_diagnostics: bool = _default("goldDiagnostics")
+    severity: dict[str, str] = field(default_factory=lambda: dict(_default("severity")))
+    field_threshold: float | None = _default("fieldThreshold")
+    debounce_ms: int = _default("evaluationDebounceMs")
     #: Diagnostics per data file (in file order); 0 means no limit.
-    max_diagnostics_per_file: int = 2000
+    max_diagnostics_per_file: int = _default("maxDiagnosticsPerFile")
 
 
 @dataclass(frozen=True)
@@ -28,70 +276,45 @@ class Settings:
     #: Modules that register custom comparators/transforms: dotted names (installed
     #: environment) or paths relative to the workspace root; imported only when the client
     #: started the server with ``workspaceTrusted`` (see ``server.import_comparator_modules``).
-    comparator_modules: tuple[str, ...] = ()
+    comparator_modules: tuple[str, ...] = _default("comparatorModules")
     #: File name patterns treated as eval schemas (besides content with x-eval-* keys).
-    schema_patterns: tuple[str, ...] = ("*.eval.json", "*.eval.jsonc")
+    schema_patterns: tuple[str, ...] = _default("schemaPatterns")
     #: Delay after the last keystroke before diagnostics are recomputed.
-    debounce_ms: int = 40
+    debounce_ms: int = _default("debounceMs")
     #: Documents longer than this (in characters) get no eval-schema features: they are
     #: not parsed, checked, completed or outlined (0: no limit). Evaluation of data
     #: files is not affected.
-    max_document_size: int = 5_000_000
+    max_document_size: int = _default("maxDocumentSize")
     #: Evaluation: when suites run, what is shown and how loudly.
     evaluation: EvalSettings = field(default_factory=EvalSettings)
     #: ``evalschema.judge`` as sent (see ``judges.py``); taken from initializationOptions
     #: and didChangeConfiguration only, never from a workspace/configuration answer.
-    judge: Mapping[str, Any] = field(default_factory=dict)
+    judge: Mapping[str, Any] = field(default_factory=lambda: dict(_default("judge")))
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_dict(cls, raw: Any) -> Settings:
         if not isinstance(raw, Mapping):
             return cls()
-        if isinstance(raw.get("evalschema"), Mapping):
-            raw = raw["evalschema"]
-        modules = raw.get("comparatorModules", raw.get("comparator_modules", ()))
-        patterns = raw.get("schemaPatterns", raw.get("schema_patterns"))
-        debounce = raw.get("debounceMs", raw.get("debounce_ms", 40))
-        size = raw.get("maxDocumentSize", cls.max_document_size)
+        if isinstance(raw.get(SECTION), Mapping):
+            raw = raw[SECTION]
+        v = {name: read_value(spec, raw) for name, spec in SETTINGS.items()
+             if not spec.client_only}
         return cls(
-            comparator_modules=tuple(m for m in modules if isinstance(m, str))
-            if isinstance(modules, list | tuple) else (),
-            schema_patterns=tuple(p for p in patterns if isinstance(p, str))
-            if isinstance(patterns, list | tuple) else cls.schema_patterns,
-            debounce_ms=int(debounce) if isinstance(debounce, int | float)
-            and not isinstance(debounce, bool) and 0 <= debounce <= 10_000 else 40,
-            max_document_size=size if isinstance(size, int) and not isinstance(size, bool)
-            and size >= 0 else cls.max_document_size,
-            evaluation=_eval_settings(raw),
-            judge=dict(raw["judge"]) if isinstance(raw.get("judge"), Mapping) else {},
+            comparator_modules=v["comparatorModules"],
+            schema_patterns=v["schemaPatterns"],
+            debounce_ms=v["debounceMs"],
+            max_document_size=v["maxDocumentSize"],
+            evaluation=EvalSettings(
+                run_on=v["runOn"],
+                run_on_startup=v["runOnStartup"],
+                watch_files=v["watchFiles"],
+                gold_diagnostics=v["goldDiagnostics"],
+                severity=v["severity"],
+                field_threshold=v["fieldThreshold"],
+                debounce_ms=v["evaluationDebounceMs"],
+                max_diagnostics_per_file=v["maxDiagnosticsPerFile"],
+            ),
+            judge=v["judge"],
             extra=dict(raw),
         )
-
-
-def _eval_settings(raw: Mapping[str, Any]) -> EvalSettings:
-    d = EvalSettings()
-    run_on = raw.get("runOn", d.run_on)
-    severity = raw.get("severity")
-    threshold = raw.get("fieldThreshold")
-    debounce = raw.get("evaluationDebounceMs", d.debounce_ms)
-    limit = raw.get("maxDiagnosticsPerFile")
-    return EvalSettings(
-        run_on=run_on if run_on in ("save", "change") else d.run_on,
-        run_on_startup=_flag(raw.get("runOnStartup"), d.run_on_startup),
-        watch_files=_flag(raw.get("watchFiles"), d.watch_files),
-        gold_diagnostics=_flag(raw.get("goldDiagnostics"), d.gold_diagnostics),
-        severity={k: v for k, v in severity.items() if isinstance(k, str)
-                  and v in ("error", "warning", "information", "hint", "off")}
-        if isinstance(severity, Mapping) else {},
-        field_threshold=float(threshold) if isinstance(threshold, int | float)
-        and not isinstance(threshold, bool) and 0 <= threshold <= 1 else None,
-        debounce_ms=int(debounce) if isinstance(debounce, int | float)
-        and not isinstance(debounce, bool) and 0 <= debounce <= 10_000 else d.debounce_ms,
-        max_diagnostics_per_file=int(limit) if isinstance(limit, int)
-        and not isinstance(limit, bool) and limit >= 0 else d.max_diagnostics_per_file,
-    )
-
-
-def _flag(value: Any, default: bool) -> bool:
-    return value if isinstance(value, bool) else default

@@ -21,8 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evalschema.keywords import KEYWORDS
-from evalschema.registry import default_registry
+from evalschema.rules.keywords import KEYWORDS
+from evalschema.rules.registry import default_registry
 
 NODE = {"$ref": "#/definitions/node"}
 NODE_OR_BOOL = {"anyOf": [NODE, {"type": "boolean"}]}

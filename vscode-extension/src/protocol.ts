@@ -1,110 +1,22 @@
 // The server's evaluation commands and notifications (workspace/executeCommand with one
-// optional argument object). Types only: no runtime dependency on VS Code.
+// optional argument object). Types only, and tolerant readers: no runtime dependency on VS Code.
+//
+// The types, command and notification names are generated from the server's TypedDicts
+// (server/evalschema_server/protocol.py) into ./generated/protocol.ts: `npm run contracts`.
 
-export const ServerCommands = {
-  runSuite: "evalschema.server.runSuite",
-  runAll: "evalschema.server.runAll",
-  listSuites: "evalschema.server.listSuites",
-  showReport: "evalschema.server.showReport",
-  inferSchema: "evalschema.server.inferSchema",
-  annotate: "evalschema.server.annotate",
-  compareRuns: "evalschema.server.compareRuns",
-  clearResults: "evalschema.server.clearResults",
-} as const;
+import type {
+  FieldRow,
+  LspRange,
+  RunReport,
+  RunSummary,
+  SuiteInfo,
+  SuiteProblem,
+  SuiteReport,
+  SuiteSummary,
+  WorstExample,
+} from "./generated/protocol";
 
-export const Notifications = {
-  runStarted: "evalschema/runStarted",
-  runFinished: "evalschema/runFinished",
-} as const;
-
-export interface LspPosition {
-  line: number;
-  character: number;
-}
-
-export interface LspRange {
-  start: LspPosition;
-  end: LspPosition;
-}
-
-export interface RunSummary {
-  extracted: string;
-  label: string;
-  records: number;
-  precision: number;
-  recall: number;
-  f1: number;
-  micro_f1: number;
-}
-
-export interface SuiteSummary {
-  name: string;
-  /** Unique in the workspace (names may repeat across folders); defaults to the name. */
-  key: string;
-  runs: RunSummary[];
-}
-
-export interface SuiteInfo {
-  name: string;
-  key: string;
-  folder: string;
-  schema: string;
-  gold: string;
-  extracted: string[];
-}
-
-export interface FieldRow {
-  field: string;
-  precision: number;
-  recall: number;
-  f1: number;
-  matches: number;
-  mismatches: number;
-  omissions: number;
-  hallucinations: number;
-  /** A key the model produced that gold never has: listed apart from the schema's fields. */
-  invented: boolean;
-  worst: null | { uri: string; range: LspRange };
-}
-
-export interface RunReport extends RunSummary {
-  fields: FieldRow[];
-}
-
-export interface SuiteProblem {
-  uri: string;
-  code: string;
-  message: string;
-}
-
-export interface SuiteReport {
-  name: string;
-  key: string;
-  schema: string;
-  gold: string;
-  runs: RunReport[];
-  problems: SuiteProblem[];
-}
-
-export interface RunStartedParams {
-  suite: string;
-  key?: string;
-}
-
-export interface RunFinishedParams {
-  suite: SuiteSummary;
-  cancelled: boolean;
-}
-
-export interface InferResult {
-  schema: unknown;
-  text: string;
-}
-
-export interface CompareResult {
-  markdown: string;
-  result: unknown;
-}
+export * from "./generated/protocol";
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -135,7 +47,9 @@ export function readRunSummary(v: unknown): RunSummary | undefined {
 export function readSuiteSummary(v: unknown): SuiteSummary | undefined {
   if (!isObject(v) || typeof v.name !== "string") return undefined;
   const runs = Array.isArray(v.runs) ? v.runs.map(readRunSummary) : [];
-  return { name: v.name, key: str(v.key) || v.name, runs: runs.filter((r): r is RunSummary => r !== undefined) };
+  const summary: SuiteSummary = { name: v.name, key: str(v.key) || v.name, runs: runs.filter((r): r is RunSummary => r !== undefined) };
+  if (typeof v.problems === "number") summary.problems = num(v.problems);
+  return summary;
 }
 
 export function readSuiteSummaries(v: unknown): SuiteSummary[] {
@@ -155,6 +69,7 @@ export function readSuiteInfos(v: unknown): SuiteInfo[] {
       schema: str(s.schema),
       gold: str(s.gold),
       extracted: Array.isArray(s.extracted) ? s.extracted.filter((e): e is string => typeof e === "string") : [],
+      config: typeof s.config === "string" ? s.config : null,
     });
   }
   return out;
@@ -168,13 +83,15 @@ function readRange(v: unknown): LspRange | undefined {
   };
 }
 
+function readWorst(v: unknown): WorstExample | null {
+  if (!isObject(v) || typeof v.uri !== "string") return null;
+  const range = readRange(v.range);
+  return range ? { uri: v.uri, range, path: str(v.path), status: str(v.status), score: num(v.score) } : null;
+}
+
 function readFieldRow(v: unknown): FieldRow | undefined {
   if (!isObject(v) || typeof v.field !== "string") return undefined;
-  let worst: FieldRow["worst"] = null;
-  if (isObject(v.worst) && typeof v.worst.uri === "string") {
-    const range = readRange(v.worst.range);
-    if (range) worst = { uri: v.worst.uri, range };
-  }
+  const worst = readWorst(v.worst);
   return {
     field: v.field,
     precision: num(v.precision),
@@ -199,7 +116,7 @@ export function readSuiteReports(v: unknown): SuiteReport[] {
       const summary = readRunSummary(r);
       if (!summary || !isObject(r)) continue;
       const fields = Array.isArray(r.fields) ? r.fields.map(readFieldRow) : [];
-      runs.push({ ...summary, fields: fields.filter((f): f is FieldRow => f !== undefined) });
+      runs.push({ ...summary, fields: fields.filter((f): f is FieldRow => f !== undefined), result: isObject(r.result) ? r.result : {} });
     }
     const problems: SuiteProblem[] = [];
     for (const p of Array.isArray(s.problems) ? s.problems : []) {

@@ -1,57 +1,32 @@
 // The `evalschema.*` settings, read defensively (a wrong type in settings.json falls back to
 // the default instead of breaking the server). Pure: takes a getter, so it is unit-tested.
 
-export const SEVERITIES = ["error", "warning", "information", "hint", "off"] as const;
-export type Severity = (typeof SEVERITIES)[number];
+import {
+  CLIENT_ONLY_SETTINGS,
+  DEFAULTS,
+  ENUMS,
+  JUDGE_LIMIT_KEYS,
+  JUDGE_PROFILE_KEYS,
+  LIMITS,
+  RESTRICTED_SETTINGS,
+  SEVERITIES,
+  type JudgeProfile,
+  type JudgeSettings,
+  type Settings,
+  type Severity,
+} from "./generated/settings";
 
-/**
- * `evalschema.judge`: where the LLM judge (the `semantic` comparator) sends data and which
- * key it sends. Read only at user level (`inspect(...).globalValue`; the setting is
- * application-scoped), so a workspace's .vscode/settings.json cannot redirect the key.
- */
-export interface JudgeProfile {
-  baseUrl?: string;
-  model?: string;
-  apiKeyEnv?: string;
-}
-
-export interface JudgeSettings extends JudgeProfile {
-  profiles?: Record<string, JudgeProfile>;
-  concurrency?: number;
-  timeout?: number;
-  retries?: number;
-  breakerFailures?: number;
-}
-
-export interface Settings {
-  interpreter: string;
-  serverArgs: string[];
-  comparatorModules: string[];
-  schemaPatterns: string[];
-  debounceMs: number;
-  runOn: "save" | "change";
-  runOnStartup: boolean;
-  watchFiles: boolean;
-  goldDiagnostics: boolean;
-  severity: Record<string, Severity>;
-  fieldThreshold: number | null;
-  evaluationDebounceMs: number;
-  maxDocumentSize: number;
-  showResultsAfterRun: boolean;
-  judge: JudgeSettings;
-}
+// The settings' names, types, defaults, ranges and trust restrictions are generated from the
+// server's table (server/evalschema_server/settings.py) into ./generated/settings.ts, as is
+// package.json's contributes.configuration: `npm run contracts`.
+export { DEFAULTS, RESTRICTED_SETTINGS, SEVERITIES };
+export type { JudgeProfile, JudgeSettings, Settings, Severity };
 
 /**
  * What the server reads (initializationOptions and workspace/configuration, section evalschema),
  * and whether the user trusts the workspace: only then does the server import custom code.
  */
-export type ServerSettings = Omit<Settings, "interpreter" | "serverArgs" | "showResultsAfterRun"> & { workspaceTrusted: boolean };
-
-/**
- * Settings that choose what code runs: in an untrusted workspace only the user's own value counts
- * (package.json declares them as capabilities.untrustedWorkspaces.restrictedConfigurations).
- */
-export const RESTRICTED_SETTINGS: readonly string[] = ["interpreter", "serverArgs", "comparatorModules"];
+export type ServerSettings = Omit<Settings, (typeof CLIENT_ONLY_SETTINGS)[number]> & { workspaceTrusted: boolean };
 
 /** The values of one setting by scope, as `WorkspaceConfiguration.inspect` gives them. */
 export interface InspectedSetting {
@@ -78,24 +53,6 @@ export function trustedGetter(
   };
 }
 
-export const DEFAULTS: Readonly<Settings> = Object.freeze({
-  interpreter: "",
-  serverArgs: [],
-  comparatorModules: [],
-  schemaPatterns: ["*.eval.json", "*.eval.jsonc"],
-  debounceMs: 40,
-  runOn: "save",
-  runOnStartup: true,
-  watchFiles: true,
-  goldDiagnostics: false,
-  severity: {},
-  fieldThreshold: null,
-  evaluationDebounceMs: 50,
-  maxDocumentSize: 5000000,
-  showResultsAfterRun: true,
-  judge: {},
-});
-
 function stringList(v: unknown, fallback: readonly string[]): string[] {
   if (!Array.isArray(v)) return [...fallback];
   return v.filter((x): x is string => typeof x === "string" && x.trim() !== "").map((x) => x.trim());
@@ -105,15 +62,19 @@ function bool(v: unknown, fallback: boolean): boolean {
   return typeof v === "boolean" ? v : fallback;
 }
 
-function int(v: unknown, fallback: number, max: number): number {
-  return typeof v === "number" && Number.isFinite(v) ? Math.min(max, Math.max(0, Math.round(v))) : fallback;
+function int(v: unknown, fallback: number, limits: { minimum: number; maximum: number }): number {
+  return typeof v === "number" && Number.isFinite(v) ? Math.min(limits.maximum, Math.max(limits.minimum, Math.round(v))) : fallback;
+}
+
+function oneOf<T extends string>(v: unknown, values: readonly T[], fallback: T): T {
+  return values.find((x) => x === v) ?? fallback;
 }
 
 function judgeProfile(v: unknown): JudgeProfile | undefined {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
   const raw = v as Record<string, unknown>;
   const out: JudgeProfile = {};
-  for (const key of ["baseUrl", "model", "apiKeyEnv"] as const) {
+  for (const key of JUDGE_PROFILE_KEYS) {
     const value = raw[key];
     if (typeof value === "string" && value.trim() !== "") out[key] = value.trim();
   }
@@ -135,7 +96,7 @@ export function readJudgeSettings(v: unknown): JudgeSettings {
     }
     out.profiles = table;
   }
-  for (const key of ["concurrency", "timeout", "retries", "breakerFailures"] as const) {
+  for (const key of JUDGE_LIMIT_KEYS) {
     const value = raw[key];
     if (typeof value === "number" && Number.isFinite(value) && value >= 0) out[key] = value;
   }
@@ -149,7 +110,6 @@ export function readJudgeSettings(v: unknown): JudgeSettings {
 export function readSettings(get: (key: string) => unknown, getGlobal: (key: string) => unknown = () => undefined): Settings {
   const interpreter = get("interpreter");
   const patterns = stringList(get("schemaPatterns"), DEFAULTS.schemaPatterns);
-  const runOn = get("runOn");
   const threshold = get("fieldThreshold");
   const rawSeverity = get("severity");
   const severity: Record<string, Severity> = {};
@@ -163,36 +123,25 @@ export function readSettings(get: (key: string) => unknown, getGlobal: (key: str
     serverArgs: stringList(get("serverArgs"), DEFAULTS.serverArgs),
     comparatorModules: stringList(get("comparatorModules"), DEFAULTS.comparatorModules),
     schemaPatterns: patterns.length ? patterns : [...DEFAULTS.schemaPatterns],
-    debounceMs: int(get("debounceMs"), DEFAULTS.debounceMs, 5000),
-    runOn: runOn === "change" ? "change" : "save",
+    debounceMs: int(get("debounceMs"), DEFAULTS.debounceMs, LIMITS.debounceMs),
+    runOn: oneOf(get("runOn"), ENUMS.runOn, DEFAULTS.runOn),
     runOnStartup: bool(get("runOnStartup"), DEFAULTS.runOnStartup),
     watchFiles: bool(get("watchFiles"), DEFAULTS.watchFiles),
     goldDiagnostics: bool(get("goldDiagnostics"), DEFAULTS.goldDiagnostics),
     severity,
-    fieldThreshold: typeof threshold === "number" && threshold >= 0 && threshold <= 1 ? threshold : null,
-    evaluationDebounceMs: int(get("evaluationDebounceMs"), DEFAULTS.evaluationDebounceMs, 10000),
-    maxDocumentSize: int(get("maxDocumentSize"), DEFAULTS.maxDocumentSize, 67108864),
+    fieldThreshold: typeof threshold === "number" && threshold >= LIMITS.fieldThreshold.minimum && threshold <= LIMITS.fieldThreshold.maximum ? threshold : DEFAULTS.fieldThreshold,
+    evaluationDebounceMs: int(get("evaluationDebounceMs"), DEFAULTS.evaluationDebounceMs, LIMITS.evaluationDebounceMs),
+    maxDocumentSize: int(get("maxDocumentSize"), DEFAULTS.maxDocumentSize, LIMITS.maxDocumentSize),
     showResultsAfterRun: bool(get("showResultsAfterRun"), DEFAULTS.showResultsAfterRun),
     judge: readJudgeSettings(getGlobal("judge")),
   };
 }
 
 export function serverSettings(s: Settings, workspaceTrusted: boolean): ServerSettings {
-  return {
-    workspaceTrusted,
-    comparatorModules: s.comparatorModules,
-    schemaPatterns: s.schemaPatterns,
-    debounceMs: s.debounceMs,
-    runOn: s.runOn,
-    runOnStartup: s.runOnStartup,
-    watchFiles: s.watchFiles,
-    goldDiagnostics: s.goldDiagnostics,
-    severity: s.severity,
-    fieldThreshold: s.fieldThreshold,
-    evaluationDebounceMs: s.evaluationDebounceMs,
-    judge: s.judge,
-    maxDocumentSize: s.maxDocumentSize,
-  };
+  const out: Record<string, unknown> = { workspaceTrusted };
+  const clientOnly: readonly string[] = CLIENT_ONLY_SETTINGS;
+  for (const [key, value] of Object.entries(s)) if (!clientOnly.includes(key)) out[key] = value;
+  return out as ServerSettings;
 }
 
 /** Settings that change how the server process is started need a restart; the rest are sent live. */

@@ -9,6 +9,7 @@ function row(field: string, f1: number, extra: Partial<FieldRow> = {}): FieldRow
 }
 
 const worstRange = { start: { line: 41, character: 20 }, end: { line: 41, character: 28 } };
+const worstAt = (uri: string) => ({ uri, range: worstRange, path: "vendor.name", status: "mismatch", score: 0.4 });
 const run: RunReport = {
   extracted: "file:///w/invoices.model-a.extracted.jsonl",
   label: "model-a",
@@ -18,11 +19,12 @@ const run: RunReport = {
   f1: 0.9151,
   micro_f1: 0.9138,
   fields: [
-    row("vendor.name", 0.941, { worst: { uri: "file:///w/invoices.model-a.extracted.jsonl", range: worstRange } }),
+    row("vendor.name", 0.941, { worst: worstAt("file:///w/invoices.model-a.extracted.jsonl") }),
     row("total", 0.759),
     row("line_items[].unit_price", 0.882),
     row("notes<script>", 0.5),
   ],
+  result: {},
 };
 const suite: SuiteReport = { name: "invoices", key: "w/invoices", schema: "file:///w/invoices.eval.json", gold: "file:///w/invoices.gold.jsonl", runs: [run], problems: [] };
 
@@ -51,7 +53,7 @@ test("a run renders every column, worst F1 first, with a bar as wide as its F1",
 test("keys the model invented are listed apart, most frequent first, still clickable", () => {
   const invented = (field: string, n: number, extra: Partial<FieldRow> = {}): FieldRow =>
     row(field, 0, { precision: 0, recall: 1, matches: 0, mismatches: 0, omissions: 0, hallucinations: n, invented: true, ...extra });
-  const html = renderRun({ ...run, fields: [...run.fields, invented("discount", 3), invented("vat<b>", 9, { worst: { uri: run.extracted, range: worstRange } })] }, "invoices");
+  const html = renderRun({ ...run, fields: [...run.fields, invented("discount", 3), invented("vat<b>", 9, { worst: worstAt(run.extracted) })] }, "invoices");
   assert.deepEqual(fieldOrder(html), ["notes&lt;script&gt;", "total", "line_items[].unit_price", "vendor.name"]);
   assert.match(html, /<details class="invented"><summary>2 keys the model invented \(never in gold\)<\/summary>/);
   const extra = html.slice(html.indexOf('<details class="invented">'));
@@ -106,6 +108,12 @@ test("the suite's problems (unreadable records, schema errors) are listed, escap
 
 test("F1 grades for the theme colours", () => {
   assert.deepEqual([grade(0.95), grade(0.9), grade(0.75), grade(0.2)], ["good", "good", "fair", "poor"]);
+});
+
+test("a well-formed report is read back unchanged", () => {
+  assert.deepEqual(readSuiteReports({ suites: [suite] }), [suite]);
+  const full = { ...suite, runs: [{ ...run, result: { total_records: 240 } }] };
+  assert.deepEqual(readSuiteReports({ suites: [full] }), [full]);
 });
 
 test("server answers of the wrong shape become empty data, not a crash", () => {

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { JSON_VALIDATED_PATTERNS } from "../src/completion";
+import { LIMITS } from "../src/generated/settings";
 import { DEFAULTS, RESTRICTED_SETTINGS, matchesPattern, readJudgeSettings, readSettings, restartNeeded, serverSettings, trustedGetter, type InspectedSetting } from "../src/settings";
 
 const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as {
@@ -21,6 +22,16 @@ test("unset settings give the defaults, which agree with package.json", () => {
   for (const [key, value] of Object.entries(DEFAULTS)) {
     assert.deepEqual(props[`evalschema.${key}`]?.default, value, `default of evalschema.${key}`);
   }
+});
+
+test("numbers are clamped to the ranges package.json declares", () => {
+  for (const [key, limits] of Object.entries(LIMITS)) {
+    const spec = props[`evalschema.${key}`] as { minimum?: number; maximum?: number };
+    assert.equal(spec.minimum, limits.minimum, key);
+    assert.equal(spec.maximum ?? Infinity, limits.maximum, key);
+  }
+  assert.equal(readSettings(getter({ maxDocumentSize: 1e12 })).maxDocumentSize, 1e12, "no maximum");
+  assert.equal(readSettings(getter({ evaluationDebounceMs: 1e6 })).evaluationDebounceMs, 10000);
 });
 
 test("every setting in package.json is documented", () => {
@@ -45,7 +56,7 @@ test("wrong types fall back to defaults; lists drop non-strings; debounce is cla
   assert.equal(s.interpreter, "");
   assert.deepEqual(s.comparatorModules, ["my_cmp", "other"]);
   assert.deepEqual(s.schemaPatterns, ["*.eval.json", "*.eval.jsonc"]);
-  assert.equal(s.debounceMs, 5000);
+  assert.equal(s.debounceMs, 10000, "clamped to package.json's maximum, the range the server takes");
   assert.equal(s.showResultsAfterRun, true);
   assert.deepEqual(s.serverArgs, []);
   assert.equal(s.runOn, "save");

@@ -6,8 +6,8 @@ import { normalizeUri, sameUri, statusView, suiteOfUri } from "../src/status";
 
 const dir = "file:///tmp/ws%20x";
 const suites: SuiteInfo[] = [
-  { name: "invoices", key: "invoices", folder: dir, schema: `${dir}/invoices.eval.json`, gold: `${dir}/invoices.gold.jsonl`, extracted: [`${dir}/a.extracted.jsonl`, `${dir}/b.extracted.jsonl`] },
-  { name: "receipts", key: "ws/receipts", folder: dir, schema: `${dir}/receipts.eval.json`, gold: `${dir}/receipts.gold.jsonl`, extracted: [`${dir}/r.jsonl`] },
+  { name: "invoices", key: "invoices", folder: dir, schema: `${dir}/invoices.eval.json`, gold: `${dir}/invoices.gold.jsonl`, extracted: [`${dir}/a.extracted.jsonl`, `${dir}/b.extracted.jsonl`], config: `${dir}/evalschema.toml` },
+  { name: "receipts", key: "ws/receipts", folder: dir, schema: `${dir}/receipts.eval.json`, gold: `${dir}/receipts.gold.jsonl`, extracted: [`${dir}/r.jsonl`], config: null },
 ];
 const run = (extracted: string, label: string, f1: number) => ({ extracted, label, records: 10, precision: f1, recall: f1, f1, micro_f1: f1 });
 const summaries = new Map<string, SuiteSummary>([
@@ -58,11 +58,13 @@ test("outside any suite: the last suite shown stays; else hidden (or a bare spin
 });
 
 test("list and run answers are read defensively", () => {
-  assert.deepEqual(readSuiteInfos({ suites: [{ name: "s", key: "a/s", folder: "f", schema: "x", gold: "g", extracted: ["e", 3] }, { bad: 1 }] }), [
-    { name: "s", key: "a/s", folder: "f", schema: "x", gold: "g", extracted: ["e"] },
+  assert.deepEqual(readSuiteInfos({ suites: [{ name: "s", key: "a/s", folder: "f", schema: "x", gold: "g", extracted: ["e", 3], config: 3 }, { bad: 1 }] }), [
+    { name: "s", key: "a/s", folder: "f", schema: "x", gold: "g", extracted: ["e"], config: null },
   ]);
+  assert.equal(readSuiteInfos({ suites: [{ name: "s", config: "file:///w/evalschema.toml" }] })[0]?.config, "file:///w/evalschema.toml");
   assert.deepEqual(readSuiteSummaries({ suites: [{ name: "s", runs: [{ extracted: "file:///x/e.jsonl", f1: 0.5 }, {}] }] }), [
     { name: "s", key: "s", runs: [{ extracted: "file:///x/e.jsonl", label: "e.jsonl", records: 0, precision: 0, recall: 0, f1: 0.5, micro_f1: 0 }] },
   ]);
+  assert.equal(readSuiteSummaries({ suites: [{ name: "s", runs: [], problems: 2 }] })[0]?.problems, 2, "problems kept when sent");
   assert.deepEqual(readSuiteSummaries(undefined), []);
 });

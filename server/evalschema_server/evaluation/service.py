@@ -21,6 +21,7 @@ from evalschema.run.gcpause import gc_paused
 
 from ..document import LineIndex
 from ..files import in_thread
+from ..protocol import RUN_FINISHED, RUN_STARTED, RunFinishedParams, RunStartedParams, SuiteSummary
 from ..settings import EvalSettings
 from .findings import DiagnosticBuilder, FindingOptions, MarkCache
 from .locate import RecordLocator, Span, key_span
@@ -42,7 +43,7 @@ class Client(Protocol):
     def to_uri(self, path: Path) -> str: ...
     def publish_eval(self, uri: str) -> None: ...
     def schemas_named(self, paths: set[Path]) -> None: ...
-    def notify(self, method: str, params: Any) -> None: ...
+    def notify(self, method: str, params: RunStartedParams | RunFinishedParams) -> None: ...
     def progress_begin(self, token: str, title: str) -> None: ...
     def progress_report(self, token: str, done: int, total: int) -> None: ...
     def progress_end(self, token: str, message: str) -> None: ...
@@ -275,7 +276,7 @@ class EvaluationService:
         return out
 
     async def _started(self, suite: Suite, run_id: str) -> None:
-        self.client.notify("evalschema/runStarted", {"suite": suite.name, "key": suite.key})
+        self.client.notify(RUN_STARTED, RunStartedParams(suite=suite.name, key=suite.key))
         self.client.progress_begin(run_id, f"evalschema: {suite.name}")
 
     def _progress(self, suite: Suite, run_id: str, done: int, total: int) -> None:
@@ -313,8 +314,8 @@ class EvaluationService:
         for uri in {*built, *previous} - stale_uris:
             self.client.publish_eval(uri)
         self.client.progress_end(run_id, _done_message(outcome))
-        self.client.notify("evalschema/runFinished",
-                           {"suite": summary(outcome, self.client.to_uri), "cancelled": False})
+        self.client.notify(RUN_FINISHED, RunFinishedParams(
+            suite=summary(outcome, self.client.to_uri), cancelled=False))
         if stale and self.client.eval_settings.run_on == "change":
             self.scheduler.request(outcome.suite, 0.3)
 
@@ -329,9 +330,8 @@ class EvaluationService:
 
     async def _cancelled(self, suite: Suite, run_id: str) -> None:
         self.client.progress_end(run_id, "cancelled")
-        self.client.notify("evalschema/runFinished",
-                           {"suite": {"name": suite.name, "key": suite.key, "runs": []},
-                            "cancelled": True})
+        self.client.notify(RUN_FINISHED, RunFinishedParams(
+            suite=SuiteSummary(name=suite.name, key=suite.key, runs=[]), cancelled=True))
 
     def _failed(self, suite: Suite, exc: BaseException) -> None:
         self.client.log_error(f"run of suite {suite.name}", exc)

@@ -14,6 +14,15 @@ from evalschema.report.html import only_hallucinated
 from evalschema.results import Counts, FieldResult, RunResult, Status
 from evalschema.safetext import finite
 
+from ..protocol import (
+    FieldRow,
+    Figures,
+    RunReport,
+    SuiteProblem,
+    SuiteReport,
+    SuiteSummary,
+    WorstExample,
+)
 from .findings import fmt
 from .locate import RecordLocator, Span
 from .runner import RunOutcome, ScoredRecord, SuiteOutcome
@@ -148,12 +157,12 @@ def definitions(hit: Hit, locator: RecordLocator, schema_span: Callable[[str], S
     return out
 
 
-def figures(result: RunResult) -> dict[str, float]:
+def figures(result: RunResult) -> Figures:
     return {"precision": result.mean_precision, "recall": result.mean_recall,
             "f1": result.mean_f1, "micro_f1": result.micro_f1}
 
 
-def summary(outcome: SuiteOutcome, to_uri: ToUri) -> dict[str, Any]:
+def summary(outcome: SuiteOutcome, to_uri: ToUri) -> SuiteSummary:
     return {"name": outcome.suite.name, "key": outcome.suite.key,
             "runs": [{"extracted": to_uri(r.path), "label": r.label,
                       "records": r.result.total_records, **figures(r.result)}
@@ -162,12 +171,12 @@ def summary(outcome: SuiteOutcome, to_uri: ToUri) -> dict[str, Any]:
 
 
 def report(outcome: SuiteOutcome, to_uri: ToUri, worst: Callable[[RunOutcome, str],
-                                                                 dict[str, Any] | None]
-           ) -> dict[str, Any]:
+                                                                 WorstExample | None]
+           ) -> SuiteReport:
     cfg = outcome.suite.config
-    runs = []
+    runs: list[RunReport] = []
     for r in outcome.runs:
-        rows = []
+        rows: list[FieldRow] = []
         for name, agg in sorted(r.result.per_field.items()):
             c = agg.counts
             rows.append({"field": name, "precision": c.precision, "recall": c.recall,
@@ -179,9 +188,9 @@ def report(outcome: SuiteOutcome, to_uri: ToUri, worst: Callable[[RunOutcome, st
                      "result": finite(r.result.to_dict())})  # no bare NaN on the wire
     return {"name": cfg.name, "key": outcome.suite.key, "schema": to_uri(cfg.schema),
             "gold": to_uri(cfg.gold), "runs": runs,
-            "problems": [{"uri": to_uri(i.path), "code": i.code, "message": i.message}
+            "problems": [SuiteProblem(uri=to_uri(i.path), code=i.code, message=i.message)
                          for i in outcome.issues]
-            + [{"uri": to_uri(cfg.schema), "code": p.code, "message": p.message}
+            + [SuiteProblem(uri=to_uri(cfg.schema), code=p.code, message=p.message)
                for p in outcome.schema_problems]}
 
 

@@ -1,0 +1,194 @@
+"""What the server sends the editor extension besides LSP: the answers of its
+``workspace/executeCommand`` commands and its ``evalschema/*`` notifications.
+
+Typed once, here. ``vscode-extension/scripts/gen_contracts.py`` generates from these types
+the extension's mirror (``src/generated/protocol.ts``) and a JSON Schema
+(``src/generated/protocol.schema.json``); tests/server/test_contracts_payloads.py validates
+real answers against that schema, so a field sent but not declared (or declared and not
+sent) fails there. ``#:`` comments become the generated documentation.
+
+No ``from __future__ import annotations``: ``NotRequired`` must stay visible at run time
+(``__required_keys__``) for clients that introspect these types.
+"""
+
+from collections.abc import Mapping
+from typing import Any, NotRequired, TypedDict
+
+#: Every command's name starts with this.
+COMMAND_PREFIX = "evalschema.server."
+RUN_STARTED = "evalschema/runStarted"
+RUN_FINISHED = "evalschema/runFinished"
+
+
+class LspPosition(TypedDict):
+    line: int
+    #: In the position encoding agreed at initialize (UTF-16 for VS Code).
+    character: int
+
+
+class LspRange(TypedDict):
+    start: LspPosition
+    end: LspPosition
+
+
+class CommandArgs(TypedDict, total=False):
+    """The one argument object of every command (all keys optional)."""
+
+    #: A suite by key (or name when unique).
+    suite: str
+    #: A file: the suites that use it (or the gold file to infer from, the schema to annotate).
+    uri: str
+    #: compareRuns: the extracted files of the two runs, the baseline first.
+    runs: list[str]
+
+
+class Figures(TypedDict):
+    """A run's figures: precision, recall and F1 macro (mean over records), F1 micro."""
+
+    precision: float
+    recall: float
+    f1: float
+    micro_f1: float
+
+
+class RunSummary(Figures):
+    #: The URI of the run's extracted file.
+    extracted: str
+    label: str
+    records: int
+
+
+class SuiteSummary(TypedDict):
+    name: str
+    #: Unique in the workspace (names may repeat across folders).
+    key: str
+    runs: list[RunSummary]
+    #: Problems with the suite's files and schema (absent when the run was cancelled).
+    problems: NotRequired[int]
+
+
+class SuiteSummaries(TypedDict):
+    """The answer of runSuite and runAll."""
+
+    suites: list[SuiteSummary]
+
+
+class SuiteInfo(TypedDict):
+    name: str
+    key: str
+    #: The URI of the workspace folder the suite belongs to.
+    folder: str
+    schema: str
+    gold: str
+    extracted: list[str]
+    #: The URI of the configuration file that declares it (null: found by file names).
+    config: str | None
+
+
+class SuiteList(TypedDict):
+    """The answer of listSuites."""
+
+    suites: list[SuiteInfo]
+
+
+class WorstExample(TypedDict):
+    """Where a field did worst: its lowest-scoring wrong value, first in file order."""
+
+    uri: str
+    range: LspRange
+    #: The field's path in its record.
+    path: str
+    status: str
+    score: float
+
+
+class FieldRow(TypedDict):
+    field: str
+    precision: float
+    recall: float
+    f1: float
+    matches: int
+    mismatches: int
+    omissions: int
+    hallucinations: int
+    #: A key the model produced that gold never has: listed apart from the schema's fields.
+    invented: bool
+    worst: WorstExample | None
+
+
+class RunReport(RunSummary):
+    fields: list[FieldRow]
+    #: The engine's RunResult as JSON (non-finite floats as "NaN", "Infinity", "-Infinity").
+    result: dict[str, Any]
+
+
+class SuiteProblem(TypedDict):
+    uri: str
+    code: str
+    message: str
+
+
+class SuiteReport(TypedDict):
+    name: str
+    key: str
+    schema: str
+    gold: str
+    runs: list[RunReport]
+    problems: list[SuiteProblem]
+
+
+class SuiteReports(TypedDict):
+    """The answer of showReport."""
+
+    suites: list[SuiteReport]
+
+
+class InferResult(TypedDict):
+    """The answer of inferSchema: the schema, and as text to open in an editor."""
+
+    schema: dict[str, Any]
+    text: str
+
+
+class AnnotateResult(TypedDict):
+    """The answer of annotate (the edits themselves go through workspace/applyEdit)."""
+
+    applied: bool
+    edits: int
+
+
+class CompareResult(TypedDict):
+    """The answer of compareRuns: the comparison as markdown and as JSON."""
+
+    markdown: str
+    result: dict[str, Any]
+
+
+class RunStartedParams(TypedDict):
+    #: The suite's name (for display).
+    suite: str
+    key: str
+
+
+class RunFinishedParams(TypedDict):
+    suite: SuiteSummary
+    cancelled: bool
+
+
+#: Command name (after ``COMMAND_PREFIX``) -> the type of its answer (None: null).
+COMMANDS: Mapping[str, type | None] = {
+    "runSuite": SuiteSummaries,
+    "runAll": SuiteSummaries,
+    "listSuites": SuiteList,
+    "showReport": SuiteReports,
+    "inferSchema": InferResult,
+    "annotate": AnnotateResult,
+    "compareRuns": CompareResult,
+    "clearResults": None,
+}
+
+#: Notification method -> the type of its params.
+NOTIFICATIONS: Mapping[str, type] = {
+    RUN_STARTED: RunStartedParams,
+    RUN_FINISHED: RunFinishedParams,
+}
