@@ -16,7 +16,7 @@ Everything else (a missing value, a comparator error, a type mismatch, a skipped
 field, extra keys, arrays inside array items) goes to the general walk's own
 methods, and the results they emit are tallied by ``tally.fold``. Results, counts
 and tallies are therefore the general path's, floats included, which
-``tests/engine/test_specialized.py`` checks on random schemas and records.
+``tests/engine/scoring/test_specialized.py`` checks on random schemas and records.
 """
 
 from __future__ import annotations
