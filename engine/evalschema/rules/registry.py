@@ -8,9 +8,11 @@ JSON Schema, the JSON types it applies to and a doc paragraph.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from functools import cached_property
+from typing import Any
 
 from jsonschema import Draft202012Validator
 
@@ -24,7 +26,6 @@ BatchCompare = Callable[[Sequence[tuple[Any, Any]]], Sequence[float | None]]
 #: A bound whole-matrix comparator (see ComparatorDef.matrix_factory).
 MatrixCompare = Callable[[Sequence[Any], Sequence[Any]], Any]
 
-JsonType = Literal["string", "number", "integer", "boolean", "null", "object", "array"]
 ALL_TYPES: frozenset[str] = frozenset(
     {"string", "number", "integer", "boolean", "null", "object", "array"}
 )
@@ -93,7 +94,33 @@ class Entry:
         return self.doc.strip().split("\n\n", 1)[0].replace("\n", " ")
 
     def param_validator(self) -> Draft202012Validator:
-        return _validator(self)
+        return self._validator
+
+    def params_valid(self, params: Mapping[str, Any]) -> bool:
+        """Whether ``params`` pass the parameter schema, memoised: large schemas repeat the
+        same few configurations, and jsonschema costs tens of microseconds per check."""
+        try:
+            key = json.dumps(params, sort_keys=True)
+        except (TypeError, ValueError):
+            return self._validator.is_valid(params)
+        memo = self._valid_params
+        found = memo.get(key)
+        if found is None:
+            if len(memo) > _MEMO_SIZE:
+                memo.clear()
+            found = memo[key] = self._validator.is_valid(params)
+        return found
+
+    # What is known about the parameters is kept on the entry itself, so an entry that
+    # replaces another (``overwrite=True``) never sees its predecessor's answers.
+
+    @cached_property
+    def _validator(self) -> Draft202012Validator:
+        return Draft202012Validator(self.params)
+
+    @cached_property
+    def _valid_params(self) -> dict[str, bool]:
+        return {}
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -105,15 +132,8 @@ class Entry:
         }
 
 
-_VALIDATORS: dict[int, Draft202012Validator] = {}
-
-
-def _validator(entry: Entry) -> Draft202012Validator:
-    key = id(entry)
-    v = _VALIDATORS.get(key)
-    if v is None:
-        v = _VALIDATORS[key] = Draft202012Validator(entry.params)
-    return v
+#: Parameter configurations remembered per entry (``Entry.params_valid``).
+_MEMO_SIZE = 4096
 
 
 @dataclass(frozen=True)

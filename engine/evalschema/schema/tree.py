@@ -7,7 +7,6 @@ walk and raises one ``SchemaError`` listing them all, or returns the tree.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -114,24 +113,6 @@ class SchemaNode:
             if n.path == path:
                 return n
         return None
-
-
-def _params_valid(entry: Entry, params: dict[str, Any]) -> bool:
-    """Parameter validation, memoised: large schemas repeat the same few configurations,
-    and jsonschema costs tens of microseconds per check."""
-    try:
-        key = (id(entry), json.dumps(params, sort_keys=True))
-    except (TypeError, ValueError):
-        return entry.param_validator().is_valid(params)
-    found = _VALID_PARAMS.get(key)
-    if found is None:
-        if len(_VALID_PARAMS) > 4096:
-            _VALID_PARAMS.clear()
-        found = _VALID_PARAMS[key] = entry.param_validator().is_valid(params)
-    return found
-
-
-_VALID_PARAMS: dict[tuple[int, str], bool] = {}
 
 
 @cache
@@ -421,7 +402,7 @@ class _Builder:
                          data={"missing": missing, "name": d.name, "kind": kind})
         ok = not missing
         known = d.params.get("properties", {})
-        if not params or _params_valid(d, params):
+        if not params or d.params_valid(params):
             return ok
         for err in d.param_validator().iter_errors(params):
             if err.validator == "required":
@@ -618,7 +599,3 @@ def parse_eval_schema(schema: Any, *, registry: Registry | None = None,
         raise SchemaError(result.errors, "the eval schema is invalid")
     return result.root
 
-
-def comparator_def(node: SchemaNode, registry: Registry | None = None) -> ComparatorDef | None:
-    reg = registry or default_registry
-    return reg.comparators.get(node.comparator) if node.comparator else None

@@ -111,3 +111,20 @@ def test_unknown_name_suggestions_come_from_the_registry() -> None:
     assert p.suggestion == "did you mean 'money'?"
     assert parse_eval_schema({"type": "object", "properties": {"a": {"x-eval-compare": "money"}}},
                              registry=reg).children[0].comparator == "money"
+
+
+def test_overwriting_a_comparator_enforces_its_new_parameter_schema() -> None:
+    """What is known about an entry's parameters (its validator, which configurations are
+    valid) belongs to that entry: after an overwrite the new schema holds, even when the new
+    entry reuses the address (``id``) of the one it replaced."""
+    from evalschema import check_eval_schema
+
+    reg = builtin_registry()
+    schema = {"type": "object", "properties": {"s": {"x-eval-compare": {"fuzzy": {"n": 3}}}}}
+    for k in range(20):
+        want = "integer" if k % 2 else "string"
+        register_comparator("fuzzy", lambda g, e, p: 1.0, registry=reg, overwrite=True,
+                            params={"type": "object", "properties": {"n": {"type": want}},
+                                    "additionalProperties": False})
+        codes = [p.code for p in check_eval_schema(schema, registry=reg).errors]
+        assert codes == ([] if want == "integer" else ["bad-param"]), (k, want, codes)
