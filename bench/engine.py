@@ -40,7 +40,7 @@ from scipy.optimize import linear_sum_assignment
 
 import evalschema
 from evalschema.results import RunResult, Status
-from evalschema.scoring.align import pair_f1_matrix
+from evalschema.scoring.pair_f1 import pair_f1_matrix
 from evalschema.scoring.walk import RecordScorer
 
 SEED = 20240611

@@ -12,9 +12,12 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from operator import index
+from typing import Any, Protocol
 
 from jsonschema import Draft202012Validator
+
+from evalschema.policy import ScoringPolicy
 
 #: A bound comparator: (gold, extracted) -> score in [0, 1].
 Compare = Callable[[Any, Any], float]
@@ -25,6 +28,38 @@ BatchCompare = Callable[[Sequence[tuple[Any, Any]]], Sequence[float | None]]
 
 #: A bound whole-matrix comparator (see ComparatorDef.matrix_factory).
 MatrixCompare = Callable[[Sequence[Any], Sequence[Any]], Any]
+
+#: What aligning two arrays gives: the (gold index, extracted index) pairs to judge
+#: against each other, the unpaired gold indices and the unpaired extracted ones.
+Alignment = tuple[list[tuple[int, int]], list[int], list[int]]
+#: The F1 of one (gold element, extracted element) pair, as the reported scores give it.
+PairF1 = Callable[[Any, Any], float]
+
+
+class ItemsNode(Protocol):
+    """The items node of an array being aligned, as a strategy sees it (it is a
+    ``schema.tree.SchemaNode``; rules/ sits below schema/ and does not import it)."""
+
+    @property
+    def transform_fns(self) -> tuple[Transform, ...]: ...
+
+
+class AlignContext(Protocol):
+    """What an alignment strategy may ask of the scorer running it
+    (``scoring.walk.RecordScorer`` is one)."""
+
+    @property
+    def policy(self) -> ScoringPolicy: ...
+
+    def pair_f1(self, items: Any) -> PairF1:
+        """The pair F1 of elements of ``items`` (an ``ItemsNode``)."""
+
+    def pair_f1_matrix(self, items: Any, g: Sequence[Any], e: Sequence[Any]) -> Any:
+        """The pair F1 of every (gold, extracted) element pair: an n x m numpy array."""
+
+
+#: A bound alignment strategy: (scorer, items node, gold array, extracted array).
+Align = Callable[[AlignContext, ItemsNode, list[Any], list[Any]], Alignment]
 
 ALL_TYPES: frozenset[str] = frozenset(
     {"string", "number", "integer", "boolean", "null", "object", "array"}
@@ -69,6 +104,11 @@ class CompareLimitError(Exception):
         super().__init__(reason)
         self.reason = reason
         self.score = score
+
+
+class AlignmentError(Exception):
+    """An array that cannot be aligned (too large, or a custom strategy that failed): the
+    scorer reports the array as one ``error`` result with this message."""
 
 
 def _no_params_schema() -> dict[str, Any]:
@@ -173,7 +213,11 @@ class TransformDef(Entry):
 
 @dataclass(frozen=True)
 class StrategyDef(Entry):
-    """An array alignment strategy; the algorithm lives in ``evalschema.scoring.align``."""
+    """An array alignment strategy (built-ins: ``rules.alignment``)."""
+
+    #: Binds parameters once at schema-parse time; the result aligns each array.
+    #: None: elements pair by position (as ``ordered``).
+    factory: Callable[[Mapping[str, Any]], Align] | None = None
 
 
 class RegistryError(ValueError):
@@ -304,3 +348,53 @@ def register_transform(
     d = TransformDef(name, doc or (fn.__doc__ or name), params or {"type": "object"},
                      frozenset(types or ALL_TYPES), factory=factory)
     return reg.add_transform(d, overwrite=overwrite)
+
+
+def register_strategy(
+    name: str,
+    fn: Callable[..., Any],
+    *,
+    doc: str = "",
+    params: dict[str, Any] | None = None,
+    overwrite: bool = False,
+    registry: Registry | None = None,
+) -> StrategyDef:
+    """Register a custom array alignment strategy (``x-eval-align: {"match_by": name}``).
+
+    ``fn(gold, extracted, params)`` receives the two arrays and returns the
+    ``(gold index, extracted index)`` pairs to judge against each other, each index in
+    at most one pair; the gold elements left out are omissions, the extracted ones
+    hallucinations. A failing ``fn``, or pairs that break these rules, make the array
+    one ``error`` result.
+    """
+    reg = registry or default_registry
+
+    def factory(p: Mapping[str, Any]) -> Align:
+        frozen = dict(p)
+
+        def run(ctx: AlignContext, items: ItemsNode, g: list[Any], e: list[Any]) -> Alignment:
+            try:
+                pairs = sorted((index(i), index(j)) for i, j in fn(g, e, frozen))
+            except Exception as exc:
+                raise AlignmentError(f"alignment strategy {name} failed: "
+                                     f"{type(exc).__name__}: {exc}") from None
+            return _alignment(name, pairs, len(g), len(e))
+
+        return run
+
+    d = StrategyDef(name, doc or (fn.__doc__ or name), params or {"type": "object"},
+                    frozenset({"array"}), factory=factory)
+    return reg.add_strategy(d, overwrite=overwrite)
+
+
+def _alignment(name: str, pairs: list[tuple[int, int]], n: int, m: int) -> Alignment:
+    """The pairs a custom strategy returned, checked, and the elements left unpaired."""
+    used_g = {i for i, _ in pairs}
+    used_e = {j for _, j in pairs}
+    if len(used_g) < len(pairs) or len(used_e) < len(pairs):
+        raise AlignmentError(f"alignment strategy {name} paired an element twice")
+    if any(not (0 <= i < n and 0 <= j < m) for i, j in pairs):
+        raise AlignmentError(f"alignment strategy {name} returned an index outside the arrays "
+                             f"({n} gold and {m} extracted elements)")
+    return (pairs, [i for i in range(n) if i not in used_g],
+            [j for j in range(m) if j not in used_e])

@@ -18,8 +18,10 @@ from jsonschema import Draft202012Validator
 from evalschema.errors import Problem, SchemaError, Severity, did_you_mean
 from evalschema.pointer import escape
 from evalschema.pointer import join as ptr_join
+from evalschema.rules.alignment import ordered
 from evalschema.rules.keywords import KEYWORDS, SIMPLE_KEYWORDS
 from evalschema.rules.registry import (
+    Align,
     BatchCompare,
     ComparatorDef,
     Compare,
@@ -48,6 +50,8 @@ TYPE_DEFAULTS: dict[str, str] = {
 class AlignSpec:
     strategy: str
     params: Mapping[str, Any] = field(default_factory=dict)
+    #: The strategy's algorithm, bound to ``params`` at parse time (as comparators are).
+    run: Align = field(default=ordered, compare=False, repr=False)
 
 
 @dataclass(eq=False, slots=True)
@@ -526,7 +530,13 @@ class _Builder:
             self.problem("align-set-objects", "set alignment compares scalars; these items "
                          "are objects", ptr_join(where, "match_by"), severity=Severity.WARNING,
                          suggestion='use {"match_by": "hungarian"} or "key_field"')
-        return AlignSpec(strategy, params)
+        if d.factory is None:
+            return AlignSpec(strategy, params)
+        try:
+            return AlignSpec(strategy, params, d.factory(params))
+        except Exception as exc:  # a user factory rejecting its parameters
+            self.problem("bad-param", f"{strategy}: {exc}", where)
+            return AlignSpec("ordered")
 
 
 def _suggest_for_types(reg: Registry, types: frozenset[str]) -> str:

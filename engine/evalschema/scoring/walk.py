@@ -8,15 +8,20 @@ the extractor produced can make the walk raise.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from evalschema.pointer import escape
 from evalschema.policy import NATIVE, ScoringPolicy
-from evalschema.results import FieldResult, Status
-from evalschema.rules.registry import CompareLimitError, CompareTypeError
+from evalschema.results import FieldResult, Status, count_results
+from evalschema.rules.alignment import ordered
+from evalschema.rules.registry import AlignmentError, CompareLimitError, CompareTypeError, PairF1
 from evalschema.schema.tree import SchemaNode
-from evalschema.scoring.align import AlignmentLimitError, align
+from evalschema.scoring.pair_f1 import make_pair_f1
+from evalschema.scoring.pair_f1 import pair_f1_matrix as _pair_f1_matrix
 
 _MATCH = Status.MATCH
 _MISMATCH = Status.MISMATCH
@@ -67,6 +72,27 @@ class RecordScorer:
         self.record_id = record_id
         self.out = []
         self.pending = {}
+
+    # -- for alignment strategies (rules.registry.AlignContext) --------------
+
+    def pair_f1(self, items: SchemaNode) -> PairF1:
+        """The F1 of one element pair of ``items``, as this walk's results would give it
+        (``pair_f1.make_pair_f1``); built once per items node."""
+        f1: PairF1 | None = self.helpers.get(id(items))
+        if f1 is None:
+            sub = RecordScorer(items, self.policy)
+
+            def walked(gv: Any, ev: Any) -> float:
+                return count_results(sub.score(gv, ev)).f1
+
+            f1 = self.helpers[id(items)] = make_pair_f1(
+                items, self.policy.shared_unknown_keys_skipped, walked)
+        return f1
+
+    def pair_f1_matrix(self, items: SchemaNode, g: Sequence[Any], e: Sequence[Any]
+                       ) -> np.ndarray:
+        """The pair F1 of every (gold, extracted) element pair (``pair_f1.pair_f1_matrix``)."""
+        return _pair_f1_matrix(self, items, g, e)
 
     # -- emitting -----------------------------------------------------------
 
@@ -203,9 +229,10 @@ class RecordScorer:
             return
         items = node.items
         assert items is not None
+        spec = node.align
         try:
-            pairs, gold_only, extra = align(self, node, g, e)
-        except AlignmentLimitError as exc:
+            pairs, gold_only, extra = (ordered if spec is None else spec.run)(self, items, g, e)
+        except AlignmentError as exc:
             self.emit(node, path, _ERROR, 0.0, g, e, gp, ep, str(exc))
             return
         for gi, ei in pairs:

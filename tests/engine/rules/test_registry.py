@@ -12,10 +12,14 @@ from evalschema import (
     builtin_registry,
     default_registry,
     evaluate,
+    iter_evaluate,
+    make_evaluator,
     parse_eval_schema,
     register_comparator,
+    register_strategy,
     register_transform,
 )
+from evalschema.run.evaluate import RunAccumulator
 from evalschema.rules.keywords import KEYWORDS
 
 
@@ -128,3 +132,99 @@ def test_overwriting_a_comparator_enforces_its_new_parameter_schema() -> None:
                                     "additionalProperties": False})
         codes = [p.code for p in check_eval_schema(schema, registry=reg).errors]
         assert codes == ([] if want == "integer" else ["bad-param"]), (k, want, codes)
+
+
+def _reversed(g: list[Any], e: list[Any], params: dict[str, Any]) -> list[tuple[int, int]]:
+    """Pair the k-th gold element with the k-th extracted element from the end."""
+    n = min(len(g), len(e), params.get("limit", len(g)))
+    return [(i, len(e) - 1 - i) for i in range(n)]
+
+
+def _reversed_registry() -> Registry:
+    reg = builtin_registry()
+    register_strategy("reversed", _reversed, registry=reg, doc="Pairs from opposite ends.",
+                      params={"type": "object", "properties": {"limit": {"type": "integer"}},
+                              "additionalProperties": False})
+    return reg
+
+
+def _tags(align: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": {"tags": {"type": "array", "x-eval-align": align,
+                                                      "items": {"type": "string"}}}}
+
+
+def test_custom_strategy_is_validated_like_a_builtin() -> None:
+    from evalschema import check_eval_schema
+
+    reg = _reversed_registry()
+    assert "reversed" not in default_registry.strategies
+    assert list(reg.strategies)[-1] == "reversed" and not reg.strategies["reversed"].builtin
+    assert check_eval_schema(_tags({"match_by": "reversed"}), registry=reg).problems == ()
+    typo = check_eval_schema(_tags({"match_by": "revrsed"}), registry=reg).problems
+    assert [(p.code, p.suggestion) for p in typo] == [("unknown-strategy",
+                                                       "did you mean 'reversed'?")]
+    bad = check_eval_schema(_tags({"match_by": "reversed", "limit": "x"}), registry=reg)
+    assert [p.code for p in bad.problems] == ["bad-param"]
+    unknown = check_eval_schema(_tags({"match_by": "reversed", "lmit": 1}), registry=reg)
+    assert [(p.code, p.suggestion) for p in unknown.problems] == [
+        ("unknown-param", "did you mean 'limit'?")]
+    # Unknown to a registry that never saw it.
+    assert [p.code for p in check_eval_schema(_tags({"match_by": "reversed"})).problems] == [
+        "unknown-strategy"]
+
+
+def test_custom_strategy_is_listed_like_a_builtin() -> None:
+    """The readers of the registry (the CLI's list, the editors' completions and hovers,
+    the meta-schema) see it through ``to_dict`` and ``strategies``, as they see built-ins."""
+    reg = _reversed_registry()
+    listed = reg.to_dict()["strategies"]
+    assert [d["name"] for d in listed] == ["ordered", "key_field", "hungarian", "set",
+                                           "reversed"]
+    assert listed[-1] == {"name": "reversed", "doc": "Pairs from opposite ends.",
+                          "params": reg.strategies["reversed"].params, "types": ["array"],
+                          "builtin": False}
+
+
+@pytest.mark.parametrize("specialized", [True, False])
+def test_custom_strategy_is_used_when_scoring(specialized: bool) -> None:
+    reg = _reversed_registry()
+    schema = {"type": "object", "properties": {"id": {"type": "string"},
+                                               **_tags({"match_by": "reversed"})["properties"]}}
+    ev = make_evaluator(schema, registry=reg)
+    assert ev.specialized is not None
+    if not specialized:
+        ev.specialized = None
+    rec = next(iter_evaluate([{"id": "a", "tags": ["x", "y", "z"]}],
+                             [{"id": "a", "tags": ["w", "z", "y", "x"]}], ev, RunAccumulator()))
+    got = [(r.path, str(r.status), r.extracted_pointer) for r in rec.field_results]
+    assert got == [("id", "match", "/id"), ("tags[0]", "match", "/tags/3"),
+                   ("tags[1]", "match", "/tags/2"), ("tags[2]", "match", "/tags/1"),
+                   ("tags[0]", "hallucination", "/tags/0")]
+    bound = ev.root.child_map["tags"].align
+    assert bound is not None and bound.strategy == "reversed"
+    limited = {"type": "object", "properties": _tags({"match_by": "reversed", "limit": 1})[
+        "properties"]}
+    rec = evaluate([{"tags": ["x", "y"]}], [{"tags": ["x", "y"]}], limited,
+                   registry=reg).records[0]
+    assert [(r.path, str(r.status)) for r in rec.field_results] == [
+        ("tags[0]", "mismatch"), ("tags[1]", "omission"), ("tags[0]", "hallucination")]
+
+
+@pytest.mark.parametrize(("fn", "reason"), [
+    (lambda g, e, p: 1 / 0, "alignment strategy odd failed: ZeroDivisionError"),
+    (lambda g, e, p: [(0, 0), (1, 0)], "alignment strategy odd paired an element twice"),
+    (lambda g, e, p: [(0, 5)], "alignment strategy odd returned an index outside the arrays"),
+])
+def test_failing_custom_strategy_is_an_error_result(fn: Any, reason: str) -> None:
+    reg = builtin_registry()
+    register_strategy("odd", fn, registry=reg)
+    run = evaluate([{"tags": ["x", "y"]}], [{"tags": ["x", "y"]}], _tags({"match_by": "odd"}),
+                   registry=reg)
+    (r,) = run.records[0].field_results
+    assert (r.path, str(r.status)) == ("tags", "error")
+    assert (r.reason or "").startswith(reason)
+
+
+def test_builtin_strategies_cannot_be_replaced() -> None:
+    with pytest.raises(RegistryError, match="built in"):
+        register_strategy("hungarian", _reversed, registry=builtin_registry())

@@ -42,7 +42,7 @@ from evalschema import (
 )
 from evalschema.pointer import resolve as resolve_pointer
 from evalschema.results import count_results
-from evalschema.scoring.align import pair_f1_matrix
+from evalschema.scoring.pair_f1 import pair_f1_matrix
 from evalschema.scoring.vectorized import vectorized_f1
 from evalschema.scoring.walk import RecordScorer
 
