@@ -16,7 +16,7 @@ import numpy as np
 
 from evalschema.pointer import escape
 from evalschema.policy import NATIVE, ScoringPolicy
-from evalschema.results import FieldResult, Status, count_results
+from evalschema.results import FieldResult, Status, count_results, leaf_status
 from evalschema.rules.alignment import ordered
 from evalschema.rules.registry import AlignmentError, CompareLimitError, CompareTypeError, PairF1
 from evalschema.schema.tree import SchemaNode
@@ -146,7 +146,8 @@ class RecordScorer:
             gv = g.get(name, _ABSENT)  # type: ignore[arg-type]
             ev = e.get(name, _ABSENT)  # type: ignore[arg-type]
             if child.fast and gv is not _ABSENT and ev is not _ABSENT:
-                # The hot path, inlined: a plain leaf, both values present.
+                # The hot path, inlined: a plain leaf, both values present. Its status is
+                # results.leaf_status, inlined (test_properties: ..._status_of_their_score).
                 try:
                     score = child.compare(gv, ev)  # type: ignore[misc]
                 except Exception:
@@ -306,8 +307,8 @@ class RecordScorer:
         if exc.score is None:
             self.emit(node, path, _ERROR, 0.0, g, e, gp, ep, exc.reason)
         else:
-            self.emit(node, path, _MATCH if exc.score >= node.threshold else _MISMATCH,
-                      exc.score, g, e, gp, ep, exc.reason)
+            self.emit(node, path, leaf_status(exc.score, node.threshold), exc.score, g, e, gp,
+                      ep, exc.reason)
 
     def leaf(self, node: SchemaNode, g: Any, e: Any, path: str, gp: str, ep: str) -> None:
         if node.skip:
@@ -360,7 +361,8 @@ class RecordScorer:
             self.emit(node, path, _ERROR, 0.0, g, e, gp, ep,
                       f"comparator {node.comparator} failed: {type(exc).__name__}: {exc}")
             return
-        # The hot path: built inline, one FieldResult per judged leaf.
+        # The hot path: built inline, one FieldResult per judged leaf (its status is
+        # results.leaf_status, inlined: see object()).
         self.out.append(_new(FieldResult, (
             path, node.path, _MATCH if score >= node.threshold else _MISMATCH, score,
             node.comparator, None, g, e, gp, ep, node.pointer, node.weight,

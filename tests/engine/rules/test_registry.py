@@ -9,6 +9,7 @@ import pytest
 from evalschema import (
     Registry,
     RegistryError,
+    RunAccumulator,
     builtin_registry,
     default_registry,
     evaluate,
@@ -19,7 +20,6 @@ from evalschema import (
     register_strategy,
     register_transform,
 )
-from evalschema.run.evaluate import RunAccumulator
 from evalschema.rules.keywords import KEYWORDS
 
 
