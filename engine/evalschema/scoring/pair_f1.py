@@ -17,7 +17,7 @@ import numpy as np
 from evalschema.results import precision_recall_f1
 from evalschema.rules.alignment import SMALL_MATRIX
 from evalschema.rules.registry import AlignContext, PairF1
-from evalschema.schema.tree import SchemaNode
+from evalschema.schema.node import SchemaNode
 from evalschema.scoring.vectorized import vectorized_f1
 
 _ABSENT = object()

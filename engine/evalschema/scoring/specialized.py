@@ -29,7 +29,7 @@ from evalschema.pointer import escape
 from evalschema.results import Counts, FieldResult, Status
 from evalschema.rules.alignment import ordered
 from evalschema.rules.registry import AlignmentError, CompareLimitError
-from evalschema.schema.tree import SchemaNode
+from evalschema.schema.node import SchemaNode
 from evalschema.scoring.tally import fold
 from evalschema.scoring.walk import _ABSENT, RecordScorer
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from evalschema.schema.tree import SchemaNode
+from evalschema.schema.node import SchemaNode
 
 _ABSENT = object()
 

@@ -19,7 +19,7 @@ from evalschema.policy import NATIVE, ScoringPolicy
 from evalschema.results import FieldResult, Status, count_results, leaf_status
 from evalschema.rules.alignment import ordered
 from evalschema.rules.registry import AlignmentError, CompareLimitError, CompareTypeError, PairF1
-from evalschema.schema.tree import SchemaNode
+from evalschema.schema.node import SchemaNode
 from evalschema.scoring.pair_f1 import make_pair_f1
 from evalschema.scoring.pair_f1 import pair_f1_matrix as _pair_f1_matrix
 
