@@ -3,7 +3,9 @@
 Everything that lists names (schema validation, defaults, the CLI's ``list``, the
 language server's completions and hovers, the VS Code meta-schema, the docs) reads
 a ``Registry``. Each entry is declared once, next to its code, with its parameter
-JSON Schema, the JSON types it applies to and a doc paragraph.
+JSON Schema, the JSON types it applies to and a doc paragraph, and holds the function
+that runs: a factory that binds the parameters at schema-parse time. The registry is the
+one dispatch table; the scorer looks nothing up by name.
 """
 
 from __future__ import annotations
