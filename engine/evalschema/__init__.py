@@ -22,6 +22,7 @@ from evalschema.rules.registry import (
     RegistryError,
     default_registry,
     register_comparator,
+    register_strategy,
     register_transform,
 )
 from evalschema.run.compare import Comparison, compare_runs
@@ -78,6 +79,7 @@ __all__ = [
     "propagate_batch_errors",
     "reclassify_nulls",
     "register_comparator",
+    "register_strategy",
     "register_transform",
     "resolve_schema_references",
     "validate_gold",

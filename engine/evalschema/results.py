@@ -179,8 +179,15 @@ def f1_score(precision: float, recall: float, scored: int = 1) -> float:
     return 2 * precision * recall / total if total else 0.0
 
 
+def leaf_status(score: float, threshold: float) -> Status:
+    """The status of a leaf judged on both sides: a match when its score reaches the node's
+    threshold. The one definition; the scorers' hot paths inline it (scoring/README.md)."""
+    return Status.MATCH if score >= threshold else Status.MISMATCH
+
+
 def count_results(results: tuple[FieldResult, ...] | list[FieldResult]) -> Counts:
-    """Fold field results into Counts (one pass, no intermediate lists)."""
+    """Fold field results into Counts (one pass, no intermediate lists): the definition of
+    what each status counts for; ``scoring.tally.fold`` is its fast twin."""
     m = mm = om = ha = sk = er = pe = be = 0
     s = ws = w = 0.0
     for r in results:

@@ -20,8 +20,8 @@ import pytest
 
 from evalschema import Status, evaluate
 from evalschema.compat._explain import levenshtein_similarity
-from evalschema.rules.comparators import bounded_levenshtein
 from evalschema.rules.registry import CompareLimitError
+from evalschema.rules.values import bounded_levenshtein
 from evalschema.schema.tree import parse_eval_schema
 
 REPO = Path(__file__).resolve().parents[2]

@@ -311,9 +311,10 @@ async def custom_client(lsp_client: LanguageClient, tmp_path_factory: pytest.Tem
                         ):  # type: ignore[no-untyped-def]
     folder = tmp_path_factory.mktemp("project")
     (folder / "my_comparators.py").write_text(
-        "from evalschema import register_comparator\n"
+        "from evalschema import register_comparator, register_strategy\n"
         "register_comparator('iban', lambda g, e, p: float(g.replace(' ', '') == "
-        "e.replace(' ', '')), doc='IBANs equal ignoring spaces.', types=['string', 'null'])\n")
+        "e.replace(' ', '')), doc='IBANs equal ignoring spaces.', types=['string', 'null'])\n"
+        "register_strategy('reversed', lambda g, e, p: [], doc='Pairs from opposite ends.')\n")
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=folder.as_uri(),
         initialization_options={"comparatorModules": ["my_comparators.py"],
@@ -328,6 +329,19 @@ async def test_custom_comparator_from_configuration(custom_client: LanguageClien
     result = await custom_client.text_document_completion_async(types.CompletionParams(
         types.TextDocumentIdentifier(URI), position(text, '"iban"', delta=2)))
     assert "iban" in labels(result)
+
+
+async def test_custom_strategy_from_configuration(custom_client: LanguageClient) -> None:
+    text = ('{"type": "object", "properties": {"xs": {"type": "array", "items": {}, '
+            '"x-eval-align": {"match_by": "reversed"}}}}')
+    assert await open_and_wait(custom_client, URI, text) == []
+    result = await custom_client.text_document_completion_async(types.CompletionParams(
+        types.TextDocumentIdentifier(URI), position(text, '"reversed"', delta=1)))
+    assert labels(result)[-1] == "reversed"
+    hover = await custom_client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(URI), position(text, '"reversed"', delta=3)))
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "Pairs from opposite ends." in hover.contents.value
 
 
 async def test_configuration_change_takes_effect_without_restart(client: LanguageClient) -> None:

@@ -21,7 +21,7 @@ from evalschema.compat.errors import CompatInputError
 from evalschema.io.lenient import LenientParseError, parse_lenient
 from evalschema.pointer import escape
 from evalschema.results import FieldResult, Status
-from evalschema.rules.comparators import capped_similarity
+from evalschema.rules.values import capped_similarity
 
 #: A location inside a JSON value: object keys and array indices from the root.
 Parts = tuple[str | int, ...]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from evalschema.rules.alignment import BUILTIN_STRATEGIES
 from evalschema.rules.comparators import BUILTIN_COMPARATORS
 from evalschema.rules.registry import Registry
 from evalschema.rules.semantic import SEMANTIC
 from evalschema.rules.transforms import BUILTIN_TRANSFORMS
-from evalschema.scoring.align import BUILTIN_STRATEGIES
 
 
 def register_builtins(registry: Registry) -> Registry:

@@ -3,16 +3,23 @@
 Everything that lists names (schema validation, defaults, the CLI's ``list``, the
 language server's completions and hovers, the VS Code meta-schema, the docs) reads
 a ``Registry``. Each entry is declared once, next to its code, with its parameter
-JSON Schema, the JSON types it applies to and a doc paragraph.
+JSON Schema, the JSON types it applies to and a doc paragraph, and holds the function
+that runs: a factory that binds the parameters at schema-parse time. The registry is the
+one dispatch table; the scorer looks nothing up by name.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from functools import cached_property
+from operator import index
+from typing import Any, Protocol
 
 from jsonschema import Draft202012Validator
+
+from evalschema.policy import ScoringPolicy
 
 #: A bound comparator: (gold, extracted) -> score in [0, 1].
 Compare = Callable[[Any, Any], float]
@@ -24,7 +31,38 @@ BatchCompare = Callable[[Sequence[tuple[Any, Any]]], Sequence[float | None]]
 #: A bound whole-matrix comparator (see ComparatorDef.matrix_factory).
 MatrixCompare = Callable[[Sequence[Any], Sequence[Any]], Any]
 
-JsonType = Literal["string", "number", "integer", "boolean", "null", "object", "array"]
+#: What aligning two arrays gives: the (gold index, extracted index) pairs to judge
+#: against each other, the unpaired gold indices and the unpaired extracted ones.
+Alignment = tuple[list[tuple[int, int]], list[int], list[int]]
+#: The F1 of one (gold element, extracted element) pair, as the reported scores give it.
+PairF1 = Callable[[Any, Any], float]
+
+
+class ItemsNode(Protocol):
+    """The items node of an array being aligned, as a strategy sees it (it is a
+    ``schema.tree.SchemaNode``; rules/ sits below schema/ and does not import it)."""
+
+    @property
+    def transform_fns(self) -> tuple[Transform, ...]: ...
+
+
+class AlignContext(Protocol):
+    """What an alignment strategy may ask of the scorer running it
+    (``scoring.walk.RecordScorer`` is one)."""
+
+    @property
+    def policy(self) -> ScoringPolicy: ...
+
+    def pair_f1(self, items: Any) -> PairF1:
+        """The pair F1 of elements of ``items`` (an ``ItemsNode``)."""
+
+    def pair_f1_matrix(self, items: Any, g: Sequence[Any], e: Sequence[Any]) -> Any:
+        """The pair F1 of every (gold, extracted) element pair: an n x m numpy array."""
+
+
+#: A bound alignment strategy: (scorer, items node, gold array, extracted array).
+Align = Callable[[AlignContext, ItemsNode, list[Any], list[Any]], Alignment]
+
 ALL_TYPES: frozenset[str] = frozenset(
     {"string", "number", "integer", "boolean", "null", "object", "array"}
 )
@@ -70,6 +108,11 @@ class CompareLimitError(Exception):
         self.score = score
 
 
+class AlignmentError(Exception):
+    """An array that cannot be aligned (too large, or a custom strategy that failed): the
+    scorer reports the array as one ``error`` result with this message."""
+
+
 def _no_params_schema() -> dict[str, Any]:
     return {"type": "object", "properties": {}, "additionalProperties": False}
 
@@ -93,7 +136,33 @@ class Entry:
         return self.doc.strip().split("\n\n", 1)[0].replace("\n", " ")
 
     def param_validator(self) -> Draft202012Validator:
-        return _validator(self)
+        return self._validator
+
+    def params_valid(self, params: Mapping[str, Any]) -> bool:
+        """Whether ``params`` pass the parameter schema, memoised: large schemas repeat the
+        same few configurations, and jsonschema costs tens of microseconds per check."""
+        try:
+            key = json.dumps(params, sort_keys=True)
+        except (TypeError, ValueError):
+            return self._validator.is_valid(params)
+        memo = self._valid_params
+        found = memo.get(key)
+        if found is None:
+            if len(memo) > _MEMO_SIZE:
+                memo.clear()
+            found = memo[key] = self._validator.is_valid(params)
+        return found
+
+    # What is known about the parameters is kept on the entry itself, so an entry that
+    # replaces another (``overwrite=True``) never sees its predecessor's answers.
+
+    @cached_property
+    def _validator(self) -> Draft202012Validator:
+        return Draft202012Validator(self.params)
+
+    @cached_property
+    def _valid_params(self) -> dict[str, bool]:
+        return {}
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -105,15 +174,8 @@ class Entry:
         }
 
 
-_VALIDATORS: dict[int, Draft202012Validator] = {}
-
-
-def _validator(entry: Entry) -> Draft202012Validator:
-    key = id(entry)
-    v = _VALIDATORS.get(key)
-    if v is None:
-        v = _VALIDATORS[key] = Draft202012Validator(entry.params)
-    return v
+#: Parameter configurations remembered per entry (``Entry.params_valid``).
+_MEMO_SIZE = 4096
 
 
 @dataclass(frozen=True)
@@ -153,7 +215,11 @@ class TransformDef(Entry):
 
 @dataclass(frozen=True)
 class StrategyDef(Entry):
-    """An array alignment strategy; the algorithm lives in ``evalschema.scoring.align``."""
+    """An array alignment strategy (built-ins: ``rules.alignment``)."""
+
+    #: Binds parameters once at schema-parse time; the result aligns each array.
+    #: None: elements pair by position (as ``ordered``).
+    factory: Callable[[Mapping[str, Any]], Align] | None = None
 
 
 class RegistryError(ValueError):
@@ -284,3 +350,53 @@ def register_transform(
     d = TransformDef(name, doc or (fn.__doc__ or name), params or {"type": "object"},
                      frozenset(types or ALL_TYPES), factory=factory)
     return reg.add_transform(d, overwrite=overwrite)
+
+
+def register_strategy(
+    name: str,
+    fn: Callable[..., Any],
+    *,
+    doc: str = "",
+    params: dict[str, Any] | None = None,
+    overwrite: bool = False,
+    registry: Registry | None = None,
+) -> StrategyDef:
+    """Register a custom array alignment strategy (``x-eval-align: {"match_by": name}``).
+
+    ``fn(gold, extracted, params)`` receives the two arrays and returns the
+    ``(gold index, extracted index)`` pairs to judge against each other, each index in
+    at most one pair; the gold elements left out are omissions, the extracted ones
+    hallucinations. A failing ``fn``, or pairs that break these rules, make the array
+    one ``error`` result.
+    """
+    reg = registry or default_registry
+
+    def factory(p: Mapping[str, Any]) -> Align:
+        frozen = dict(p)
+
+        def run(ctx: AlignContext, items: ItemsNode, g: list[Any], e: list[Any]) -> Alignment:
+            try:
+                pairs = sorted((index(i), index(j)) for i, j in fn(g, e, frozen))
+            except Exception as exc:
+                raise AlignmentError(f"alignment strategy {name} failed: "
+                                     f"{type(exc).__name__}: {exc}") from None
+            return _alignment(name, pairs, len(g), len(e))
+
+        return run
+
+    d = StrategyDef(name, doc or (fn.__doc__ or name), params or {"type": "object"},
+                    frozenset({"array"}), factory=factory)
+    return reg.add_strategy(d, overwrite=overwrite)
+
+
+def _alignment(name: str, pairs: list[tuple[int, int]], n: int, m: int) -> Alignment:
+    """The pairs a custom strategy returned, checked, and the elements left unpaired."""
+    used_g = {i for i, _ in pairs}
+    used_e = {j for _, j in pairs}
+    if len(used_g) < len(pairs) or len(used_e) < len(pairs):
+        raise AlignmentError(f"alignment strategy {name} paired an element twice")
+    if any(not (0 <= i < n and 0 <= j < m) for i, j in pairs):
+        raise AlignmentError(f"alignment strategy {name} returned an index outside the arrays "
+                             f"({n} gold and {m} extracted elements)")
+    return (pairs, [i for i in range(n) if i not in used_g],
+            [j for j in range(m) if j not in used_e])

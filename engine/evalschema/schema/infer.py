@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from evalschema.rules.comparators import json_type
-from evalschema.schema.tree import TYPE_DEFAULTS
+from evalschema.rules.values import json_type
+from evalschema.schema.bind import TYPE_DEFAULTS
 
 
 def infer_schema(records: Iterable[Any]) -> dict[str, Any]:

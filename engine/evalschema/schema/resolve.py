@@ -304,7 +304,7 @@ def _types_of(schema: dict[str, Any]) -> list[str]:
 
 
 def _json_type_name(v: Any) -> str:
-    from evalschema.rules.comparators import json_type
+    from evalschema.rules.values import json_type
 
     t = json_type(v)
     return t if t != "number" else "number"

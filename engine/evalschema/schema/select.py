@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from evalschema.errors import InputError, Problem
 from evalschema.pointer import escape, field_path
-from evalschema.schema.tree import SchemaNode
+from evalschema.schema.node import SchemaNode
 
 
 def _unknown(path: list[str], root: SchemaNode) -> InputError:

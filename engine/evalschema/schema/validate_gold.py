@@ -7,7 +7,7 @@ from typing import Any
 
 from evalschema.errors import GoldValidationError, Problem, Severity
 from evalschema.pointer import escape
-from evalschema.rules.comparators import json_type
+from evalschema.rules.values import json_type
 from evalschema.schema.tree import SchemaNode, parse_eval_schema
 
 

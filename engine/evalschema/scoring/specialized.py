@@ -16,7 +16,7 @@ Everything else (a missing value, a comparator error, a type mismatch, a skipped
 field, extra keys, arrays inside array items) goes to the general walk's own
 methods, and the results they emit are tallied by ``tally.fold``. Results, counts
 and tallies are therefore the general path's, floats included, which
-``tests/engine/test_specialized.py`` checks on random schemas and records.
+``tests/engine/scoring/test_specialized.py`` checks on random schemas and records.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from typing import Any
 
 from evalschema.pointer import escape
 from evalschema.results import Counts, FieldResult, Status
-from evalschema.rules.registry import CompareLimitError
-from evalschema.schema.tree import SchemaNode
-from evalschema.scoring.align import AlignmentLimitError, align
+from evalschema.rules.alignment import ordered
+from evalschema.rules.registry import AlignmentError, CompareLimitError
+from evalschema.schema.node import SchemaNode
 from evalschema.scoring.tally import fold
 from evalschema.scoring.walk import _ABSENT, RecordScorer
 
@@ -223,7 +223,9 @@ def specialize_scorer(scorer: RecordScorer, path: str = "", pointer: str = "") -
                     except Exception:
                         general(S.leaf, nd, gv, ev, KG[k], KG[k1], KE[k1])
                         continue
-                    # Tallied as tally.fold does: the same operations in the same order.
+                    # Tallied as tally.fold does: the same operations in the same order, on
+                    # the same slots (tally.SLOT, SCORE_SUM...: literals here for speed), with
+                    # the status of results.leaf_status. test_specialized.py proves it.
                     t = PFg(fpath)
                     if t is None:
                         t = PF[fpath] = [0.0] * 11
@@ -273,20 +275,21 @@ def specialize_scorer(scorer: RecordScorer, path: str = "", pointer: str = "") -
             _layout(items, 0, 1, rows, index)
             item_object = object_scorer(items, 0, index, 1, None)
         locations = _Locations(apath, aptr, rows)
-        ordered = node.align is None or node.align.strategy == "ordered"
+        align = ordered if node.align is None else node.align.run
+        by_position = align is ordered
 
         def score_array(g: list[Any], e: list[Any]) -> None:
             K = locations.upto(max(len(g), len(e)))
             pairs: Any
-            if ordered:
+            if by_position:
                 n = min(len(g), len(e))
                 pairs = zip(range(n), range(n), strict=True)
                 gold_only: Any = range(n, len(g))
                 extra: Any = range(n, len(e))
             else:
                 try:
-                    pairs, gold_only, extra = align(S, node, g, e)
-                except AlignmentLimitError as exc:
+                    pairs, gold_only, extra = align(S, items, g, e)
+                except AlignmentError as exc:
                     general(S.emit, node, apath, _ERROR, 0.0, g, e, aptr, aptr, str(exc))
                     return
             for i, j in pairs:

@@ -5,8 +5,10 @@ the specialized scorers (``specialized``), which tally their hot path inline and
 everything else here as it is emitted. Sums are carried through in emission order,
 so both routes give bit-identical floats.
 
-A tally is a list of 11 numbers: the 8 status counts in ``Counts`` order, then
-score_sum, weight_sum and weighted_score_sum.
+A tally is a list of ``SIZE`` (11) numbers laid out as ``Counts``: the 8 status counts
+(``SLOT``), then ``SCORE_SUM``, ``WEIGHT_SUM`` and ``WEIGHTED_SCORE_SUM``. ``fold`` and the
+specialized scorers index them by literals for speed; ``tests/engine/scoring/test_tally.py``
+checks the literals against this layout and ``fold`` against ``results.count_results``.
 """
 
 from __future__ import annotations
@@ -15,11 +17,15 @@ from collections.abc import Sequence
 
 from evalschema.results import Counts, FieldResult, Status
 
-#: Tally slot of each status (the order of Counts' fields).
-SLOT = {
-    Status.MATCH: 0, Status.MISMATCH: 1, Status.OMISSION: 2, Status.HALLUCINATION: 3,
-    Status.SKIPPED: 4, Status.ERROR: 5, Status.PENDING: 6, Status.BATCH_ERROR: 7,
-}
+#: Tally slot of each status: Status lists them in the order of Counts' fields, so a
+#: status's slot is the place of its count there. The first four take part in precision
+#: and recall; the first two are judged on both sides (they carry a score).
+SLOT: dict[Status, int] = {status: i for i, status in enumerate(Status)}
+#: Slots of the sums (the fields of Counts after the counts) and of the whole tally.
+SCORE_SUM = Counts._fields.index("score_sum")
+WEIGHT_SUM = Counts._fields.index("weight_sum")
+WEIGHTED_SCORE_SUM = Counts._fields.index("weighted_score_sum")
+SIZE = len(Counts._fields)
 
 _M, _MM, _OM, _HA = Status.MATCH, Status.MISMATCH, Status.OMISSION, Status.HALLUCINATION
 
@@ -36,15 +42,16 @@ def fold(results: Sequence[FieldResult], start: int, per_field: dict[str, list[f
     from ``s``, ``w``, ``ws``."""
     get = per_field.get
     for i in range(start, len(results)):
-        # Tuple indices (field 1, status 2, score 3, weight 11) and identity tests:
-        # this loop runs once per judged field, and Enum.__hash__ is Python code.
+        # Tuple indices (field 1, status 2, score 3, weight 11), identity tests and literal
+        # slots (SLOT, SCORE_SUM, WEIGHT_SUM, WEIGHTED_SCORE_SUM): this loop runs once per
+        # judged field, and Enum.__hash__ is Python code.
         r = results[i]
         st = r[2]
         slot = (0 if st is _M else 1 if st is _MM else 2 if st is _OM else
                 3 if st is _HA else SLOT[st])
         t = get(r[1])
         if t is None:
-            t = per_field[r[1]] = [0.0] * 11
+            t = per_field[r[1]] = [0.0] * SIZE
         t[slot] += 1
         counts[slot] += 1
         if slot < 4:
@@ -73,14 +80,15 @@ def unfold(results: Sequence[FieldResult], per_field: dict[str, list[float]]) ->
         slot = SLOT[st]
         t[slot] -= 1
         if slot < 4:
-            t[9] -= r[11]
+            t[WEIGHT_SUM] -= r[11]
             if slot < 2:
-                t[8] -= r[3]
-                t[10] -= r[11] * r[3]
+                t[SCORE_SUM] -= r[3]
+                t[WEIGHTED_SCORE_SUM] -= r[11] * r[3]
         if not any(t[:8]):
             del per_field[r[1]]
 
 
 def make_counts(counts: list[int], s: float, w: float, ws: float) -> Counts:
+    """A record's Counts from its 8 status ``counts`` and sums (``fold``)."""
     c: Counts = _new(Counts, (*counts, s, w, ws))
     return c

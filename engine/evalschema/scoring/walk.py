@@ -8,15 +8,20 @@ the extractor produced can make the walk raise.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from evalschema.pointer import escape
 from evalschema.policy import NATIVE, ScoringPolicy
-from evalschema.results import FieldResult, Status
-from evalschema.rules.registry import CompareLimitError, CompareTypeError
-from evalschema.schema.tree import SchemaNode
-from evalschema.scoring.align import AlignmentLimitError, align
+from evalschema.results import FieldResult, Status, count_results, leaf_status
+from evalschema.rules.alignment import ordered
+from evalschema.rules.registry import AlignmentError, CompareLimitError, CompareTypeError, PairF1
+from evalschema.schema.node import SchemaNode
+from evalschema.scoring.pair_f1 import make_pair_f1
+from evalschema.scoring.pair_f1 import pair_f1_matrix as _pair_f1_matrix
 
 _MATCH = Status.MATCH
 _MISMATCH = Status.MISMATCH
@@ -67,6 +72,27 @@ class RecordScorer:
         self.record_id = record_id
         self.out = []
         self.pending = {}
+
+    # -- for alignment strategies (rules.registry.AlignContext) --------------
+
+    def pair_f1(self, items: SchemaNode) -> PairF1:
+        """The F1 of one element pair of ``items``, as this walk's results would give it
+        (``pair_f1.make_pair_f1``); built once per items node."""
+        f1: PairF1 | None = self.helpers.get(id(items))
+        if f1 is None:
+            sub = RecordScorer(items, self.policy)
+
+            def walked(gv: Any, ev: Any) -> float:
+                return count_results(sub.score(gv, ev)).f1
+
+            f1 = self.helpers[id(items)] = make_pair_f1(
+                items, self.policy.shared_unknown_keys_skipped, walked)
+        return f1
+
+    def pair_f1_matrix(self, items: SchemaNode, g: Sequence[Any], e: Sequence[Any]
+                       ) -> np.ndarray:
+        """The pair F1 of every (gold, extracted) element pair (``pair_f1.pair_f1_matrix``)."""
+        return _pair_f1_matrix(self, items, g, e)
 
     # -- emitting -----------------------------------------------------------
 
@@ -120,7 +146,8 @@ class RecordScorer:
             gv = g.get(name, _ABSENT)  # type: ignore[arg-type]
             ev = e.get(name, _ABSENT)  # type: ignore[arg-type]
             if child.fast and gv is not _ABSENT and ev is not _ABSENT:
-                # The hot path, inlined: a plain leaf, both values present.
+                # The hot path, inlined: a plain leaf, both values present. Its status is
+                # results.leaf_status, inlined (test_properties: ..._status_of_their_score).
                 try:
                     score = child.compare(gv, ev)  # type: ignore[misc]
                 except Exception:
@@ -203,9 +230,10 @@ class RecordScorer:
             return
         items = node.items
         assert items is not None
+        spec = node.align
         try:
-            pairs, gold_only, extra = align(self, node, g, e)
-        except AlignmentLimitError as exc:
+            pairs, gold_only, extra = (ordered if spec is None else spec.run)(self, items, g, e)
+        except AlignmentError as exc:
             self.emit(node, path, _ERROR, 0.0, g, e, gp, ep, str(exc))
             return
         for gi, ei in pairs:
@@ -279,8 +307,8 @@ class RecordScorer:
         if exc.score is None:
             self.emit(node, path, _ERROR, 0.0, g, e, gp, ep, exc.reason)
         else:
-            self.emit(node, path, _MATCH if exc.score >= node.threshold else _MISMATCH,
-                      exc.score, g, e, gp, ep, exc.reason)
+            self.emit(node, path, leaf_status(exc.score, node.threshold), exc.score, g, e, gp,
+                      ep, exc.reason)
 
     def leaf(self, node: SchemaNode, g: Any, e: Any, path: str, gp: str, ep: str) -> None:
         if node.skip:
@@ -333,7 +361,8 @@ class RecordScorer:
             self.emit(node, path, _ERROR, 0.0, g, e, gp, ep,
                       f"comparator {node.comparator} failed: {type(exc).__name__}: {exc}")
             return
-        # The hot path: built inline, one FieldResult per judged leaf.
+        # The hot path: built inline, one FieldResult per judged leaf (its status is
+        # results.leaf_status, inlined: see object()).
         self.out.append(_new(FieldResult, (
             path, node.path, _MATCH if score >= node.threshold else _MISMATCH, score,
             node.comparator, None, g, e, gp, ep, node.pointer, node.weight,

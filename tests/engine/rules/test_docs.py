@@ -6,7 +6,7 @@ from pathlib import Path
 
 from evalschema.rules.docs import reference_markdown
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_reference_docs_are_current() -> None:

@@ -1,5 +1,5 @@
 """Hungarian alignment's pair F1 for flat items, computed without building results
-(``align._flat_pair_f1``), against the F1 of the results the general walk builds.
+(``pair_f1.flat_pair_f1``), against the F1 of the results the general walk builds.
 
 The assignment depends on every bit of these numbers (ties, near-ties), so they must
 be equal, not close.
@@ -18,7 +18,7 @@ from evalschema import parse_eval_schema
 from evalschema.policy import NATIVE, STRUCT_EXTRACT_EVAL
 from evalschema.results import count_results
 from evalschema.rules.registry import CompareTypeError
-from evalschema.scoring.align import _flat_pair_f1, _pair_f1
+from evalschema.scoring.pair_f1 import flat_pair_f1
 from evalschema.scoring.walk import RecordScorer
 
 
@@ -53,10 +53,10 @@ def test_flat_pair_f1_is_the_walked_f1_exactly(case: tuple[Any, ...]) -> None:
     }}
     items = parse_eval_schema(schema, null_policy=null_policy).child_map["xs"].items
     assert items is not None
-    flat = _flat_pair_f1(items, policy.shared_unknown_keys_skipped)
+    flat = flat_pair_f1(items, policy.shared_unknown_keys_skipped)
     assert flat is not None
     walk = RecordScorer(items, policy)
-    f1 = _pair_f1(RecordScorer(items, policy), items)
+    f1 = RecordScorer(items, policy).pair_f1(items)
     for g, e in pairs:
         try:
             want = count_results(walk.score(g, e)).f1
@@ -77,4 +77,4 @@ def test_items_with_containers_are_not_flat() -> None:
                                              "c": {"type": "string"}}}}}}}}
     items = parse_eval_schema(schema).child_map["xs"].items
     assert items is not None
-    assert _flat_pair_f1(items, True) is None
+    assert flat_pair_f1(items, True) is None

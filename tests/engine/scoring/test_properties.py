@@ -9,8 +9,11 @@ with records that fit them, and these laws are checked:
   omissions with hallucinations and precision with recall, and nothing else;
 * bounds: every score, precision, recall and F1 stays in [0, 1];
 * and a few more: result pointers locate their values, split runs merge to the
-  whole, the Hungarian pairing matrix agrees with the reported scores, inferred
-  schemas score their gold perfectly, text answers score like the objects they hold.
+  whole, judged leaves have the status their score gives, inferred schemas score
+  their gold perfectly, text answers score like the objects they hold.
+
+The strategies here are shared by the fast paths' agreement tests beside this file
+(test_specialized, test_pair_f1, test_vectorized).
 
 Where a law is broken by the engine, the smallest failing example is kept below
 as an explicit ``xfail(strict=True)`` regression test.
@@ -23,7 +26,6 @@ import json
 import math
 from typing import Any
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -38,13 +40,9 @@ from evalschema import (
     infer_schema,
     iter_evaluate,
     make_evaluator,
-    parse_eval_schema,
 )
 from evalschema.pointer import resolve as resolve_pointer
-from evalschema.results import count_results
-from evalschema.scoring.align import pair_f1_matrix
-from evalschema.scoring.vectorized import vectorized_f1
-from evalschema.scoring.walk import RecordScorer
+from evalschema.results import count_results, leaf_status
 
 SETTINGS = settings(
     max_examples=120,
@@ -460,45 +458,23 @@ def test_split_runs_merge_to_the_whole(case: tuple[Any, ...], cut: int) -> None:
         assert getattr(merged, name) == pytest.approx(getattr(whole, name)), name
 
 
-# -- the hungarian cost matrix agrees with the scores it stands for ----------------
-
-
-@st.composite
-def flat_items(draw: st.DrawFn) -> tuple[dict[str, Any], list[Any], list[Any], str | None]:
-    names = draw(st.lists(st.sampled_from(NAMES), min_size=1, max_size=3, unique=True))
-    props = {}
-    for n in names:
-        leaf = draw(leaf_schema(symmetric=False))
-        leaf.pop("x-eval-transform", None)
-        props[n] = leaf
-    items = {"type": "object", "properties": props}
-    g = draw(st.lists(object_value(items, True), min_size=1, max_size=4))
-    e = draw(st.lists(object_value(items, True), min_size=1, max_size=4))
-    # Unknown keys: only in extracted (a hallucination) or on both sides (skipped).
-    if draw(st.booleans()):
-        e = [{**v, "zz": 1} if i % 2 else v for i, v in enumerate(e)]
-    if draw(st.booleans()):
-        g = [{**v, "zz": 2} if i % 2 == 0 else v for i, v in enumerate(g)]
-    return items, g, e, draw(st.sampled_from([None, "absent"]))
+# -- the walk's inlined rules agree with their definitions ------------------------
 
 
 @SETTINGS
-@given(flat_items())
-def test_vectorized_pair_f1_matches_per_pair_scores(case: tuple[Any, ...]) -> None:
-    items_schema, g, e, null_policy = case
-    schema = {"type": "object", "properties": {
-        "xs": {"type": "array", "items": items_schema, "x-eval-align": {"match_by": "hungarian"}},
-    }}
-    root = parse_eval_schema(schema, null_policy=null_policy)
-    items = root.child_map["xs"].items
-    assert items is not None
-    fast = vectorized_f1(items, g, e)
-    sub = RecordScorer(items)
-    slow = np.array([[count_results(sub.score(gv, ev)).f1 for ev in e] for gv in g])
-    if fast is not None:
-        np.testing.assert_allclose(fast, slow, atol=1e-12)
-    np.testing.assert_allclose(pair_f1_matrix(RecordScorer(root), items, g, e), slow,
-                               atol=1e-12)
+@given(suite(symmetric=False, noisy=True, extra=True))
+def test_judged_leaves_have_the_status_of_their_score(case: tuple[Any, ...]) -> None:
+    """The walk inlines ``leaf_status`` on its hot path (``RecordScorer.object``/``leaf``):
+    every leaf it judged has the status the definition gives its score."""
+    schema, gold, extracted, null_policy = case
+    ev = make_evaluator(schema, null_policy=null_policy)
+    ev.specialized = None  # the general walk (test_specialized: the specialized one equals it)
+    thresholds = {n.path: n.threshold for n in ev.root.walk() if n.kind == "leaf"}
+    for rec in iter_evaluate(gold, extracted, ev, RunAccumulator()):
+        for r in rec.field_results:
+            if r.status in (Status.MATCH, Status.MISMATCH) and r.reason is None \
+                    and r.field in thresholds:
+                assert r.status is leaf_status(r.score, thresholds[r.field]), r
 
 
 # -- infer: the inferred schema scores its own gold perfectly ----------------------
@@ -629,17 +605,6 @@ HUNGARIAN_ABC = {"type": "object", "properties": {"xs": {
     "items": {"type": "object", "properties": {"a": {"type": "integer"},
                                                 "b": {"type": "integer"},
                                                 "c": {"type": "integer"}}}}}}
-
-
-def test_hungarian_shared_unknown_keys_matrix_agrees_with_scorer() -> None:
-    """Regression: the pairing matrix skips unknown keys both sides hold, as the scorer does."""
-    root = parse_eval_schema(HUNGARIAN_ABC)
-    items = root.child_map["xs"].items
-    assert items is not None
-    g = [{"a": 1, "b": 1, "c": 1, "z": 0}]
-    e = [{"a": 1, "b": 1, "c": 1, "z": 0}]
-    assert count_results(RecordScorer(items).score(g[0], e[0])).f1 == 1.0
-    assert vectorized_f1(items, g, e) == pytest.approx(np.array([[1.0]]))
 
 
 def test_hungarian_shared_unknown_keys_pairs_the_identical_element() -> None:

@@ -1,0 +1,110 @@
+"""The nodes of a parsed eval schema: one per field, ready to score.
+
+Built by ``schema.tree`` (the document's structure) and ``schema.bind`` (what each node
+names in the registry), then only read: by the scorers, the reports and the editors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from evalschema.rules.alignment import ordered
+from evalschema.rules.registry import Align, BatchCompare, Compare, MatrixCompare, Transform
+from evalschema.rules.values import json_type
+
+NodeKind = Literal["object", "array", "leaf"]
+NullPolicy = Literal["value", "absent"]
+
+
+@dataclass(frozen=True, slots=True)
+class AlignSpec:
+    strategy: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    #: The strategy's algorithm, bound to ``params`` at parse time (as comparators are).
+    run: Align = field(default=ordered, compare=False, repr=False)
+
+
+@dataclass(eq=False, slots=True)
+class SchemaNode:
+    """One field of the eval schema, ready to score.
+
+    ``path`` is the field path (``line_items[].price``), ``pointer`` the JSON Pointer
+    of the node in the schema document. Comparators and transforms are bound to
+    their parameters here, once, so scoring a field is a plain function call.
+    """
+
+    name: str | None
+    path: str
+    pointer: str
+    kind: NodeKind
+    types: frozenset[str]
+    children: tuple[SchemaNode, ...] = ()
+    items: SchemaNode | None = None
+    comparator: str | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+    label: str = ""
+    compare: Compare | None = None
+    #: The comparator's whole-matrix form, when it has one (alignment cost matrices).
+    matrix: MatrixCompare | None = None
+    batch: BatchCompare | None = None
+    transforms: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+    transform_fns: tuple[Transform, ...] = ()
+    align: AlignSpec | None = None
+    skip: bool = False
+    weight: float = 1.0
+    threshold: float = 1.0
+    null_policy: NullPolicy = "value"
+    id_field: str | None = None
+    #: Report extracted keys that the schema does not know as hallucinations.
+    closed: bool = True
+    child_map: dict[str, SchemaNode] = field(default_factory=dict)
+    #: "/" + the escaped name: this node's pointer segment in a record (hot-path cache).
+    seg: str = ""
+    #: A plain leaf the scorer may judge inline: one comparator call, nothing else.
+    fast: bool = False
+    #: The node's pointer in a record when no array lies above it (hot-path cache).
+    sptr: str = ""
+
+    @property
+    def json_type(self) -> str:
+        """struct_extract_eval's name: the single type, or "multi"."""
+        concrete = sorted(self.types - {"null"})
+        if len(concrete) == 1:
+            return concrete[0]
+        return "multi" if concrete else "null"
+
+    def walk(self) -> list[SchemaNode]:
+        """This node and every node below it, depth first."""
+        out = [self]
+        for c in self.children:
+            out.extend(c.walk())
+        if self.items is not None:
+            out.extend(self.items.walk())
+        return out
+
+    def find(self, path: str) -> SchemaNode | None:
+        for n in self.walk():
+            if n.path == path:
+                return n
+        return None
+
+
+def declared_types(schema: Mapping[str, Any]) -> frozenset[str]:
+    """The JSON types a schema object declares (``SchemaNode.types``): its ``type``, else
+    what ``properties``, ``items``, ``const`` or ``enum`` imply."""
+    t = schema.get("type")
+    if isinstance(t, str):
+        return frozenset({t})
+    if isinstance(t, list):
+        return frozenset(x for x in t if isinstance(x, str))
+    if isinstance(schema.get("properties"), dict):
+        return frozenset({"object"})
+    if "items" in schema:
+        return frozenset({"array"})
+    if "const" in schema:
+        return frozenset({json_type(schema["const"])})
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return frozenset(json_type(v) for v in schema["enum"])
+    return frozenset()

@@ -1,0 +1,103 @@
+"""The whole-matrix pair F1 of Hungarian alignment (``scoring.vectorized``) against its
+definitions: the F1 of the results the walk gives each pair, and ``precision_recall_f1``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_properties import HUNGARIAN_ABC, NAMES, SETTINGS, leaf_schema, object_value
+
+from evalschema import parse_eval_schema
+from evalschema.results import count_results, precision_recall_f1
+from evalschema.scoring.pair_f1 import pair_f1_matrix
+from evalschema.scoring.vectorized import _f1, _scalar_f1, vectorized_f1
+from evalschema.scoring.walk import RecordScorer
+
+
+@st.composite
+def flat_items(draw: st.DrawFn) -> tuple[dict[str, Any], list[Any], list[Any], str | None]:
+    names = draw(st.lists(st.sampled_from(NAMES), min_size=1, max_size=3, unique=True))
+    props = {}
+    for n in names:
+        leaf = draw(leaf_schema(symmetric=False))
+        leaf.pop("x-eval-transform", None)
+        props[n] = leaf
+    items = {"type": "object", "properties": props}
+    g = draw(st.lists(object_value(items, True), min_size=1, max_size=4))
+    e = draw(st.lists(object_value(items, True), min_size=1, max_size=4))
+    # Unknown keys: only in extracted (a hallucination) or on both sides (skipped).
+    if draw(st.booleans()):
+        e = [{**v, "zz": 1} if i % 2 else v for i, v in enumerate(e)]
+    if draw(st.booleans()):
+        g = [{**v, "zz": 2} if i % 2 == 0 else v for i, v in enumerate(g)]
+    return items, g, e, draw(st.sampled_from([None, "absent"]))
+
+
+@SETTINGS
+@given(flat_items())
+def test_vectorized_pair_f1_matches_per_pair_scores(case: tuple[Any, ...]) -> None:
+    items_schema, g, e, null_policy = case
+    schema = {"type": "object", "properties": {
+        "xs": {"type": "array", "items": items_schema, "x-eval-align": {"match_by": "hungarian"}},
+    }}
+    root = parse_eval_schema(schema, null_policy=null_policy)
+    items = root.child_map["xs"].items
+    assert items is not None
+    fast = vectorized_f1(items, g, e)
+    sub = RecordScorer(items)
+    slow = np.array([[count_results(sub.score(gv, ev)).f1 for ev in e] for gv in g])
+    if fast is not None:  # the same floats: the assignment depends on every bit (ties)
+        np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_allclose(pair_f1_matrix(RecordScorer(root), items, g, e), slow,
+                               atol=1e-12)
+
+
+def test_hungarian_shared_unknown_keys_matrix_agrees_with_scorer() -> None:
+    """Regression: the pairing matrix skips unknown keys both sides hold, as the scorer does."""
+    root = parse_eval_schema(HUNGARIAN_ABC)
+    items = root.child_map["xs"].items
+    assert items is not None
+    g = [{"a": 1, "b": 1, "c": 1, "z": 0}]
+    e = [{"a": 1, "b": 1, "c": 1, "z": 0}]
+    assert count_results(RecordScorer(items).score(g[0], e[0])).f1 == 1.0
+    assert vectorized_f1(items, g, e) == pytest.approx(np.array([[1.0]]))
+
+
+def _hex(values: Any) -> list[str]:
+    return [float(v).hex() for v in values]
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(0, 5),
+                          st.floats(0, 1)), min_size=1, max_size=30))
+def test_matrix_formula_is_precision_recall_f1(cells: list[tuple[int, int, int, float]]
+                                               ) -> None:
+    """``_f1`` copies the formula element-wise: the same floats, bit for bit."""
+    both = [b for b, _, _, _ in cells]
+    omit = [o for _, o, _, _ in cells]
+    hall = [h for _, _, h, _ in cells]
+    s = [b * x for b, _, _, x in cells]  # a score sum of ``both`` scores in [0, 1]
+    got = _f1(np.array(s), np.array(both, float), np.array(omit, float), np.array(hall, float))
+    assert _hex(got.tolist()) == _hex(precision_recall_f1(*c)[2]
+                                      for c in zip(s, both, omit, hall, strict=True))
+
+
+@SETTINGS
+@given(st.lists(st.floats(1, 10), min_size=1, max_size=8),
+       st.lists(st.floats(1, 10), min_size=1, max_size=8))
+def test_scalar_items_f1_is_the_one_leaf_f1(g: list[float], e: list[float]) -> None:
+    """Scalar items: one leaf per pair, so its F1 is ``precision_recall_f1(s, 1, 0, 0)``.
+    (A ``numeric`` comparator with ``partial`` credit gives scores across [0, 1].)"""
+    items = parse_eval_schema({"type": "array", "items": {
+        "type": "number", "x-eval-compare": {"numeric": {"partial": True}}}}).items
+    assert items is not None and items.matrix is not None
+    scores = items.matrix(g, e)
+    got = _scalar_f1(items, g, e)
+    assert got is not None
+    want = [precision_recall_f1(sc, 1, 0, 0)[2] for sc in scores.ravel().tolist()]
+    assert _hex(got.ravel().tolist()) == _hex(want)
