@@ -11,8 +11,9 @@ from ..authoring import symbols
 from ..document import LineIndex
 from ..evaluation import views
 from ..guard import guarded
-from ..ranges import to_offset, to_range
-from .shared import path_of
+from ..ranges import to_range
+from ..store import OpenDocument
+from .shared import at_position, path_of
 
 if TYPE_CHECKING:
     from ..server import EvalSchemaServer
@@ -20,28 +21,25 @@ if TYPE_CHECKING:
 
 def on_definition(ls: EvalSchemaServer, params: types.DefinitionParams
                   ) -> types.Location | list[types.Location] | None:
-    uri = params.text_document.uri
-    doc = ls.store.get(uri)
-    if doc is None:
-        return None
-    if not ls.schemas.is_eval_schema(doc):
-        return data_definition(ls, uri, doc.text, params.position, doc.line_index)
-    analysis = ls.schemas.analysis(uri)
-    lines = analysis.doc.lines
-    found = symbols.definition(analysis, to_offset(lines, params.position, ls.encoding))
+    found = at_position(ls, params)
     if found is None:
         return None
-    return types.Location(uri, to_range(lines, *found, ls.encoding))
+    doc, analysis, offset = found
+    if analysis is None:
+        return data_definition(ls, doc, offset)
+    target = symbols.definition(analysis, offset)
+    if target is None:
+        return None
+    return types.Location(doc.uri, to_range(analysis.doc.lines, *target, ls.encoding))
 
 
-def data_definition(ls: EvalSchemaServer, uri: str, text: str, position: types.Position,
-                    lines: LineIndex) -> list[types.Location] | None:
-    path = path_of(uri)
+def data_definition(ls: EvalSchemaServer, doc: OpenDocument, offset: int
+                    ) -> list[types.Location] | None:
+    path = path_of(doc.uri)
     if path is None:
         return None
     svc = ls.evaluation
-    offset = to_offset(lines, position, ls.encoding)
-    hits = [h for h in views.hits(svc.outcomes_for(path), path, text, offset, svc.locator)
+    hits = [h for h in views.hits(svc.outcomes_for(path), path, doc.text, offset, svc.locator)
             if h.side == "extracted"]
     if not hits:
         return None

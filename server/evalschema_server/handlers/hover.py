@@ -9,26 +9,28 @@ from lsprotocol import types
 
 from ..authoring import hover
 from ..authoring.analysis import SchemaAnalysis
-from ..document import LineIndex
 from ..evaluation import views
 from ..guard import guarded
-from ..ranges import to_offset, to_range
-from .shared import path_of, schema_outcomes
+from ..ranges import to_range
+from ..store import OpenDocument
+from .shared import at_position, path_of, schema_outcomes
 
 if TYPE_CHECKING:
     from ..server import EvalSchemaServer
 
 
 def on_hover(ls: EvalSchemaServer, params: types.HoverParams) -> types.Hover | None:
-    uri = params.text_document.uri
-    doc = ls.store.get(uri)
-    if doc is None:
+    found = at_position(ls, params)
+    if found is None:
         return None
-    if not ls.schemas.is_eval_schema(doc):
-        return data_hover(ls, uri, doc.text, params.position, doc.line_index)
-    analysis = ls.schemas.analysis(uri)
-    lines = analysis.doc.lines
-    offset = to_offset(lines, params.position, ls.encoding)
+    doc, analysis, offset = found
+    return data_hover(ls, doc, offset) if analysis is None \
+        else schema_hover(ls, doc.uri, analysis, offset)
+
+
+def schema_hover(ls: EvalSchemaServer, uri: str, analysis: SchemaAnalysis, offset: int
+                 ) -> types.Hover | None:
+    """Docs of the key or name at ``offset``, and each run's figures of a field's key."""
     found = hover.hover(analysis, offset, ls.registry)
     figures = field_figures(ls, uri, analysis, offset)
     if found is None and figures is None:
@@ -40,7 +42,7 @@ def on_hover(ls: EvalSchemaServer, params: types.HoverParams) -> types.Hover | N
             node = analysis.doc.node_at(offset)
             start, end = (node.offset, node.end) if node is not None else (offset, offset)
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text),
-                       to_range(lines, start, end, ls.encoding))
+                       to_range(analysis.doc.lines, start, end, ls.encoding))
 
 
 def field_figures(ls: EvalSchemaServer, uri: str, analysis: SchemaAnalysis, offset: int
@@ -61,22 +63,20 @@ def field_figures(ls: EvalSchemaServer, uri: str, analysis: SchemaAnalysis, offs
     return None
 
 
-def data_hover(ls: EvalSchemaServer, uri: str, text: str, position: types.Position,
-               lines: LineIndex) -> types.Hover | None:
+def data_hover(ls: EvalSchemaServer, doc: OpenDocument, offset: int) -> types.Hover | None:
     """The results at a value of a gold or extracted file, one section per run."""
-    path = path_of(uri)
+    path = path_of(doc.uri)
     if path is None:
         return None
     svc = ls.evaluation
-    offset = to_offset(lines, position, ls.encoding)
-    hits = views.hits(svc.outcomes_for(path), path, text, offset, svc.locator)
+    hits = views.hits(svc.outcomes_for(path), path, doc.text, offset, svc.locator)
     if not hits:
         return None
     parts = []
     for hit in hits:
         parts.append(views.hover_markdown(hit, hit.outcome.labels))
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, "\n\n---\n\n".join(parts)),
-                       to_range(lines, *hits[0].span, ls.encoding))
+                       to_range(doc.line_index, *hits[0].span, ls.encoding))
 
 
 def register(server: EvalSchemaServer) -> None:
