@@ -18,12 +18,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.log_file:
         logging.basicConfig(filename=args.log_file, level=logging.INFO)
-    from .server import server
+    from .server import create_server
 
     # Runs score on a worker thread; hand the interpreter back to the event loop
     # every millisecond (default 5 ms) so requests are answered while one is going on.
     sys.setswitchinterval(0.001)
-    code = server.start_io()
+    code = create_server().start_io()
     # ``exit`` means now: a worker thread may still be inside one long record (runs stop
     # between records) or a slow read, and the interpreter would wait for it to finish.
     logging.shutdown()

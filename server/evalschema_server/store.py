@@ -1,5 +1,9 @@
 """Open documents: the server's own copy, with changes applied through our line table.
 
+This is the only copy of the editor's texts the server reads: pygls' workspace keeps
+none (see ``pygls_internals.keep_no_text_documents``), so no handler can read a text
+that missed an edit.
+
 pygls applies incremental edits with ``str.splitlines``, which also breaks lines on
 ``\\x0b``, ``\\x85`` and ``\\u2028``; LSP does not, and LLM output contains them.
 So we keep our own text and apply edits by LSP's rules, which count only ``\\n``,
@@ -17,10 +21,12 @@ from __future__ import annotations
 
 import re
 from itertools import islice
+from pathlib import Path
 
 from lsprotocol import types
 
 from .document import LineIndex
+from .uris import file_path
 
 _BREAK = re.compile(r"\r\n|\r|\n")
 #: Past this line, an edit's offset is not summed up (``edited_from`` becomes 0).
@@ -53,12 +59,14 @@ def _content(line: str) -> str:
 class OpenDocument:
     """One open document: its text (joined on demand) and what the editor said of it."""
 
-    __slots__ = ("_index", "_lines", "_text", "edited_from", "language_id", "size", "uri",
-                 "version")
+    __slots__ = ("_index", "_lines", "_text", "edited_from", "language_id", "path", "size",
+                 "uri", "version")
 
     def __init__(self, uri: str, text: str, version: int | None,
-                 language_id: str = "json") -> None:
+                 language_id: str = "json", path: Path | None = None) -> None:
         self.uri = uri
+        #: The resolved file path of a ``file:`` URI, as suites name files.
+        self.path = path
         self.version = version
         self.language_id = language_id
         self._text: str | None = text
@@ -130,12 +138,19 @@ def _place(lines: list[str], pos: types.Position, encoding: str) -> tuple[int, i
 
 
 class DocumentStore:
+    """Open documents by URI, and by file path for the evaluation (which names files)."""
+
     def __init__(self) -> None:
         self.docs: dict[str, OpenDocument] = {}
+        #: Open documents by resolved file path (the evaluation reads their unsaved text).
+        self.uris: dict[Path, str] = {}
 
     def open(self, item: types.TextDocumentItem) -> OpenDocument:
-        doc = OpenDocument(item.uri, item.text, item.version, item.language_id)
+        path = file_path(item.uri)
+        doc = OpenDocument(item.uri, item.text, item.version, item.language_id, path)
         self.docs[item.uri] = doc
+        if path is not None:
+            self.uris[path] = item.uri
         return doc
 
     def change(self, params: types.DidChangeTextDocumentParams, encoding: str) -> OpenDocument:
@@ -151,7 +166,19 @@ class DocumentStore:
         return doc
 
     def close(self, uri: str) -> None:
-        self.docs.pop(uri, None)
+        doc = self.docs.pop(uri, None)
+        if doc is not None and doc.path is not None and self.uris.get(doc.path) == uri:
+            del self.uris[doc.path]
 
     def get(self, uri: str) -> OpenDocument | None:
         return self.docs.get(uri)
+
+    def text_at(self, path: Path) -> str | None:
+        """The editor's text of the file at ``path``, or None when it is not open."""
+        uri = self.uris.get(path)
+        doc = self.docs.get(uri) if uri is not None else None
+        return doc.text if doc is not None else None
+
+    def uri_of(self, path: Path) -> str:
+        """The URI the editor opened ``path`` under, else the path's own."""
+        return self.uris.get(path) or path.as_uri()

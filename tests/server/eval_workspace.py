@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from evalschema_server.evaluation.runner import CancelToken, SuiteCache, SuiteOutcome, run_suite
+from evalschema_server.evaluation.suites import Suite, discover
+
 SCHEMA = {
     "type": "object",
     "x-eval-id": "id",
@@ -60,3 +63,11 @@ def write_suite(folder: Path, *, name: str = "shop", config: bool = False) -> di
             f'gold = "{gold.name}"\nextracted = ["{name}.*.extracted.jsonl"]\n'
             '[suite.thresholds]\nprice = 0.9\n', encoding="utf-8")
     return {"schema": schema, "gold": gold, "extracted": extracted}
+
+
+def scored_suite(folder: Path, *, config: bool = False) -> tuple[dict[str, Path], Suite,
+                                                                 SuiteOutcome]:
+    """``write_suite``, found and run once from disk, for unit tests of what is shown."""
+    files = {k: p.resolve() for k, p in write_suite(folder, config=config).items()}
+    [suite] = discover([files["schema"].parent], lambda p: p.read_text("utf-8")).suites
+    return files, suite, run_suite(suite, {}, SuiteCache(), CancelToken())

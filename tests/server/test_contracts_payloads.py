@@ -25,10 +25,12 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from evalschema_server import protocol
+from evalschema_server.diagnostic_store import DiagnosticStore
 from evalschema_server.evaluation.runner import text_or_none
 from evalschema_server.evaluation.service import EvaluationService
 from evalschema_server.evaluation.suites import discover
 from evalschema_server.settings import EvalSettings
+from evalschema_server.store import DocumentStore
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "vscode-extension" / "src" / "generated" / "protocol.schema.json")
@@ -149,13 +151,6 @@ class _Client:
     def notify(self, method: str, params: Any) -> None:
         self.sent.append((method, json.loads(json.dumps(params))))
 
-    def open_text(self, path: Path) -> str | None:
-        return None
-
-    def to_uri(self, path: Path) -> str:
-        return path.as_uri()
-
-    def publish_eval(self, uri: str) -> None: ...
     def schemas_named(self, paths: set[Path]) -> None: ...
     def progress_begin(self, token: str, title: str) -> None: ...
     def progress_report(self, token: str, done: int, total: int) -> None: ...
@@ -167,7 +162,9 @@ async def test_a_cancelled_run_is_announced_in_the_schema_s_shape(examples: Path
     """A cancelled run's summary has no figures and no problem count."""
     [suite] = discover([examples], lambda path: text_or_none(path, {})).suites
     client = _Client()
-    service = EvaluationService(client)
+    documents = DocumentStore()
+    service = EvaluationService(client, documents,
+                                DiagnosticStore(client.notify, documents, client.log_error))
     try:
         await service.scheduler.hooks.started(suite, "run-1")
         await service.scheduler.hooks.cancelled(suite, "run-1")

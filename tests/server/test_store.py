@@ -4,6 +4,7 @@ every edit gives exactly the text that applying it to the whole string gives."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -95,3 +96,19 @@ def test_an_edit_to_a_50_mb_document_is_cheap() -> None:
     assert per_edit < 0.01, f"{per_edit * 1000:.1f} ms per edit"
     assert doc.size == len(text) + 1 + 200 + 29
     assert doc.text.count("\n") == text.count("\n") + 29
+
+
+def test_open_documents_by_file_path(tmp_path: Path) -> None:
+    store = DocumentStore()
+    path = tmp_path / "a.jsonl"
+    link = tmp_path / "link.jsonl"
+    path.write_text("{}\n", encoding="utf-8")
+    link.symlink_to(path)
+    assert store.text_at(path) is None and store.uri_of(path) == path.as_uri()
+    doc = store.open(types.TextDocumentItem(link.as_uri(), "jsonl", 1, "unsaved\n"))
+    assert doc.path == path  # resolved, as suites name files
+    assert store.text_at(path) == "unsaved\n" and store.uri_of(path) == link.as_uri()
+    untitled = store.open(types.TextDocumentItem("untitled:1", "json", 1, "{}"))
+    assert untitled.path is None
+    store.close(link.as_uri())
+    assert store.text_at(path) is None and store.uri_of(path) == path.as_uri()

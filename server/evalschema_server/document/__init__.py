@@ -12,10 +12,8 @@ from .jsonparse import (
     Node,
     NodeKind,
     SyntaxIssue,
-    escape_pointer_segment,
     parse,
     parse_lines,
-    unescape_pointer_segment,
 )
 from .lines import ENCODINGS, LineIndex
 
@@ -28,8 +26,6 @@ __all__ = [
     "Node",
     "NodeKind",
     "SyntaxIssue",
-    "escape_pointer_segment",
     "parse",
     "parse_lines",
-    "unescape_pointer_segment",
 ]

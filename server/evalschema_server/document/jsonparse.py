@@ -27,6 +27,8 @@ from json import decoder as _json_decoder
 from operator import attrgetter
 from typing import Any, Final, Literal, NamedTuple
 
+from evalschema.pointer import escape
+
 from .lines import LineIndex
 
 __all__ = [
@@ -36,10 +38,8 @@ __all__ = [
     "Node",
     "NodeKind",
     "SyntaxIssue",
-    "escape_pointer_segment",
     "parse",
     "parse_lines",
-    "unescape_pointer_segment",
 ]
 
 NodeKind = Literal["object", "array", "property", "string", "number", "boolean", "null"]
@@ -125,11 +125,11 @@ class Node:
             node, parent = parent, parent.parent
         if parent is None:
             if node.kind == "property" and node.key is not None:
-                return escape_pointer_segment(node.key)
+                return escape(node.key)
             return None
         if node.kind == "property":
             key = node.key
-            return None if key is None else escape_pointer_segment(key)
+            return None if key is None else escape(key)
         if parent.kind == "array":
             i = _index_of(parent.children, node)
             return str(i) if i >= 0 else None
@@ -170,22 +170,6 @@ class Comment(NamedTuple):
     offset: int
     length: int
     block: bool
-
-
-def escape_pointer_segment(key: str) -> str:
-    """RFC 6901: ``~`` -> ``~0``, ``/`` -> ``~1``."""
-    if "~" in key:
-        key = key.replace("~", "~0")
-    if "/" in key:
-        key = key.replace("/", "~1")
-    return key
-
-
-def unescape_pointer_segment(segment: str) -> str:
-    """Inverse of :func:`escape_pointer_segment`."""
-    if "~" in segment:
-        segment = segment.replace("~1", "/").replace("~0", "~")
-    return segment
 
 
 class JsonDocument:
@@ -271,10 +255,10 @@ class JsonDocument:
             parent = cur.parent
             if parent is None:
                 if cur.kind == "property":  # a property detached by recovery
-                    segments.append(escape_pointer_segment(cur.key or ""))
+                    segments.append(escape(cur.key or ""))
                 break
             if cur.kind == "property":
-                segments.append(escape_pointer_segment(cur.key or ""))
+                segments.append(escape(cur.key or ""))
                 cur = parent
             elif parent.kind == "array":
                 segments.append(str(_index_of(parent.children, cur)))
@@ -302,7 +286,7 @@ class JsonDocument:
                         key = prop.key
                         if key is None:
                             continue
-                        p = ptr + "/" + escape_pointer_segment(key)
+                        p = ptr + "/" + escape(key)
                         props[p] = prop  # duplicate keys: the last one wins, as in value()
                         value = prop.value_node
                         if value is None:

@@ -21,11 +21,13 @@ from typing import Any
 
 from evalschema.results import Status
 
+from ..diagnostic_store import DIAGNOSTIC_SOURCE
 from ..document import LineIndex
+from ..protocol import LspRange
+from ..ranges import range_json
 from .locate import RecordLocator, Span, key_span
 from .runner import RunOutcome, ScoredRecord, SuiteOutcome
 
-SOURCE = "evalschema"
 SEVERITIES = {"error": 1, "warning": 2, "information": 3, "info": 3, "hint": 4}
 #: Finding kind -> default severity name ("off" hides the kind).
 DEFAULT_SEVERITY: dict[str, str] = {
@@ -208,11 +210,8 @@ class DiagnosticBuilder:
                                          self.cache.line_table(path, text))
         return got
 
-    def rng(self, d: _Doc, start: int, end: int) -> dict[str, Any]:
-        enc = self.opt.encoding
-        sl, sc = d.lines.position(start, enc)
-        el, ec = d.lines.position(max(start, end), enc)
-        return {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}
+    def rng(self, d: _Doc, start: int, end: int) -> LspRange:
+        return range_json(d.lines, start, end, self.opt.encoding)
 
     def severity(self, kind: str) -> int | None:
         name = self.opt.severity.get(kind, DEFAULT_SEVERITY.get(kind, "warning"))
@@ -225,7 +224,7 @@ class DiagnosticBuilder:
             return
         d = self.doc(path)
         diag: dict[str, Any] = {"range": self.rng(d, start, end), "severity": sev,
-                                "code": code, "source": SOURCE, "message": message}
+                                "code": code, "source": DIAGNOSTIC_SOURCE, "message": message}
         if related:
             diag["relatedInformation"] = related
         if data is not None:

@@ -1,9 +1,10 @@
 """Evaluation in the editor: which suites exist, when they run, and what gets shown.
 
 The service owns the suites (re-discovered when configuration or files change), the
-scheduler, the last outcome of each suite and the diagnostics built from it. It talks
-to the client only through the small ``Client`` protocol the server implements, so it
-holds no LSP plumbing itself.
+scheduler and the last outcome of each suite. It reads the editor's texts from the
+``DocumentStore``, puts the diagnostics it builds in the ``DiagnosticStore`` (one source
+per suite, one for the configuration) and talks to the client only through the small
+``Client`` protocol the server implements, so it holds no LSP plumbing itself.
 """
 
 from __future__ import annotations
@@ -19,10 +20,13 @@ from typing import Any, Protocol
 from evalschema.errors import Problem
 from evalschema.run.gcpause import gc_paused
 
+from ..diagnostic_store import DIAGNOSTIC_SOURCE, DiagnosticStore
 from ..document import LineIndex
 from ..files import in_thread
 from ..protocol import RUN_FINISHED, RUN_STARTED, RunFinishedParams, RunStartedParams, SuiteSummary
+from ..ranges import range_json
 from ..settings import EvalSettings
+from ..store import DocumentStore
 from .findings import DiagnosticBuilder, FindingOptions, MarkCache
 from .locate import RecordLocator, Span, key_span
 from .runner import SuiteOutcome, text_or_none
@@ -34,14 +38,18 @@ log = logging.getLogger(__name__)
 
 CONFIG_NAMES = ("evalschema.toml", "pyproject.toml")
 WATCHED_SUFFIXES = (".json", ".jsonl", ".ndjson", ".jsonc", ".toml")
+#: The diagnostic store's source for problems in the configuration files.
+CONFIG_SOURCE = "configuration"
+
+
+def suite_source(key: str) -> str:
+    """The diagnostic store's source for the findings of suite ``key``."""
+    return f"suite:{key}"
 
 
 class Client(Protocol):
     """What the service needs from the language server."""
 
-    def open_text(self, path: Path) -> str | None: ...
-    def to_uri(self, path: Path) -> str: ...
-    def publish_eval(self, uri: str) -> None: ...
     def schemas_named(self, paths: set[Path]) -> None: ...
     def notify(self, method: str, params: RunStartedParams | RunFinishedParams) -> None: ...
     def progress_begin(self, token: str, title: str) -> None: ...
@@ -55,15 +63,15 @@ class Client(Protocol):
 
 
 class EvaluationService:
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, documents: DocumentStore,
+                 diagnostics: DiagnosticStore) -> None:
         self.client = client
+        self.documents = documents
+        self.diagnostics = diagnostics
         self.started = False
         self.roots: list[Path] = []
         self.discovery = Discovery()
         self.outcomes: dict[str, SuiteOutcome] = {}
-        #: suite key -> uri -> diagnostics (plain JSON).
-        self.diags: dict[str, dict[str, list[dict[str, Any]]]] = {}
-        self.config_diags: dict[str, list[dict[str, Any]]] = {}
         self.marks: dict[str, MarkCache] = {}
         #: For hovers and commands, on the event loop.
         self.locator = RecordLocator()
@@ -103,7 +111,7 @@ class EvaluationService:
 
     async def rediscover(self) -> set[str]:
         """Find the suites again; returns the keys of suites that are new or changed."""
-        texts = {p: t for p in self._config_paths() if (t := self.client.open_text(p))}
+        texts = {p: t for p in self._config_paths() if (t := self.documents.text_at(p))}
         roots = list(self.roots)
 
         def search() -> tuple[Discovery, dict[Path, str]]:
@@ -120,9 +128,8 @@ class EvaluationService:
         self.scheduler.forget({s.key for s in found.suites})
         for key in gone:
             self.outcomes.pop(key, None)
-            stale = self.diags.pop(key, {})
-            for uri in stale:
-                self.client.publish_eval(uri)
+            for uri in self.diagnostics.clear_diagnostics(suite_source(key)):
+                self.diagnostics.publish(uri)
         self._publish_config(found.config_problems, config_texts)
         self.client.schemas_named({s.config.schema for s in found.suites if s.origin})
         return changed
@@ -151,7 +158,7 @@ class EvaluationService:
     async def text_of(self, path: Path) -> str | None:
         """A file's text: the editor's when it is open, else the disk's, read off the
         event loop (None if unreadable)."""
-        open_text = self.client.open_text(path)
+        open_text = self.documents.text_at(path)
         return open_text if open_text is not None else await in_thread(text_or_none, path, {})
 
     def _config_paths(self) -> list[Path]:
@@ -258,7 +265,7 @@ class EvaluationService:
         paths = {p.resolve() for _, p in changes}
         structural = any(not modified or p.name in CONFIG_NAMES for modified, p in changes) \
             or any(self._unknown_data_file(p) for p in paths)
-        fresh = [p for p in paths if self.client.open_text(p) is None]
+        fresh = [p for p in paths if self.documents.text_at(p) is None]
         if structural:
             self._spawn(self._rediscover_and_run(True, fresh))
             return
@@ -270,7 +277,7 @@ class EvaluationService:
     def _snapshot(self, suite: Suite) -> dict[Path, str]:
         out = {}
         for path in suite.files:
-            text = self.client.open_text(path)
+            text = self.documents.text_at(path)
             if text is not None:
                 out[path] = text
         return out
@@ -299,23 +306,32 @@ class EvaluationService:
         return built
 
     def _uri_of(self, path: Path) -> str:
-        return self.client.to_uri(path)
+        return self.documents.uri_of(path)
 
     async def _finished(self, outcome: SuiteOutcome, run_id: str,
                         built: dict[str, list[dict[str, Any]]]) -> None:
         key = outcome.suite.key
-        previous = self.diags.get(key, {})
+        source = suite_source(key)
+        previous = self.diagnostics.uris(source)
         stale = self.stale_paths(outcome)
-        stale_uris = {self.client.to_uri(p) for p in stale}
-        for uri in stale_uris:  # built from an older text: not shown (see diagnostics_for)
+        stale_uris = {self._uri_of(p) for p in stale}
+        for uri in stale_uris:  # built from an older text: not shown
             built[uri] = []
         self.outcomes[key] = outcome
-        self.diags[key] = built
+        # Each file's findings hold positions of the text the run read: while that file
+        # is open with another text they are not shown (the store checks).
+        texts: dict[str, str] = {}
+        for path, text in outcome.texts.items():
+            texts.setdefault(self._uri_of(path), text)
+        for uri in previous - built.keys():
+            self.diagnostics.clear_diagnostics(source, uri)
+        for uri, items in built.items():
+            self.diagnostics.set_diagnostics(source, uri, items, text=texts.get(uri))
         for uri in {*built, *previous} - stale_uris:
-            self.client.publish_eval(uri)
+            self.diagnostics.publish(uri)
         self.client.progress_end(run_id, _done_message(outcome))
         self.client.notify(RUN_FINISHED, RunFinishedParams(
-            suite=summary(outcome, self.client.to_uri), cancelled=False))
+            suite=summary(outcome, self._uri_of), cancelled=False))
         if stale and self.client.eval_settings.run_on == "change":
             self.scheduler.request(outcome.suite, 0.3)
 
@@ -323,7 +339,7 @@ class EvaluationService:
         """Files whose editor text changed while the run read an older one."""
         out = []
         for path, text in outcome.texts.items():
-            now = self.client.open_text(path)
+            now = self.documents.text_at(path)
             if now is not None and now != text:
                 out.append(path)
         return out
@@ -338,33 +354,14 @@ class EvaluationService:
 
     # -- what is shown ------------------------------------------------------
 
-    def diagnostics_for(self, uri: str) -> list[dict[str, Any]]:
-        out = list(self.config_diags.get(uri, ()))
-        for key, per_uri in self.diags.items():
-            got = per_uri.get(uri)
-            if got and not self._edited_since(key, uri):
-                out.extend(got)
-        return out
-
-    def _edited_since(self, key: str, uri: str) -> bool:
-        """Whether open document ``uri`` changed since suite ``key``'s last run read it:
-        its findings are then at positions of another text, and are not shown."""
-        outcome = self.outcomes.get(key)
-        if outcome is None:
-            return False
-        for path, text in outcome.texts.items():
-            if self.client.to_uri(path) == uri:
-                now = self.client.open_text(path)
-                return now is not None and now != text
-        return False
-
     def clear(self) -> None:
         self.scheduler.cancel_all()
-        uris = {u for d in self.diags.values() for u in d}
+        uris: set[str] = set()
+        for key in self.outcomes:
+            uris |= self.diagnostics.clear_diagnostics(suite_source(key))
         self.outcomes.clear()
-        self.diags.clear()
         for uri in uris:
-            self.client.publish_eval(uri)
+            self.diagnostics.publish(uri)
 
     def outcomes_for(self, path: Path) -> list[SuiteOutcome]:
         return [o for o in self.outcomes.values() if path in o.suite.files]
@@ -376,15 +373,15 @@ class EvaluationService:
 
     def _publish_config(self, problems: dict[Path, tuple[Problem, ...]],
                         texts: dict[Path, str]) -> None:
-        old = set(self.config_diags)
-        self.config_diags = {}
-        for path, probs in problems.items():
-            uri = self.client.to_uri(path)
-            text = texts.get(path, "")
-            self.config_diags[uri] = [_config_diag(p, text, self.client.encoding)
-                                      for p in probs]
-        for uri in old | set(self.config_diags):
-            self.client.publish_eval(uri)
+        old = self.diagnostics.uris(CONFIG_SOURCE)
+        new = {self._uri_of(path): [_config_diag(p, texts.get(path, ""), self.client.encoding)
+                                    for p in probs] for path, probs in problems.items()}
+        for uri in old - new.keys():
+            self.diagnostics.clear_diagnostics(CONFIG_SOURCE, uri)
+        for uri, items in new.items():
+            self.diagnostics.set_diagnostics(CONFIG_SOURCE, uri, items)
+        for uri in old | new.keys():
+            self.diagnostics.publish(uri)
 
 
 def _done_message(outcome: SuiteOutcome) -> str:
@@ -398,13 +395,10 @@ def _config_diag(p: Problem, text: str, encoding: str) -> dict[str, Any]:
     start = lines.offset(line, max((p.column or 1) - 1, 0), "utf-32")
     end = lines.line_end(line) if line < lines.line_count else start
     stop = start + _token_length(text[start:end])
-    sl, sc = lines.position(start, encoding)
-    el, ec = lines.position(stop, encoding)
     message = p.message + (f" ({p.suggestion})" if p.suggestion else "")
-    return {"range": {"start": {"line": sl, "character": sc}, "end": {"line": el,
-                                                                      "character": ec}},
+    return {"range": range_json(lines, start, stop, encoding),
             "severity": 1 if str(p.severity) == "error" else 2, "code": p.code,
-            "source": "evalschema", "message": message}
+            "source": DIAGNOSTIC_SOURCE, "message": message}
 
 
 def _token_length(rest: str) -> int:

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 from evalschema.pointer import unescape
 
-from ..analysis import SchemaAnalysis
-from ..context import key_of, property_value
 from ..document import Node
+from .analysis import SchemaAnalysis
+from .context import key_of, property_value
 
 
 @dataclass

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from evalschema.io.lenient import balanced_end
 
+from ..document import JsonDocument, Node, parse
 from .analysis import SchemaAnalysis
-from .document import JsonDocument, Node, parse
 
 #: Larger windows are not worth it: a full parse is about 60 µs per KB.
 MAX_WINDOW = 64 * 1024

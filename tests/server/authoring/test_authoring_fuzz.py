@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalschema import default_registry
-from evalschema_server.analysis import analyze
-from evalschema_server.features import actions, completion, hover, symbols, tokens
+from evalschema_server.authoring import actions, completion, hover, symbols, tokens
+from evalschema_server.authoring.analysis import analyze
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BENCH = ROOT.parent / "shared" / "data" / "extract-bench"
 SCHEMAS = sorted(BENCH.glob("*/*/*-schema.json")) if BENCH.is_dir() else []
 

@@ -8,7 +8,8 @@ import json
 import pytest
 from lsprotocol import types
 
-from evalschema_server.server import EvalSchemaServer, on_completion
+from evalschema_server.handlers.completion import on_completion
+from evalschema_server.server import EvalSchemaServer
 
 URI = "file:///tmp/w/big.eval.json"
 
@@ -37,7 +38,7 @@ def complete(ls: EvalSchemaServer, line: int, col: int) -> list[tuple[str, str]]
 def server_with(text: str) -> EvalSchemaServer:
     ls = EvalSchemaServer()
     ls.store.open(types.TextDocumentItem(URI, "json", 1, text))
-    ls.analysis(URI)  # the last full parse
+    ls.schemas.analysis(URI)  # the last full parse
     return ls
 
 
@@ -62,7 +63,7 @@ def test_window_completion_equals_full_parse(needle: str, replacement: str,
             types.Range(types.Position(line, col), types.Position(line, col + len(needle))),
             replacement)]), "utf-16")
     windowed = complete(ls, line, col + cursor_delta)
-    assert ls.analyses[URI][1].text == text  # no full re-parse happened
+    assert ls.schemas.analyses[URI][1].text == text  # no full re-parse happened
 
     fresh = server_with(new_text)
     full = complete(fresh, line, col + cursor_delta)

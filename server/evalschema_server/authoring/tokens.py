@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..analysis import XEVAL_PREFIX, SchemaAnalysis
+from .analysis import XEVAL_PREFIX, SchemaAnalysis
 
 TOKEN_TYPES = ["keyword", "function"]
 TOKEN_MODIFIERS: list[str] = []

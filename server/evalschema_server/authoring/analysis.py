@@ -14,18 +14,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalschema.errors import Problem, Severity
+from evalschema.pointer import escape
 from evalschema.pointer import split as split_pointer
 from evalschema.rules.registry import Registry
 from evalschema.run.gcpause import gc_paused
 from evalschema.schema.tree import SchemaCheck, SchemaNode, check_eval_schema
 
-from .document import JsonDocument, Node, parse
+from ..document import JsonDocument, Node, parse
 
 XEVAL_PREFIX = "x-eval-"
 
 #: Text that may make the engine's check read files: a ``$ref`` to another document, an
 #: ``$id`` (which moves the base of every reference), or an escape that could spell
-#: either. Such a schema is checked off the event loop (see ``EvalSchemaServer.analysis``):
+#: either. Such a schema is checked off the event loop (see ``open_schemas.OpenSchemas``):
 #: a reference to a FIFO or a slow disk must not stop the server answering.
 _READS_FILES = re.compile(r'\\u|"\$id"|"\$ref"\s*:\s*"(?!#)')
 
@@ -155,7 +156,7 @@ def locate(doc: JsonDocument, pointer: str, target: str = "value") -> tuple[int,
     except ValueError:
         segments = []
     while True:
-        ptr = "".join("/" + s.replace("~", "~0").replace("/", "~1") for s in segments)
+        ptr = "".join("/" + escape(s) for s in segments)
         if target == "key" and segments:
             prop = doc.property_at_pointer(ptr)
             if prop is not None and prop.key_node is not None:

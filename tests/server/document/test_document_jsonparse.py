@@ -16,15 +16,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from evalschema.pointer import escape as escape_pointer_segment
+from evalschema.pointer import unescape as unescape_pointer_segment
 from evalschema_server.document import (
     ISSUE_CODES,
     JsonDocument,
     Node,
     SyntaxIssue,
-    escape_pointer_segment,
     parse,
     parse_lines,
-    unescape_pointer_segment,
 )
 
 SCHEMAS = sorted(glob.glob("/work/shared/data/extract-bench/*/*/*-schema.json"))

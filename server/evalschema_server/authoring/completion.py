@@ -15,8 +15,8 @@ from lsprotocol import types
 from evalschema.rules.keywords import KEYWORDS
 from evalschema.rules.registry import Entry, Registry
 
-from ..analysis import SchemaAnalysis
-from ..context import (
+from .analysis import SchemaAnalysis
+from .context import (
     Cursor,
     cursor_at,
     fitting_keywords,

@@ -14,7 +14,7 @@ from typing import Literal
 from evalschema.rules.keywords import KEYWORDS
 from evalschema.rules.registry import Registry
 
-from .document import Node
+from ..document import Node
 
 #: Keys whose object value maps names to schemas (each value is a schema node).
 _SCHEMA_MAPS = {"properties", "$defs", "definitions", "patternProperties"}

@@ -6,9 +6,9 @@ from evalschema.rules.keywords import KEYWORDS
 from evalschema.rules.registry import Registry
 from evalschema.schema.tree import SchemaNode
 
-from ..analysis import SchemaAnalysis
-from ..context import key_of, parent_property, role_of
 from ..document import Node
+from .analysis import SchemaAnalysis
+from .context import key_of, parent_property, role_of
 
 
 def hover(analysis: SchemaAnalysis, offset: int, registry: Registry

@@ -13,9 +13,9 @@ from typing import Any
 
 from evalschema.rules.registry import Registry
 
-from ..analysis import SchemaAnalysis
-from ..context import key_of, property_value, role_of
 from ..document import Node
+from .analysis import SchemaAnalysis
+from .context import key_of, property_value, role_of
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,223 @@
+"""The ``workspace/executeCommand`` commands: run suites, list them, report, infer a
+schema, annotate one, compare runs, clear results (see docs/server.md, "Commands").
+
+Every command is ``(ls, *args)`` and reads one optional object argument; bad input
+answers a JSON-RPC error (``ClientError``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from evalschema import annotate_xeval, infer_schema
+from evalschema.errors import EvalSchemaError
+from evalschema.io.records import parse_records_text
+from evalschema.report.markdown import compare_markdown
+from evalschema.rules.registry import Registry
+from evalschema.run.compare import compare_runs
+from evalschema.safetext import finite
+
+from ..authoring import actions
+from ..authoring.analysis import SchemaAnalysis, analyze
+from ..document import LineIndex
+from ..evaluation import views
+from ..evaluation.runner import RunOutcome, SuiteOutcome
+from ..evaluation.suites import Suite
+from ..files import in_thread
+from ..guard import ClientError as CommandError
+from ..guard import guarded
+from ..protocol import (
+    AnnotateResult,
+    CompareResult,
+    InferResult,
+    SuiteList,
+    SuiteReports,
+    SuiteSummaries,
+    WorstExample,
+)
+from ..ranges import range_json, to_range
+from .shared import PREFIX, path_of
+
+if TYPE_CHECKING:
+    from ..server import EvalSchemaServer
+
+
+def _arg(args: tuple[Any, ...]) -> dict[str, Any]:
+    first = args[0] if args else {}
+    if isinstance(first, list):  # some clients wrap the arguments once more
+        first = first[0] if first else {}
+    return first if isinstance(first, dict) else {}
+
+
+def _pick(ls: EvalSchemaServer, arg: dict[str, Any]) -> list[Suite]:
+    svc = ls.evaluation
+    name = arg.get("suite")
+    if isinstance(name, str) and name:
+        got = svc.discovery.suite(name)
+        if got is None:
+            raise CommandError(f"no suite named {name!r}; known: "
+                               f"{', '.join(s.key for s in svc.discovery.suites) or 'none'}")
+        return [got]
+    path = path_of(arg.get("uri"))
+    if path is not None:
+        found = svc.suites_for(path)
+        if not found:
+            raise CommandError(f"{path.name} belongs to no suite (see evalschema.toml, or name "
+                               "files NAME.eval.json, NAME.gold.jsonl, NAME.*.extracted.jsonl)")
+        return found
+    return list(svc.discovery.suites)
+
+
+async def _run(ls: EvalSchemaServer, suites: list[Suite]) -> list[SuiteOutcome]:
+    got = await asyncio.gather(*(ls.evaluation.scheduler.run(s) for s in suites))
+    return [o for o in got if o is not None]
+
+
+def _worst(ls: EvalSchemaServer, run: RunOutcome, field: str) -> WorstExample | None:
+    found = views.worst_example(run, field)
+    if found is None:
+        return None
+    scored, r = found
+    ext = scored.extracted
+    assert ext is not None
+    loc = ls.evaluation.locator
+    span = loc.value(ext.text, r.extracted_pointer) or \
+        (loc.nearest(ext.text, r.extracted_pointer or r.gold_pointer) or ((0, 1), ""))[0]
+    rng = range_json(LineIndex(run.data.text), ext.start + span[0], ext.start + span[1],
+                     ls.encoding)
+    return {"uri": ls.store.uri_of(run.path), "range": rng,
+            "path": r.path, "status": str(r.status), "score": r.score}
+
+
+def _annotations(text: str, registry: Registry, path: str
+                 ) -> tuple[SchemaAnalysis, list[actions.TextEdit]]:
+    analysis = analyze(text, registry, base_uri=path)
+    return analysis, actions.annotate_edits(analysis)
+
+
+def _infer(text: str, path: Path) -> InferResult:
+    """A schema inferred from gold records (on a worker thread: the file may be large)."""
+    try:
+        records = [r.value for r in parse_records_text(text, str(path), strict=True)]
+    except EvalSchemaError as exc:
+        raise CommandError("; ".join(p.format() for p in exc.problems[:3])) from None
+    schema = annotate_xeval(infer_schema(records))
+    return {"schema": schema, "text": json.dumps(schema, indent=2, ensure_ascii=False) + "\n"}
+
+
+async def run_suite(ls: EvalSchemaServer, *args: Any) -> SuiteSummaries:
+    await ls.evaluation.wait_ready()
+    suites = _pick(ls, _arg(args))
+    return {"suites": [views.summary(o, ls.store.uri_of) for o in await _run(ls, suites)]}
+
+
+async def run_all(ls: EvalSchemaServer, *args: Any) -> SuiteSummaries:
+    await ls.evaluation.wait_ready()
+    suites = list(ls.evaluation.discovery.suites)
+    return {"suites": [views.summary(o, ls.store.uri_of) for o in await _run(ls, suites)]}
+
+
+async def list_suites(ls: EvalSchemaServer, *args: Any) -> SuiteList:
+    await ls.evaluation.wait_ready()
+    uri = ls.store.uri_of
+    return {"suites": [{"name": s.name, "key": s.key, "folder": uri(s.root),
+                        "schema": uri(s.config.schema), "gold": uri(s.config.gold),
+                        "extracted": [uri(p) for p in s.config.extracted],
+                        "config": uri(s.origin) if s.origin else None}
+                       for s in ls.evaluation.discovery.suites]}
+
+
+async def show_report(ls: EvalSchemaServer, *args: Any) -> SuiteReports:
+    await ls.evaluation.wait_ready()
+    suites = _pick(ls, _arg(args))
+    todo = [s for s in suites if s.key not in ls.evaluation.outcomes]
+    if todo:
+        await _run(ls, todo)
+    out = []
+    for s in suites:
+        o = ls.evaluation.outcomes.get(s.key)
+        if o is not None:
+            out.append(views.report(o, ls.store.uri_of, lambda r, f: _worst(ls, r, f)))
+    return {"suites": out}
+
+
+async def infer(ls: EvalSchemaServer, *args: Any) -> InferResult:
+    path = path_of(_arg(args).get("uri"))
+    if path is None:
+        raise CommandError("inferSchema needs {\"uri\": <a gold file>}")
+    text = await ls.evaluation.text_of(path)
+    if text is None:
+        raise CommandError(f"cannot read {path}")
+    return await in_thread(_infer, text, path)
+
+
+async def annotate(ls: EvalSchemaServer, *args: Any) -> AnnotateResult:
+    arg = _arg(args)
+    uri = arg.get("uri")
+    path = path_of(uri)
+    if path is None or not isinstance(uri, str):
+        raise CommandError("annotate needs {\"uri\": <an eval schema>}")
+    text = await ls.evaluation.text_of(path)
+    if text is None:
+        raise CommandError(f"cannot read {path}")
+    if ls.store.get(uri):
+        analysis = ls.schemas.analysis(uri)
+        if analysis.deferred:  # its check may read files: run it off the event loop
+            analysis.set_check(await in_thread(analysis.run_check))
+        edits = actions.annotate_edits(analysis)
+    else:  # a file on disk, maybe large: parsed and checked off the event loop
+        analysis, edits = await in_thread(_annotations, text, ls.registry, str(path))
+    if not edits:
+        return {"applied": False, "edits": 0}
+    lines = analysis.doc.lines
+    lsp_edits = [types.TextEdit(to_range(lines, e.start, e.end, ls.encoding), e.new_text)
+                 for e in edits]
+    result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
+        types.WorkspaceEdit(changes={ls.store.uri_of(path): lsp_edits}),
+        label="evalschema: annotate schema with defaults"))
+    return {"applied": bool(result and result.applied), "edits": len(lsp_edits)}
+
+
+async def compare(ls: EvalSchemaServer, *args: Any) -> CompareResult:
+    arg = _arg(args)
+    await ls.evaluation.wait_ready()
+    suites = _pick(ls, arg)
+    if len(suites) != 1:
+        raise CommandError("compareRuns needs {\"suite\": NAME}")
+    suite = suites[0]
+    outcome = ls.evaluation.outcomes.get(suite.key)
+    if outcome is None:
+        ran = await _run(ls, [suite])
+        outcome = ran[0] if ran else None
+    if outcome is None:
+        raise CommandError(f"suite {suite.name} could not be run")
+    runs = list(outcome.runs)
+    wanted = [p for u in arg.get("runs") or [] if (p := path_of(u)) is not None]
+    if wanted:
+        runs = [r for p in wanted for r in runs if r.path == p]
+    if len(runs) < 2:
+        raise CommandError(f"suite {suite.name} has {len(runs)} readable run(s); compare "
+                           "needs two")
+    c = compare_runs([r.result for r in runs], [r.label for r in runs])
+    return {"markdown": compare_markdown(c), "result": finite(c.to_dict())}
+
+
+def clear(ls: EvalSchemaServer, *args: Any) -> None:
+    ls.evaluation.clear()
+    return None
+
+
+#: Command name (after ``PREFIX``) -> handler, in the order the server announces them.
+COMMANDS = {"runSuite": run_suite, "runAll": run_all, "listSuites": list_suites,
+            "showReport": show_report, "inferSchema": infer, "annotate": annotate,
+            "compareRuns": compare, "clearResults": clear}
+
+
+def register(server: EvalSchemaServer) -> None:
+    for name, handler in COMMANDS.items():
+        server.command(PREFIX + name)(guarded()(handler))

@@ -1,0 +1,54 @@
+"""What several handlers need: the command prefix, file paths of URIs, whether a document is
+a schema or data, a schema's results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from lsprotocol import types
+
+from ..authoring.analysis import SchemaAnalysis
+from ..evaluation.runner import SuiteOutcome
+from ..ranges import to_offset
+from ..store import OpenDocument
+from ..uris import file_path
+
+if TYPE_CHECKING:
+    from ..server import EvalSchemaServer
+
+#: Every command's name starts with this (the code lens runs two of them).
+PREFIX = "evalschema.server."
+
+
+def path_of(uri: object) -> Path | None:
+    """The resolved file path of a ``file:`` URI (as suites name files), else None."""
+    return file_path(uri) if isinstance(uri, str) else None
+
+
+def schema_outcomes(ls: EvalSchemaServer, uri: str) -> list[SuiteOutcome]:
+    """The last outcome of each suite whose schema is ``uri``."""
+    path = path_of(uri)
+    if path is None:
+        return []
+    return [o for o in ls.evaluation.outcomes_for(path) if o.suite.config.schema == path]
+
+
+class AtPosition(Protocol):
+    """A request about one position of a document (hover, definition)."""
+
+    text_document: types.TextDocumentIdentifier
+    position: types.Position
+
+
+def at_position(ls: EvalSchemaServer, params: AtPosition
+                ) -> tuple[OpenDocument, SchemaAnalysis | None, int] | None:
+    """The open document a request is about, its analysis when it is an eval schema (None
+    for any other document: a data file, where hover and definition show results), and the
+    offset of the position. None when the document is not open."""
+    doc = ls.store.get(params.text_document.uri)
+    if doc is None:
+        return None
+    analysis = ls.schemas.analysis(doc.uri) if ls.schemas.is_eval_schema(doc) else None
+    lines = analysis.doc.lines if analysis is not None else doc.line_index
+    return doc, analysis, to_offset(lines, params.position, ls.encoding)

@@ -1,0 +1,62 @@
+"""From JSON Pointers in a record or a schema to offsets in its text, and back
+(evaluation/locate.py)."""
+
+from __future__ import annotations
+
+from evalschema_server.document import parse
+from evalschema_server.evaluation.locate import RecordLocator, key_span
+
+RECORD = '{"id": "a", "a/b": {"~k": [10, {"x": 1}]}, "name": "Crème 🍮"}'
+
+
+def at(needle: str, length: int | None = None) -> tuple[int, int]:
+    start = RECORD.index(needle)
+    return start, start + (len(needle) if length is None else length)
+
+
+def test_value_and_key_spans_with_escaped_segments() -> None:
+    loc = RecordLocator()
+    assert loc.value(RECORD, "/a~1b/~0k/0") == at("10")
+    assert loc.value(RECORD, "/name") == at('"Crème 🍮"')
+    assert loc.key(RECORD, "/a~1b/~0k") == at('"~k"')
+    assert loc.key(RECORD, "/a~1b/~0k/1") == at('{"x": 1}')  # an item has no key: its value
+    assert loc.value(RECORD, "/nope") is None
+    assert loc.value(RECORD, None) is None and loc.key(RECORD, None) is None
+
+
+def test_nearest_present_parent_of_something_missing() -> None:
+    loc = RecordLocator()
+    assert loc.nearest(RECORD, "/a~1b/~0k/1/y") == (at('{"x": 1}'), "/a~1b/~0k/1")
+    assert loc.nearest(RECORD, "/a~1b/missing/deeper") == (at('"a/b"'), "/a~1b")
+    assert loc.nearest(RECORD, "/currency") == ((0, 1), "")  # the record's brace
+    assert loc.nearest("", "/x") is None
+    assert loc.nearest(RECORD, None) is None
+
+
+def test_pointer_at_an_offset() -> None:
+    loc = RecordLocator()
+    assert loc.pointer_at(RECORD, RECORD.index("10") + 1) == "/a~1b/~0k/0"
+    assert loc.pointer_at(RECORD, RECORD.index('"~k"') + 1) == "/a~1b/~0k"
+    assert loc.pointer_at(RECORD, RECORD.index("10") + 2) == "/a~1b/~0k/0"  # right edge
+    assert loc.pointer_at(RECORD, 0) == ""
+
+
+def test_the_last_few_records_stay_parsed() -> None:
+    loc = RecordLocator(size=2)
+    a, b, c = '{"a": 1}', '{"b": 1}', '{"c": 1}'
+    doc_a, doc_b = loc.doc(a), loc.doc(b)
+    assert loc.doc(a) is doc_a  # used again: now the most recent
+    loc.doc(c)  # evicts b, the least recently used
+    assert loc.doc(a) is doc_a
+    assert loc.doc(b) is not doc_b  # parsed again
+
+
+def test_key_span_of_a_schema_node() -> None:
+    schema = '{"properties": {"price": {"type": "number"}, "xs": {"items": {"type": "string"}}}}'
+    doc = parse(schema)
+    start = schema.index('"price"')
+    assert key_span(doc, "/properties/price") == (start, start + 7)
+    assert key_span(doc, "/properties/xs/items") == (schema.index('"items"'),
+                                                     schema.index('"items"') + 7)
+    assert key_span(doc, "") == (0, 1)  # the root: its first character
+    assert key_span(doc, "/properties/nope") is None

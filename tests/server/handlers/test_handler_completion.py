@@ -1,0 +1,76 @@
+"""End-to-end: completion in an eval schema (handlers/completion.py)."""
+
+from __future__ import annotations
+
+from authoring_samples import URI, labels
+from lsp_helpers import open_and_wait, position, span
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+
+async def complete_at(client: LanguageClient, text: str, pos: types.Position
+                      ) -> types.CompletionList | list[types.CompletionItem] | None:
+    await open_and_wait(client, URI, text)
+    return await client.text_document_completion_async(types.CompletionParams(
+        types.TextDocumentIdentifier(URI), pos))
+
+
+async def test_key_completion_fits_the_node_type(client: LanguageClient) -> None:
+    text = '{"type": "object", "properties": {"name": {"type": "string", ""}}}'
+    got = labels(await complete_at(client, text, position(text, '""', delta=1)))
+    assert "x-eval-compare" in got and "x-eval-transform" in got and "x-eval-threshold" in got
+    assert "x-eval-align" not in got and "x-eval-id" not in got
+    text = '{"type": "object", "properties": {"xs": {"type": "array", "items": {}, ""}}}'
+    got = labels(await complete_at(client, text, position(text, '""', delta=1)))
+    assert "x-eval-align" in got and "x-eval-transform" not in got
+
+
+async def test_root_offers_xeval_id(client: LanguageClient) -> None:
+    text = '{"type": "object", "": 1, "properties": {"a": {"type": "string"}}}'
+    got = labels(await complete_at(client, text, position(text, '""', delta=1)))
+    assert "x-eval-id" in got
+
+
+async def test_comparator_names_at_value_position(client: LanguageClient) -> None:
+    text = '{"type": "object", "properties": {"n": {"type": "number", "x-eval-compare": "nu"}}}'
+    result = await complete_at(client, text, position(text, '"nu"', delta=3))
+    assert isinstance(result, types.CompletionList)
+    names = labels(result)
+    for name in ("exact", "numeric", "levenshtein", "date", "semantic"):
+        assert name in names
+    numeric = next(i for i in result.items if i.label == "numeric")
+    assert isinstance(numeric.text_edit, types.TextEdit)
+    assert numeric.text_edit.new_text == '"numeric"'
+    assert numeric.text_edit.range == span(text, '"nu"')
+    assert isinstance(numeric.documentation, types.MarkupContent)
+    assert "tolerance" in numeric.documentation.value
+    # numeric fits a number field; levenshtein does not and sorts after it
+    lev = next(i for i in result.items if i.label == "levenshtein")
+    assert (numeric.sort_text or "") < (lev.sort_text or "")
+    regex = next(i for i in result.items if i.label == "regex {…}")
+    assert regex.insert_text_format == types.InsertTextFormat.Snippet
+    assert isinstance(regex.text_edit, types.TextEdit)
+    assert regex.text_edit.new_text == '{"regex": {"pattern": "${1}"}}'
+
+
+async def test_transform_names_in_arrays(client: LanguageClient) -> None:
+    text = '{"type": "object", "properties": {"s": {"type": "string", "x-eval-transform": ["st"]}}}'
+    got = labels(await complete_at(client, text, position(text, '"st"', delta=3)))
+    assert {"strip", "lowercase", "round_digits", "round_digits {…}"} <= set(got)
+
+
+async def test_alignment_strategies_and_key_candidates(client: LanguageClient) -> None:
+    base = ('{"type": "object", "properties": {"xs": {"type": "array", "x-eval-align": '
+            '{"match_by": "MB", "key": "KY"}, "items": {"type": "object", "properties": '
+            '{"sku": {"type": "string"}, "qty": {"type": "number"}}}}}}')
+    got = labels(await complete_at(client, base, position(base, '"MB"', delta=1)))
+    assert got == ["ordered", "key_field", "hungarian", "set"]
+    got = labels(await complete_at(client, base, position(base, '"KY"', delta=1)))
+    assert got == ["sku", "qty"]
+
+
+async def test_parameter_names_inside_comparator_params(client: LanguageClient) -> None:
+    text = ('{"type": "object", "properties": {"n": {"type": "number", "x-eval-compare": '
+            '{"numeric": {""}}}}}')
+    got = labels(await complete_at(client, text, position(text, '{""}', delta=2)))
+    assert got == ["tolerance", "partial"]
