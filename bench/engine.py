@@ -2,7 +2,7 @@
 
 Part 1 scores N seeded invoice-like record pairs (~20 leaves each: 11 scalar and
 nested leaves plus 2-4 line items of 3 fields) twice with the full engine
-(``evalschema.run.evaluate``: statuses, reasons, pointers, per-record and per-field
+(``evalschema.evaluate``: statuses, reasons, pointers, per-record and per-field
 metrics) -- line items aligned in order, then with Hungarian alignment -- and
 once with a minimal recursive comparator, the *floor* (landscape.md section 5d:
 rapidfuzz Levenshtein for strings, 1% numeric tolerance, ordered lists,
@@ -385,11 +385,11 @@ def bench_records(n: int, repeat: int) -> RecordsBench:
     ordered, hungarian = record_schema(ORDERED), record_schema(HUNGARIAN)
     for _ in range(repeat):
         out.floor_score = timed(lambda: floor_run(golds, extracted), out.floor)
-        run = timed(lambda: evalschema.run.evaluate(golds, extracted, ordered), out.ordered)
+        run = timed(lambda: evalschema.evaluate(golds, extracted, ordered), out.ordered)
         out.ordered_score = run.mean_weighted_score
         out.fields_judged = run.total_fields
         del run  # free the results before the next run is timed
-        run = timed(lambda: evalschema.run.evaluate(golds, extracted, hungarian), out.hungarian)
+        run = timed(lambda: evalschema.evaluate(golds, extracted, hungarian), out.hungarian)
         out.hungarian_score = run.mean_weighted_score
         del run
     return out
@@ -464,7 +464,7 @@ def bench_hungarian(n: int, repeat: int) -> HungarianBench:
     out = HungarianBench(n, Timing(), Timing(), Timing())
     run: RunResult | None = None
     for _ in range(repeat):
-        run = timed(lambda: evalschema.run.evaluate([{"line_items": gold}],
+        run = timed(lambda: evalschema.evaluate([{"line_items": gold}],
                                                 [{"line_items": extracted}], schema), out.evaluate)
         f1 = timed(lambda: pair_f1_matrix(scorer, items_node, gold, extracted), out.matrix)
         timed(partial(linear_sum_assignment, f1, maximize=True), out.lsa)

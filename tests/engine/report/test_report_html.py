@@ -26,7 +26,7 @@ from evalschema.report.html import compare_html, runs_html, split_fields
 from evalschema.run.compare import compare_runs
 from evalschema.run.parallel import EvalSpec, evaluate_files
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 EXAMPLES = REPO / "examples"
 ARTIFACTS = REPO / "artifacts"
 SCHEMA = EXAMPLES / "invoices.eval.json"
