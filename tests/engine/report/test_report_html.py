@@ -22,7 +22,8 @@ from evalschema import evaluate
 from evalschema.io.records import load_json
 from evalschema.project.gate import check_run
 from evalschema.report import RunReport
-from evalschema.report.html import compare_html, runs_html, split_fields
+from evalschema.report.html import runs_html, split_fields
+from evalschema.report.html_compare import compare_html
 from evalschema.run.compare import compare_runs
 from evalschema.run.parallel import EvalSpec, evaluate_files
 
