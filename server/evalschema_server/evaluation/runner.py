@@ -397,15 +397,14 @@ def pair_records(gold: DataFile, ext: DataFile, id_field: str | None,
     check = GoldChecker(id_field)
     gold_values: list[Any] = []
     for g in gold.records:
-        if g.value is NO_RECORD:
+        value = g.value
+        if value is NO_RECORD:
             issue(gold_path, g, "unreadable-record", f"gold record {g.index + 1} cannot be "
                   f"read: {g.problem}; it is not scored")
-        elif (refused := check.check(g.value, g.index)) is not None:
-            issue(gold_path, g, refused.code, _refused_message(refused, g.value, id_field))
-        else:
-            gold_values.append(g.value)
-            continue
-        gold_values.append(NO_RECORD)
+        elif (refused := check.check(value, g.index)) is not None:
+            issue(gold_path, g, refused.code, _refused_message(refused, value, id_field))
+            value = NO_RECORD  # left out of the pairing, where the engine would stop
+        gold_values.append(value)
     records = ext.records
     read: list[Read] = [(e.value, e.repaired, e.problem) for e in records]
     if id_field is None:
