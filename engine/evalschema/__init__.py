@@ -25,14 +25,9 @@ from evalschema.rules.registry import (
     register_strategy,
     register_transform,
 )
+from evalschema.run.accumulator import RunAccumulator
 from evalschema.run.compare import Comparison, compare_runs
-from evalschema.run.evaluate import (
-    Evaluator,
-    RunAccumulator,
-    evaluate,
-    iter_evaluate,
-    make_evaluator,
-)
+from evalschema.run.evaluate import Evaluator, evaluate, iter_evaluate, make_evaluator
 from evalschema.schema.infer import annotate_xeval, infer_schema
 from evalschema.schema.resolve import resolve_schema_references
 from evalschema.schema.tree import SchemaCheck, SchemaNode, check_eval_schema, parse_eval_schema

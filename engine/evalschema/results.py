@@ -24,10 +24,6 @@ class Status(StrEnum):
     BATCH_ERROR = "batch_error"
 
 
-#: Statuses that take part in precision and recall.
-SCORED_STATUSES = frozenset({Status.MATCH, Status.MISMATCH, Status.OMISSION, Status.HALLUCINATION})
-
-
 class FieldResult(NamedTuple):
     """One judged field.
 
@@ -286,6 +282,14 @@ class FieldAggregation:
     def count(self) -> int:
         c = self.counts
         return c.scored + c.skipped + c.errors + c.pending + c.batch_errors
+
+    @property
+    def invented(self) -> bool:
+        """A field the extractor produced but gold never has (all its results are
+        hallucinations): a key the model invented, which reports list apart from the
+        schema's fields."""
+        c = self.counts
+        return c.hallucinations > 0 and c.matches + c.mismatches + c.omissions == 0
 
     @property
     def mean_score(self) -> float:

@@ -9,11 +9,13 @@ import shutil
 import sys
 import types
 import xml.etree.ElementTree as ET
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from evalschema.cli import serve_cmd
 from evalschema.cli.main import main
 from evalschema.cli.progress import ProgressBar
 from evalschema.rules.custom_modules import private_name
@@ -410,6 +412,37 @@ def test_serve_runs_the_server_main(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "evalschema_server.__main__", fake)
     assert main(["serve", "--stdio", "--log-file", "x.log"]) == 0
     assert seen == [["--log-file", "x.log"]]
+
+
+def test_serve_finds_the_server_through_its_entry_point(monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: Any) -> None:
+    # The installed metadata names the server's main; the engine imports nothing else.
+    [declared] = entry_points(group=serve_cmd.SERVER_ENTRY_POINTS, name="main")
+    assert declared.value == "evalschema_server.__main__:main"
+    seen: list[list[str]] = []
+    fake = types.ModuleType("fake_language_server")
+    fake.main = lambda argv: seen.append(list(argv)) or 0  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "fake_language_server", fake)
+    asked: list[dict[str, str]] = []
+
+    def found(**selection: str) -> list[EntryPoint]:
+        asked.append(selection)
+        return [EntryPoint("main", "fake_language_server:main", selection["group"])]
+
+    monkeypatch.setattr(serve_cmd, "entry_points", found)
+    assert main(["serve", "--stdio", "--log-file", "x.log"]) == 0
+    assert seen == [["--log-file", "x.log"]]
+    assert asked == [{"group": "evalschema.server", "name": "main"}]
+    # No entry point (the engine installed alone): the install hint, exit code 2.
+    monkeypatch.setattr(serve_cmd, "entry_points", lambda **selection: [])
+    code, out, err = run(capsys, "serve", "--stdio")
+    assert (code, out) == (2, "")
+    assert err == f"evalschema: {serve_cmd.INSTALL_HINT}\n"
+    # An entry point naming something that is not there: the same hint, exit code 2.
+    monkeypatch.setattr(serve_cmd, "entry_points", lambda **selection: [
+        EntryPoint("main", "fake_language_server:missing", selection["group"])])
+    code, out, err = run(capsys, "serve")
+    assert (code, out) == (2, "") and "evalschema_server has no main" in err
 
 
 def test_help_lists_every_command_with_examples(capsys: Any) -> None:

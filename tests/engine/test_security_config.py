@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from evalschema.project.config import bounded_glob, load_config, parse_config
+from evalschema.project.bounded_glob import bounded_glob
+from evalschema.project.config import load_config, parse_config
 
 SCHEMA = {"type": "object", "properties": {"a": {"type": "string"}}}
 

@@ -158,7 +158,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
 
         text = compare_markdown(comparison)
     elif fmt == "html":
-        from evalschema.report.html import compare_html
+        from evalschema.report.html_compare import compare_html
 
         text = compare_html(comparison, settings={
             **suite.settings(runs, args.workers, command), "seed": args.seed,

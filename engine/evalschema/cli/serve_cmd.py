@@ -1,13 +1,21 @@
-"""``evalschema serve``: the language server (``evalschema_server``) on stdio."""
+"""``evalschema serve``: the language server (``evalschema_server``) on stdio.
+
+The engine never imports the server: the server's ``main`` is found through the
+``evalschema.server`` entry point (declared in pyproject.toml), so an engine installed
+without it says how to install it instead.
+"""
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Sequence
+from importlib.metadata import entry_points
 from typing import Any
 
 from evalschema.cli.options import EXIT_INPUT
+
+#: The entry-point group whose ``main`` starts the language server.
+SERVER_ENTRY_POINTS = "evalschema.server"
 
 INSTALL_HINT = ("the evalschema language server is not installed; install it with "
                 "`pip install 'evalschema[server]'` (from a checkout: "
@@ -26,14 +34,19 @@ def add_parser(sub: Any) -> None:
 
 
 def run(argv: Sequence[str]) -> int:
+    found = next(iter(entry_points(group=SERVER_ENTRY_POINTS, name="main")), None)
+    if found is None:
+        print(f"evalschema: {INSTALL_HINT}", file=sys.stderr)
+        return EXIT_INPUT
     try:
-        module = importlib.import_module("evalschema_server.__main__")
+        main = found.load()
     except ImportError as exc:
         missing = getattr(exc, "name", None)
         detail = f" (missing module: {missing})" if missing else ""
         print(f"evalschema: {INSTALL_HINT}{detail}", file=sys.stderr)
         return EXIT_INPUT
-    main = getattr(module, "main", None)
+    except AttributeError:
+        main = None
     if not callable(main):
         print(f"evalschema: {INSTALL_HINT} (evalschema_server has no main)", file=sys.stderr)
         return EXIT_INPUT

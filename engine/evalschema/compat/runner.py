@@ -17,7 +17,7 @@ from evalschema.compat.struct_extract_eval import METRICS as RUN_METRICS
 from evalschema.io.lenient import LenientParseError, parse_lenient
 from evalschema.io.records import RawRecord
 from evalschema.results import FieldAggregation, RunResult
-from evalschema.run.evaluate import RunAccumulator
+from evalschema.run.accumulator import RunAccumulator
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ from evalschema.policy import STRUCT_EXTRACT_EVAL
 from evalschema.results import FieldResult, RunResult
 from evalschema.rules.builtins import builtin_registry
 from evalschema.rules.registry import ComparatorDef, Compare, CompareTypeError, Registry
-from evalschema.run.evaluate import Evaluator, RunAccumulator, iter_evaluate
+from evalschema.run.accumulator import RunAccumulator
+from evalschema.run.evaluate import Evaluator, iter_evaluate
 from evalschema.schema.tree import check_eval_schema
 from evalschema.scoring.postprocess import PostProcessor
 

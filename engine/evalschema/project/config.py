@@ -26,13 +26,13 @@ problem found, each a ``Problem`` located by ``line``/``column`` where the text
 shows it and by a JSON Pointer into the configuration (``/suite/0/fail_under``)
 always. Only suites without errors are in ``Config.suites``. The language server
 reads the same objects (``parse_config`` takes an unsaved buffer's text).
+
+Where keys sit in the text is ``toml_locations``' concern; expanding a suite's glob
+patterns without running away, ``bounded_glob``'s.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import functools
-import os
 import re
 import stat
 import tomllib
@@ -47,7 +47,9 @@ from evalschema.errors import Problem, Severity, did_you_mean
 from evalschema.io.regularfile import read_regular
 from evalschema.judge.settings import ENDPOINT_KEYS, HOW_TO_CONFIGURE
 from evalschema.pointer import escape
+from evalschema.project.bounded_glob import GLOB_CHARS, bounded_glob
 from evalschema.project.gate import FailMetric
+from evalschema.project.toml_locations import error_position, key_locations
 from evalschema.rules.custom_modules import is_path_entry
 
 CONFIG_FILE = "evalschema.toml"
@@ -56,7 +58,6 @@ PYPROJECT = "pyproject.toml"
 SUITE_KEYS = ("name", "schema", "gold", "extracted", "id_field", "null_policy", "fail_under",
               "fail_metric", "thresholds", "comparator_modules", "fields", "target")
 _MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
-_GLOB_CHARS = re.compile(r"[*?\[]")
 
 
 def _frozen(d: Mapping[str, float] | None = None) -> Mapping[str, float]:
@@ -207,9 +208,6 @@ def load_config(path: str | Path) -> LoadedConfig:
     return parse_config(text, p)
 
 
-_TOML_POS = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
-
-
 def parse_config(text: str, path: str | Path, *, pyproject: bool | None = None) -> LoadedConfig:
     """Check configuration ``text`` as if read from ``path`` (relative paths in it resolve
     from ``path``'s folder). ``pyproject`` defaults to whether the file is named
@@ -220,12 +218,7 @@ def parse_config(text: str, path: str | Path, *, pyproject: bool | None = None) 
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        msg = str(exc)
-        m = _TOML_POS.search(msg)
-        line = col = None
-        if m:
-            line, col = int(m.group(1)), int(m.group(2))
-            msg = msg[:m.start()]
+        msg, line, col = error_position(str(exc))
         return LoadedConfig(None, (Problem("invalid-toml", f"not valid TOML: {msg}",
                                            source=source, line=line, column=col),))
     checker = _Checker(text, source, p.parent, "/tool/evalschema" if is_pyproject else "")
@@ -246,48 +239,8 @@ def parse_config(text: str, path: str | Path, *, pyproject: bool | None = None) 
                         tuple(checker.problems))
 
 
-def _locator(text: str, prefix: str) -> dict[str, tuple[int, int]]:
-    """Pointer -> (line, column) of keys and table headers, from the text (best effort:
-    the usual ``[[suite]]`` / ``[suite.thresholds]`` / ``key = value`` layout)."""
-    head = r"tool\.evalschema\." if prefix else ""
-    suite_re = re.compile(r"^\s*\[\[\s*" + head + r"suite\s*\]\]")
-    sub_re = re.compile(r"^\s*\[\s*" + head + r"suite\.(\w+)\s*\]")
-    own_re = re.compile(r"^\s*\[\s*tool\.evalschema\s*\]") if prefix else None
-    header_re = re.compile(r"^\s*\[+\s*([A-Za-z0-9_-]+)")
-    key_re = re.compile(r"""^(\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)\s*[=.]""")
-    out: dict[str, tuple[int, int]] = {}
-    table: str | None = None if prefix else ""
-    suite = -1
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        col = len(line) - len(line.lstrip()) + 1
-        if suite_re.match(line):
-            suite += 1
-            table = f"{prefix}/suite/{suite}"
-            out[table] = (lineno, col)
-        elif (m := sub_re.match(line)) and suite >= 0:
-            table = f"{prefix}/suite/{suite}/{escape(m.group(1))}"
-            out.setdefault(table, (lineno, col))
-        elif own_re is not None and own_re.match(line):
-            table = prefix
-            out.setdefault(prefix, (lineno, col))
-        elif m := header_re.match(line):
-            table = None
-            if not prefix:  # an unknown top-level table of evalschema.toml
-                out.setdefault("/" + escape(m.group(1)), (lineno, col))
-        elif table is not None and (m := key_re.match(line)):
-            out.setdefault(f"{table}/{escape(_unquote(m.group(2)))}", (lineno, col))
-    return out
-
-
 def _judge_key(key: str) -> bool:
     return key in ENDPOINT_KEYS or key in ("judge", "judges")
-
-
-def _unquote(key: str) -> str:
-    if len(key) >= 2 and key[0] == key[-1] and key[0] in "\"'":
-        inner = key[1:-1]
-        return inner.encode().decode("unicode_escape") if key[0] == '"' else inner
-    return key
 
 
 class _Checker:
@@ -295,7 +248,7 @@ class _Checker:
         self.source = source
         self.folder = folder
         self.prefix = prefix
-        self.where = _locator(text, prefix)
+        self.where = key_locations(text, prefix)
         self.problems: list[Problem] = []
 
     def locate(self, pointer: str) -> tuple[int | None, int | None]:
@@ -520,7 +473,7 @@ class _Checker:
         if not self.confined(pattern, pointer, suite, "extracted"):
             return []
         full = self.folder / pattern
-        if not _GLOB_CHARS.search(pattern):
+        if not GLOB_CHARS.search(pattern):
             if full.exists():
                 return [full] if self.inside(full, pattern, pointer, suite, "extracted") else []
             self.problem("file-not-found", f"extracted {pattern!r} not found (looked for "
@@ -547,62 +500,3 @@ _INSIDE = ("paths in a configuration are relative to its folder and stay inside 
            "a file elsewhere on the command line")
 
 
-def bounded_glob(folder: Path, pattern: str, max_entries: int, max_files: int
-                 ) -> tuple[list[Path], str | None]:
-    """Files under ``folder`` matching the relative glob ``pattern`` (``*``, ``?``,
-    ``[...]`` within a name, ``**`` for any folders; names starting with '.' only when
-    the pattern says so, as ``glob``), sorted. Never follows a symlinked folder, visits
-    at most ``max_entries`` directory entries and returns at most ``max_files`` files:
-    when a cap is hit, returns what it has and why it stopped."""
-    parts = [x for x in pattern.replace("\\", "/").split("/") if x not in ("", ".")]
-    # Walk from the literal folders in front of the first wildcard.
-    k = 0
-    while k < len(parts) - 1 and not _GLOB_CHARS.search(parts[k]):
-        k += 1
-    start = folder.joinpath(*parts[:k])
-    rest = parts[k:]
-    deep = "**" in rest
-    found: list[Path] = []
-    visited = 0
-    if not start.is_dir() or not start.resolve().is_relative_to(folder.resolve()):
-        return [], None  # nothing there, or a symlinked folder leading out: not walked
-    for here, dirs, files in os.walk(start, followlinks=False):
-        rel = Path(here).relative_to(start).parts
-        visited += len(dirs) + len(files)
-        if visited > max_entries:
-            return sorted(found, key=str), f"visited more than {max_entries:,} entries"
-        if not deep:
-            dirs[:] = [d for d in dirs if len(rel) + 1 < len(rest)]
-        dirs.sort()
-        for name in sorted(files):
-            if _match(rest, [*rel, name]):
-                found.append(Path(here) / name)
-                if len(found) > max_files:
-                    return sorted(found, key=str), f"matched more than {max_files:,} files"
-    return sorted(found, key=str), None
-
-
-def _match(pat: list[str], path: list[str]) -> bool:
-    """Glob segments against path segments (``**`` is any number of folders). Memoised
-    on positions, so a pattern of many ``**`` stays polynomial."""
-
-    @functools.cache
-    def at(i: int, j: int) -> bool:
-        if i == len(pat):
-            return j == len(path)
-        head = pat[i]
-        if head == "**":
-            for k in range(j, len(path) + 1):
-                if at(i + 1, k):
-                    return True
-                if k < len(path) and path[k].startswith("."):
-                    return False  # '**' does not enter hidden folders (as glob)
-            return False
-        if j == len(path):
-            return False
-        seg = path[j]
-        if seg.startswith(".") and not head.startswith("."):
-            return False
-        return fnmatch.fnmatchcase(seg, head) and at(i + 1, j + 1)
-
-    return at(0, 0)

@@ -29,20 +29,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalschema.errors import InputError, Problem
+from evalschema.io.extracted import NO_RECORD
+from evalschema.io.extracted_index import ScanPart, scan_range
+from evalschema.io.records import RecordsLike
 from evalschema.judge.settings import JudgeSettings, configured_judges
 from evalschema.results import RecordResult, RunResult
 from evalschema.rules.custom_modules import load_entries
-from evalschema.run.evaluate import (
-    NO_RECORD,
-    Evaluator,
-    Pair,
-    RecordsLike,
-    RunAccumulator,
-    ScanPart,
-    iter_pairs,
-    make_evaluator,
-    scan_range,
-)
+from evalschema.run.accumulator import RunAccumulator
+from evalschema.run.evaluate import Evaluator, make_evaluator
+from evalschema.run.pairing import Pair, iter_pairs
 
 #: Records per chunk. Fixed (never derived from the worker count) so that results do
 #: not depend on how many workers scored them.
@@ -204,7 +199,7 @@ def score_chunk(evaluator: Evaluator, pairs: Iterable[Pair], keep_records: bool,
     digest = Digest(worst, keep_problems)
     for pair in pairs:
         pair = pair.resolve()
-        digest.add(pair.score(evaluator, acc), pair.gold, pair.extracted)
+        digest.add(evaluator.score(pair, acc), pair.gold, pair.extracted)
     return acc, digest
 
 

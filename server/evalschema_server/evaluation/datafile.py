@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalschema.errors import InputError
+from evalschema.io.extracted import NO_RECORD, Read, read_extracted
 from evalschema.io.records import parse_line
-from evalschema.run.evaluate import NO_RECORD, read_extracted
 
 from ..document import parse
 
@@ -27,7 +27,8 @@ class RecordSlice:
     #: Offset of ``text`` in the file's text.
     start: int
     text: str
-    #: The record as read, or ``NO_RECORD`` when it cannot be read.
+    #: The record as read, or ``NO_RECORD`` when it cannot be read. A gold record may be
+    #: any JSON value: the engine's gold checks judge it when pairing.
     value: Any
     repaired: bool = False
     #: Why the record cannot be read or used.
@@ -84,7 +85,7 @@ class SliceParser:
     """Parses record texts, remembering the last file's answers by text."""
 
     def __init__(self) -> None:
-        self._cache: dict[str, tuple[Any, bool, str | None]] = {}
+        self._cache: dict[str, Read] = {}
         self._last: tuple[str, str, bool, DataFile] | None = None
 
     def read(self, path: str, text: str, *, strict: bool) -> DataFile:
@@ -102,7 +103,7 @@ class SliceParser:
         self._last = (raw, path, strict, got)
         return got
 
-    def _value(self, text: str, strict: bool) -> tuple[Any, bool, str | None]:
+    def _value(self, text: str, strict: bool) -> Read:
         got = self._cache.get(text)
         if got is None:
             got = self._cache[text] = _parse_record(text, strict)
@@ -147,28 +148,13 @@ class SliceParser:
         return DataFile(path, text, tuple(records), issues, False)
 
 
-def _parse_record(text: str, strict: bool) -> tuple[Any, bool, str | None]:
+def _parse_record(text: str, strict: bool) -> Read:
     """(record or NO_RECORD, repaired, problem), read as the engine reads records."""
     if not strict:
         return read_extracted(parse_line(text, None, 0, strict=False))
     try:
-        value = parse_line(text, None, 0, strict=True).value
+        return parse_line(text, None, 0, strict=True).value, False, None
     except InputError as exc:
         # The engine's message is about a line; a record may also be an array element.
         message = exc.problems[0].message if exc.problems else str(exc)
         return NO_RECORD, False, message.removeprefix("line is ")
-    if not isinstance(value, dict):
-        return NO_RECORD, False, f"the record is {_json_type(value)}, not an object"
-    return value, False, None
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else type(value).__name__

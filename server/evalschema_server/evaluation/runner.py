@@ -19,16 +19,20 @@ from pathlib import Path
 from typing import Any
 
 from evalschema.errors import EvalSchemaError, Problem
+from evalschema.io.extracted import NO_RECORD, Read
 from evalschema.judge.client import cancellation
 from evalschema.results import RecordResult, RunResult
-from evalschema.run.evaluate import (
-    NO_RECORD,
-    Evaluator,
-    RunAccumulator,
-    make_evaluator,
-    match_ids,
-)
+from evalschema.run.accumulator import RunAccumulator
+from evalschema.run.evaluate import Evaluator, make_evaluator
 from evalschema.run.gcpause import gc_paused
+from evalschema.run.pairing import (
+    GoldChecker,
+    GoldProblem,
+    Pair,
+    match_ids,
+    pairs_by_id,
+    pairs_by_position,
+)
 
 from .. import files
 from ..document import parse
@@ -186,17 +190,22 @@ class _RunMemo:
 
 
 def _mark(p: _Pair) -> tuple[_Key, int | None, int | None]:
-    key = (p.gold.text if p.gold else None, p.extracted.text if p.extracted else None,
-           p.problem)
-    return key, p.gold.index if p.gold else None, p.extracted.index if p.extracted else None
+    return p.key, p.gold.index if p.gold else None, p.extracted.index if p.extracted else None
 
 
 @dataclass(frozen=True, slots=True)
 class _Pair:
-    record_id: Any
+    """The engine's pair (``evalschema.run.pairing``) and the record slices of its sides
+    (None for a side that has no record or cannot be read)."""
+
+    pair: Pair
     gold: RecordSlice | None
     extracted: RecordSlice | None
-    problem: str | None = None
+
+    @property
+    def key(self) -> _Key:
+        return (self.gold.text if self.gold else None,
+                self.extracted.text if self.extracted else None, self.pair.problem)
 
 
 def read_text(path: Path, texts: dict[Path, str]) -> str:
@@ -240,7 +249,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         try:
             text = read_text(path, open_texts)
         except OSError as exc:
-            reason = exc.strerror or str(exc) if isinstance(exc, OSError) else str(exc)
+            reason = exc.strerror or str(exc)
             issues.append(InputIssue(path, 0, 0, "unreadable-file", f"cannot read {path.name}: "
                                      f"{reason}"))
             return None
@@ -317,7 +326,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
             if number % CHECKPOINT == 0:
                 checkpoints[number] = acc.copy(records=False)
             before = len(issues)
-            rec = _score(evaluator, p, number, acc, cache.records, used, issues,
+            rec = _score(evaluator, p, acc, cache.records, used, issues,
                          path if p.extracted else cfg.gold)
             token.check()  # a judge cut short by the cancel must not leave its result
             if len(issues) != before:
@@ -372,7 +381,9 @@ def _file_issues(path: Path, data: DataFile) -> list[InputIssue]:
 
 def pair_records(gold: DataFile, ext: DataFile, id_field: str | None,
                  issues: list[InputIssue], ext_path: Path) -> list[_Pair]:
-    """Pair records by ``id_field``, else by position; bad records become issues."""
+    """Pair records as the engine pairs them (the same gold checks, numbering and codes),
+    except that a bad record never stops the run: it becomes an issue, located where it
+    is, and the other records are paired."""
     gold_path = Path(gold.path)
 
     def issue(path: Path, s: RecordSlice, code: str, message: str, severity: str = "error"
@@ -383,97 +394,92 @@ def pair_records(gold: DataFile, ext: DataFile, id_field: str | None,
         if s.value is NO_RECORD:
             issue(ext_path, s, "unreadable-record", f"record {s.index + 1} cannot be read: "
                   f"{s.problem}; it is not scored")
-    if id_field is None:
-        out = []
-        for i, g in enumerate(gold.records):
-            e = ext.records[i] if i < len(ext.records) else None
-            if g.value is NO_RECORD:
-                issue(gold_path, g, "unreadable-record", f"gold record {i + 1} cannot be "
-                      f"read: {g.problem}")
-                out.append(_Pair(None, None, None, "its gold record cannot be read"))
-                continue
-            if e is not None and e.value is NO_RECORD:
-                out.append(_Pair(None, g, None, e.problem))
-                continue
-            out.append(_Pair(None, g, e, None if e else "no extracted record"))
-        for e in ext.records[len(gold.records):]:
-            if e.value is not NO_RECORD:
-                out.append(_Pair(None, None, e, "no gold record at this position"))
-        return out
-    gold_ok: list[RecordSlice] = []
-    seen_gold: dict[Any, RecordSlice] = {}
+    check = GoldChecker(id_field)
+    gold_values: list[Any] = []
     for g in gold.records:
-        if g.value is NO_RECORD:
+        value = g.value
+        if value is NO_RECORD:
             issue(gold_path, g, "unreadable-record", f"gold record {g.index + 1} cannot be "
                   f"read: {g.problem}; it is not scored")
-            continue
-        rid = g.value.get(id_field)
-        if rid is None or isinstance(rid, dict | list):
-            issue(gold_path, g, "missing-id", f"gold record {g.index + 1} has no usable "
-                  f"{id_field!r}; it is not scored")
-            continue
-        first = seen_gold.get(rid)
-        if first is not None:
-            issue(gold_path, g, "duplicate-id", f"gold id {rid!r} appears again (first in "
-                  f"record {first.index + 1}); this record is not scored")
-            continue
-        seen_gold[rid] = g
-        gold_ok.append(g)
+        elif (refused := check.check(value, g.index)) is not None:
+            issue(gold_path, g, refused.code, _refused_message(refused, value, id_field))
+            value = NO_RECORD  # left out of the pairing, where the engine would stop
+        gold_values.append(value)
     records = ext.records
-    m = match_ids([g.value[id_field] for g in gold_ok], [(e.value, e.problem) for e in records],
-                  id_field)
-    out = []
-    for g, j in zip(gold_ok, m.found, strict=True):
-        rid = g.value[id_field]
-        out.append(_Pair(rid, g, records[j] if j is not None else None,
-                         None if j is not None else f"no extracted record with id {rid!r}"))
-    for j, code, problem in m.extra:
-        e = records[j]
-        if code == "unreadable-record":
-            continue  # reported above; not scored
-        rid = e.value.get(id_field)
-        if code == "missing-id":
-            rid = None
-            issue(ext_path, e, code, f"record {j + 1} has no usable {id_field!r}: it cannot "
-                  "be paired, so its fields count as hallucinations", "warning")
-        elif code == "duplicate-id":
-            issue(ext_path, e, code, f"id {rid!r} appears again (first in record "
-                  f"{m.first[rid] + 1}): this record counts as hallucinated", "warning")
-        out.append(_Pair(rid, None, e, problem))
-    return out
+    read: list[Read] = [(e.value, e.repaired, e.problem) for e in records]
+    if id_field is None:
+        pairs = pairs_by_position(gold_values, read)
+    else:
+        m = match_ids([v[id_field] for v in gold_values if v is not NO_RECORD],
+                      [(e.value, e.problem) for e in records], id_field)
+        for j, code, _ in m.extra:
+            e = records[j]
+            if code == "missing-id":
+                issue(ext_path, e, code, f"record {j + 1} has no usable {id_field!r}: it "
+                      "cannot be paired, so its fields count as hallucinations", "warning")
+            elif code == "duplicate-id":
+                rid = e.value.get(id_field)
+                issue(ext_path, e, code, f"id {rid!r} appears again (first in record "
+                      f"{m.first[rid] + 1}): this record counts as hallucinated", "warning")
+        pairs = pairs_by_id(gold_values, read, id_field, m)
+    return [_Pair(p, _side(gold.records, p.gold_index, p.gold),
+                  _side(records, p.extracted_index, p.extracted)) for p in pairs]
 
 
-def _score(evaluator: Evaluator, p: _Pair, number: int, acc: RunAccumulator,
+def _side(records: tuple[RecordSlice, ...], index: int | None, value: Any) -> RecordSlice | None:
+    """The slice of a pair's side; None when it has no record or it cannot be read."""
+    return None if index is None or value is NO_RECORD else records[index]
+
+
+def _refused_message(refused: GoldProblem, value: Any, id_field: str | None) -> str:
+    """The editor's words for a gold record the engine's checks refuse."""
+    n = refused.index + 1
+    if refused.code == "gold-not-object":
+        return f"gold record {n} is {_json_type(value)}, not an object; it is not scored"
+    if refused.code == "gold-missing-id":
+        return f"gold record {n} has no usable {id_field!r}; it is not scored"
+    return (f"gold id {refused.record_id!r} appears again (first in record "
+            f"{refused.first + 1}); this record is not scored")
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else type(value).__name__
+
+
+def _score(evaluator: Evaluator, p: _Pair, acc: RunAccumulator,
            cache: dict[_Key, RecordResult], used: dict[_Key, RecordResult],
            issues: list[InputIssue], path: Path) -> RecordResult:
-    g, e = p.gold, p.extracted
-    gi = g.index if g else None
-    ei = e.index if e else None
-    key = (g.text if g else None, e.text if e else None, p.problem)
+    pair = p.pair
+    number, gi, ei = pair.number, pair.gold_index, pair.extracted_index
+    key = p.key
     rec = cache.get(key) or used.get(key)
     if rec is not None:
         if rec.index != number or rec.gold_index != gi or rec.extracted_index != ei:
             rec = rec._replace(index=number, gold_index=gi, extracted_index=ei,
                                field_results=tuple(f._replace(record_index=number)
                                                    for f in rec.field_results))
-        counted = g is not None or e is not None
+        counted = pair.gold is not NO_RECORD or pair.extracted is not NO_RECORD
         if counted:
             acc.tally(rec.field_results)
         acc.add(rec, counted=counted)
         used[key] = rec
         return rec
-    gv = g.value if g else NO_RECORD
-    ev = e.value if e else NO_RECORD
     try:
-        rec = evaluator.score_pair(gv, ev, index=number, record_id=p.record_id, gold_index=gi,
-                                   extracted_index=ei, acc=acc,
-                                   repaired=bool(e and e.repaired), problem=p.problem)
+        rec = evaluator.score(pair, acc)
     except Exception as exc:  # a custom comparator's bug must not stop the run
-        where = e or g
+        where = p.extracted or p.gold
         if where is not None:
             issues.append(InputIssue(path, where.start, where.end, "scoring-failed",
                                      f"scoring this record failed: {type(exc).__name__}: {exc}"))
-        rec = RecordResult(number, p.record_id, (), acc.tally(()), gi, ei, False,
+        rec = RecordResult(number, pair.record_id, (), acc.tally(()), gi, ei, False,
                            f"scoring failed: {exc}")
         acc.add(rec, counted=False)
         return rec

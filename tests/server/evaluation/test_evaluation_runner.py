@@ -6,9 +6,15 @@ import json
 import random
 from pathlib import Path
 
+import pytest
 from eval_workspace import write_suite
 
+from evalschema import GoldValidationError, evaluate
+from evalschema.io.extracted import read_extracted
+from evalschema.io.records import load_records
+from evalschema.run.pairing import iter_pairs, match_ids
 from evalschema_server.evaluation import runner
+from evalschema_server.evaluation.datafile import SliceParser
 from evalschema_server.evaluation.runner import CancelToken, SuiteCache, run_suite
 from evalschema_server.evaluation.suites import discover
 
@@ -69,3 +75,64 @@ def test_a_run_resumes_after_its_unchanged_prefix(tmp_path: Path) -> None:
     assert sorted(kept) == list(range(0, 1024, runner.CHECKPOINT))
     marks[5] = (("x", "y", None), 5, 5)
     assert memo.resume(marks)[0] == 0
+
+
+#: Gold lines with every problem the gold checks find.
+BAD_GOLD = ['{"id": "a", "v": 1}', "[1, 2]", '{"id": "b"}', '{"id": "a", "v": 2}',
+            '{"v": "no id"}', '{"id": {"nested": 1}}', '"a string"', '{"id": "c"}']
+EXTRACTED = ['{"id": "b"}', "not json at all", '{"v": "no id"}', '{"id": "b", "v": 2}',
+             '{"id": "zz"}', '{"id": "a"}']
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+@pytest.mark.parametrize("id_field", ["id", None], ids=["by-id", "by-position"])
+def test_the_editor_reports_the_engines_codes(tmp_path: Path, id_field: str | None) -> None:
+    """The editor pairs with the engine's gold checker and codes: each gold record the
+    engine refuses is refused in the editor with the same code, on the same line."""
+    gold_text = "\n".join(BAD_GOLD) + "\n"
+    ext_text = "\n".join(EXTRACTED) + "\n"
+    gold_path, ext_path = tmp_path / "g.jsonl", tmp_path / "e.jsonl"
+    gold_path.write_text(gold_text, encoding="utf-8")
+    ext_path.write_text(ext_text, encoding="utf-8")
+    with pytest.raises(GoldValidationError) as info:
+        list(iter_pairs(gold_path, ext_path, id_field))
+    engine = [(p.code, p.line) for p in info.value.problems]
+
+    gold = SliceParser().read(str(gold_path), gold_text, strict=True)
+    ext = SliceParser().read(str(ext_path), ext_text, strict=False)
+    issues: list[runner.InputIssue] = []
+    pairs = runner.pair_records(gold, ext, id_field, issues, ext_path)
+    editor = [(i.code, _line(gold_text, i.start)) for i in issues if i.path == gold_path]
+    assert editor == engine
+    codes = {"gold-not-object"} if id_field is None else {
+        "gold-not-object", "gold-missing-id", "duplicate-id"}
+    assert {code for code, _ in editor} == codes
+    if id_field is not None:
+        # The extracted file's codes are those of the engine's id matching.
+        read = [read_extracted(r) for r in load_records(ext_path, strict=False)]
+        m = match_ids(["a", "b", "c"], [(v, p) for v, _, p in read], "id")
+        ext_issues = [(i.code, _line(ext_text, i.start) - 1) for i in issues
+                      if i.path == ext_path]
+        assert sorted(ext_issues, key=lambda c: c[1]) == [
+            (code, j) for j, code, _ in m.extra if code != "no-gold-record"]
+        assert {code for code, _ in ext_issues} == {"unreadable-record", "missing-id",
+                                                    "duplicate-id"}
+    # One numbering: the pairs are numbered as the engine numbers them, in order.
+    assert [p.pair.number for p in pairs] == list(range(len(pairs)))
+
+
+def test_the_editor_numbers_and_scores_records_as_the_engine(tmp_path: Path) -> None:
+    """The same suite scored by the editor and by ``evaluate`` (with an unreadable and an
+    unpaired extracted record): the same records, numbered alike, the same figures."""
+    files = write_suite(tmp_path / "p")
+    with files["extracted"].open("a", encoding="utf-8") as f:
+        f.write('{"id": "zz", "name": "extra"}\n')
+    [suite] = discover([files["schema"].parent], lambda p: p.read_text("utf-8")).suites
+    [run] = run_suite(suite, {}, SuiteCache(), CancelToken()).runs
+    engine = evaluate(files["gold"], files["extracted"], files["schema"])
+    assert run.result.to_dict() == engine.to_dict()
+    assert [(r.index, r.problem) for r in run.result.records if r.problem] == [
+        (3, engine.records[3].problem), (4, "no gold record with this id")]

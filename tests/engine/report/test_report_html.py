@@ -22,11 +22,12 @@ from evalschema import evaluate
 from evalschema.io.records import load_json
 from evalschema.project.gate import check_run
 from evalschema.report import RunReport
-from evalschema.report.html import compare_html, runs_html, split_fields
+from evalschema.report.html import runs_html, split_fields
+from evalschema.report.html_compare import compare_html
 from evalschema.run.compare import compare_runs
 from evalschema.run.parallel import EvalSpec, evaluate_files
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 EXAMPLES = REPO / "examples"
 ARTIFACTS = REPO / "artifacts"
 SCHEMA = EXAMPLES / "invoices.eval.json"

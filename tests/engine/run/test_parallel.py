@@ -15,7 +15,7 @@ from evalschema.io.records import load_json
 from evalschema.rules.custom_modules import private_name
 from evalschema.run.parallel import CHUNK_SIZE, EvalSpec, evaluate_files, worst_key
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 EXAMPLES = REPO / "examples"
 SCHEMA = EXAMPLES / "invoices.eval.json"
 GOLD = EXAMPLES / "invoices.gold.jsonl"

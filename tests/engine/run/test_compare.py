@@ -13,7 +13,7 @@ from evalschema import InputError, evaluate
 from evalschema.results import FieldAggregation
 from evalschema.run.compare import compare_runs, resample_weights
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 SCHEMA = EXAMPLES / "invoices.eval.json"
 GOLD = EXAMPLES / "invoices.gold.jsonl"
 

@@ -11,7 +11,7 @@ import pytest
 
 from evalschema.project.config import find_config, load_config, parse_config
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 @pytest.fixture

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from evalschema import GoldValidationError, InputError, evaluate
+from evalschema.io.extracted import NO_RECORD
 from evalschema.io.records import is_streamable, iter_records, load_records, read_record_at
-from evalschema.run.evaluate import NO_RECORD, iter_pairs
+from evalschema.run.pairing import iter_pairs
 
 SCHEMA = {"type": "object", "x-eval-id": "id", "properties": {
     "id": {"type": "string"}, "name": {"type": "string", "x-eval-compare": "normalized"},
@@ -176,7 +177,7 @@ def test_a_streamed_run_does_not_hold_the_files(tmp_path: Path) -> None:
 def test_index_from_scanned_ranges_equals_one_scan(tmp_path: Path) -> None:
     """Indexing an extracted file in byte ranges (as worker processes do) gives the
     index one scan gives: offsets, lengths, line numbers, ids, duplicates, problems."""
-    from evalschema.run.evaluate import _ExtractedIndex, scan_range, split_ranges
+    from evalschema.io.extracted_index import ExtractedIndex, scan_range, split_ranges
 
     lines = []
     for i in range(60):
@@ -195,10 +196,10 @@ def test_index_from_scanned_ranges_equals_one_scan(tmp_path: Path) -> None:
     def scanner(src: str, ranges: list[tuple[int, int]], id_field: str) -> list[Any]:
         return [scan_range(src, a, b, id_field) for a, b in ranges]
 
-    one = _ExtractedIndex(path, "id")
+    one = ExtractedIndex(path, "id")
     for parts in (2, 3, 7):
         assert len(split_ranges(path, parts)) == parts
-        many = _ExtractedIndex(path, "id", scanner, parts)
+        many = ExtractedIndex(path, "id", scanner, parts)
         for attr in ("offsets", "lengths", "lines", "by_id", "leftovers", "unread"):
             assert getattr(many, attr) == getattr(one, attr), (parts, attr)
         assert [many.get(j) for j in range(len(many.offsets))] == [

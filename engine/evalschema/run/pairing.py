@@ -1,0 +1,384 @@
+"""Pairing gold and extracted records, before scoring: by id, else by position.
+
+One gold checker (``GoldChecker``), one numbering of the pairs (``Pair.number``: gold
+order, then the unpaired extracted records in file order) and one set of problem codes,
+used in memory, streamed, and by the language server. The engine stops on the first
+run with gold problems (``GoldValidationError``, listing them all); the language server
+goes on without the refused records (``pairs_by_position``/``pairs_by_id`` accept a
+refused gold record as ``NO_RECORD``).
+
+Codes: ``gold-not-object``, ``gold-missing-id``, ``duplicate-id`` (gold, from
+``GoldChecker``); ``unreadable-record``, ``missing-id``, ``duplicate-id``,
+``no-gold-record`` (extracted, from ``match_ids``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from evalschema.errors import GoldValidationError, Problem
+from evalschema.io.extracted import (
+    NO_RECORD,
+    Read,
+    duplicate_id_problem,
+    no_id_problem,
+    read_extracted,
+    usable_id,
+)
+from evalschema.io.extracted_index import ExtractedIndex, Scanner
+from evalschema.io.records import (
+    RawLine,
+    RawRecord,
+    RecordsLike,
+    iter_raw_lines,
+    iter_records,
+    iter_records_text,
+    load_records,
+)
+
+#: tuple.__new__ skips the NamedTuple's Python-level __new__ (one Pair per record).
+_new = tuple.__new__
+
+#: The problems of unpaired records (``RecordResult.problem``).
+NO_EXTRACTED = "no extracted record"
+NO_EXTRACTED_WITH_ID = "no extracted record with this id"
+NO_GOLD_AT_POSITION = "no gold record at this position"
+NO_GOLD_WITH_ID = "no gold record with this id"
+#: A pair whose gold record the checks refused (the language server only: the engine
+#: stops instead); neither side is scored.
+GOLD_REFUSED = "its gold record cannot be read"
+
+
+class Pair(NamedTuple):
+    """A gold record and the extracted record it is paired with, before scoring.
+
+    Either side may be ``NO_RECORD``, or an unparsed ``RawLine`` (parsed by
+    ``resolve``, where the pair is scored). A NamedTuple: one is built per record and
+    sent to a worker process, and a tuple builds and pickles several times faster
+    than a frozen dataclass.
+    """
+
+    #: The record's place in the run (``RecordResult.index``).
+    number: int
+    record_id: Any
+    gold: Any
+    extracted: Any
+    gold_index: int | None = None
+    extracted_index: int | None = None
+    repaired: bool = False
+    problem: str | None = None
+    #: When ``extracted`` is an unparsed ``RawLine``: whether the problem found reading
+    #: it is the pair's problem (pairing by position) or ``problem`` stands (by id).
+    read_problem: bool = False
+
+    def resolve(self) -> Pair:
+        """This pair with unparsed lines parsed (extracted ones rescued leniently)."""
+        gold, ext = self.gold, self.extracted
+        if not isinstance(gold, RawLine) and not isinstance(ext, RawLine):
+            return self
+        repaired, problem = self.repaired, self.problem
+        if isinstance(gold, RawLine):
+            gold = gold.parse().value
+        if isinstance(ext, RawLine):
+            ext, repaired, read = read_extracted(ext.parse())
+            if self.read_problem:
+                problem = read or problem
+        return Pair(self.number, self.record_id, gold, ext, self.gold_index,
+                    self.extracted_index, repaired, problem)
+
+
+# -- the gold checks ----------------------------------------------------------------------
+
+class GoldProblem(NamedTuple):
+    """Why gold record ``index`` cannot be paired (``GoldChecker.check``)."""
+
+    #: ``gold-not-object``, ``gold-missing-id`` or ``duplicate-id``.
+    code: str
+    index: int  # type: ignore[assignment]  # shadows tuple.index, as RecordResult's does
+    #: ``duplicate-id``: the id, and the record that holds it first.
+    record_id: Any = None
+    first: int = -1
+
+
+class GoldChecker:
+    """The checks each gold record passes before pairing, one record at a time: it is an
+    object and, when pairing by id, has a usable id no earlier record has.
+
+    ``check`` answers for one record (the language server words its own diagnostics);
+    ``ok`` keeps the engine's located ``Problem`` and ``finish`` raises them together.
+    """
+
+    def __init__(self, id_field: str | None) -> None:
+        self.id_field = id_field
+        #: Id -> the first gold record holding it.
+        self.ids: dict[Any, int] = {}
+        self.problems: list[Problem] = []
+
+    def check(self, value: Any, i: int) -> GoldProblem | None:
+        """The problem of gold record ``i`` (``value``), or None when it can be paired."""
+        id_field = self.id_field
+        if type(value) is dict:
+            if id_field is None:
+                return None
+            rid = value.get(id_field)
+            if type(rid) is str or type(rid) is int:  # the common case, checked cheaply
+                first = self.ids.setdefault(rid, i)
+                return None if first == i else GoldProblem("duplicate-id", i, rid, first)
+        elif not isinstance(value, dict):
+            return GoldProblem("gold-not-object", i)
+        if id_field is None:
+            return None
+        rid = value.get(id_field)
+        if not usable_id(rid):
+            return GoldProblem("gold-missing-id", i)
+        first = self.ids.setdefault(rid, i)
+        return None if first == i else GoldProblem("duplicate-id", i, rid, first)
+
+    def ok(self, record: Any, i: int) -> bool:
+        """``check`` for the engine: ``record`` is a ``RawRecord`` (read from a file) or a
+        record given in memory; its problem is kept, located."""
+        raw = record if type(record) is RawRecord else None
+        found = self.check(raw.value if raw is not None else record, i)
+        if found is None:
+            return True
+        self.problems.append(gold_problem(found, raw if raw is not None else RawRecord(record),
+                                          self.id_field))
+        return False
+
+    def finish(self) -> None:
+        """Raise every problem kept by ``ok``, if any."""
+        if self.problems:
+            raise GoldValidationError(self.problems, "the gold records are unusable")
+
+
+def gold_problem(found: GoldProblem, raw: RawRecord, id_field: str | None) -> Problem:
+    """The engine's located ``Problem`` for a gold record the checks refused: by line in a
+    JSONL file, else by pointer (``/3``)."""
+    i = found.index
+    if raw.line is not None:
+        where: dict[str, Any] = {"source": raw.source, "line": raw.line}
+    else:
+        where = {"source": raw.source, "pointer": f"/{i}"}
+    if found.code == "gold-not-object":
+        return Problem(found.code, f"gold record {i} is {type(raw.value).__name__}, not an "
+                       "object", **where)
+    if found.code == "gold-missing-id":
+        return Problem(found.code, f"gold record {i} has no usable {id_field!r}", **where,
+                       suggestion="every gold record needs its id")
+    return Problem(found.code, f"gold id {found.record_id!r} appears again (first in record "
+                   f"{found.first})", **where,
+                   suggestion="ids must be unique within the gold file")
+
+
+# -- in memory ------------------------------------------------------------------------------
+
+class IdMatch(NamedTuple):
+    """Extracted records matched to gold ids (``match_ids``)."""
+
+    #: Per gold id, in gold order: the extracted record holding it, or None.
+    found: list[int | None]
+    #: Extracted records left unpaired, in file order: (index, code, problem). Codes:
+    #: ``unreadable-record``, ``missing-id``, ``duplicate-id``, ``no-gold-record``.
+    extra: list[tuple[int, str, str]]
+    #: Id -> the first extracted record holding it.
+    first: dict[Any, int]
+
+
+def match_ids(gold_ids: Sequence[Any], extracted: Sequence[tuple[Any, str | None]],
+              id_field: str) -> IdMatch:
+    """Pair in-memory records by id. ``extracted`` holds each record's (value, problem
+    reading it), the value ``NO_RECORD`` when it could not be read. Shared by
+    ``evaluate`` and the language server, which reports the codes where they are."""
+    first: dict[Any, int] = {}
+    extra: list[tuple[int, str, str]] = []
+    for j, (value, problem) in enumerate(extracted):
+        if value is NO_RECORD:
+            extra.append((j, "unreadable-record", problem or "unreadable"))
+            continue
+        rid = value.get(id_field)
+        if not usable_id(rid):
+            extra.append((j, "missing-id", no_id_problem(id_field)))
+        elif rid in first:
+            extra.append((j, "duplicate-id", duplicate_id_problem(rid, first[rid])))
+        else:
+            first[rid] = j
+    unpaired = dict(first)
+    found = [unpaired.pop(rid, None) for rid in gold_ids]
+    extra.extend((j, "no-gold-record", NO_GOLD_WITH_ID) for j in unpaired.values())
+    extra.sort()
+    return IdMatch(found, extra, first)
+
+
+def pairs_by_position(gold: Sequence[Any], read: Sequence[Read]) -> Iterator[Pair]:
+    """Pair records read in memory by position: ``gold`` values (``NO_RECORD`` for one
+    the checks refused) and each extracted record as read (``read_extracted``)."""
+    n_read = len(read)
+    for i, gvalue in enumerate(gold):
+        if gvalue is NO_RECORD:
+            yield Pair(i, None, NO_RECORD, NO_RECORD, i, None, problem=GOLD_REFUSED)
+        elif i < n_read:
+            value, repaired, problem = read[i]
+            yield _new(Pair, (i, None, gvalue, value, i, i, repaired, problem, False))
+        else:
+            yield Pair(i, None, gvalue, NO_RECORD, i, None, problem=NO_EXTRACTED)
+    for j in range(len(gold), n_read):
+        value, repaired, problem = read[j]
+        yield Pair(j, None, NO_RECORD, value, None, j, repaired,
+                   problem or NO_GOLD_AT_POSITION)
+
+
+def pairs_by_id(gold: Sequence[Any], read: Sequence[Read], id_field: str,
+                match: IdMatch | None = None) -> Iterator[Pair]:
+    """Pair records read in memory by id: gold order, then the extracted records no gold
+    record pairs (in file order). A gold value ``NO_RECORD`` (refused by the checks) is
+    left out. ``match`` is ``match_ids`` over the same records, when the caller has it."""
+    if match is None:
+        match = match_ids([g[id_field] for g in gold if g is not NO_RECORD],
+                          [(v, p) for v, _, p in read], id_field)
+    unread = sum(1 for _, code, _ in match.extra if code == "unreadable-record")
+    found = iter(match.found)
+    number = 0
+    for i, gvalue in enumerate(gold):
+        if gvalue is NO_RECORD:
+            continue
+        rid = gvalue[id_field]
+        j = next(found)
+        if j is None:
+            yield Pair(number, rid, gvalue, NO_RECORD, i, None, problem=_missing_problem(unread))
+        else:
+            value, repaired, _ = read[j]
+            yield _new(Pair, (number, rid, gvalue, value, i, j, repaired, None, False))
+        number += 1
+    for j, _, problem in match.extra:
+        value, repaired, _ = read[j]
+        rid = value.get(id_field) if isinstance(value, dict) else None
+        yield Pair(number, rid, NO_RECORD, value, None, j, repaired, problem)
+        number += 1
+
+
+def _missing_problem(unread: int) -> str:
+    if unread:
+        return f"{NO_EXTRACTED_WITH_ID} ({unread} extracted record(s) unreadable)"
+    return NO_EXTRACTED_WITH_ID
+
+
+def _as_records(data: RecordsLike, *, strict: bool) -> list[RawRecord] | list[Any]:
+    """Records read from a file (``RawRecord``s, which know where they came from), or
+    in-memory records as they are: wrapping each costs more than scoring it cheaply."""
+    if isinstance(data, str | Path):
+        return load_records(data, strict=strict)
+    return list(data)
+
+
+def _pairs_in_memory(gold: RecordsLike, extracted: RecordsLike,
+                     id_field: str | None) -> Iterator[Pair]:
+    gold_raw = _as_records(gold, strict=True)
+    ext_raw = _as_records(extracted, strict=False)
+    check = GoldChecker(id_field)
+    for i, rec in enumerate(gold_raw):
+        check.ok(rec, i)
+    check.finish()
+    gold_values: list[Any] = [r.value if type(r) is RawRecord else r for r in gold_raw]
+    # An in-memory object needs no reading: (record, repaired, problem) at once.
+    read: list[Read] = [(r, False, None) if type(r) is dict else
+                        read_extracted(r if type(r) is RawRecord else RawRecord(r))
+                        for r in ext_raw]
+    if id_field is None:
+        yield from pairs_by_position(gold_values, read)
+    else:
+        yield from pairs_by_id(gold_values, read, id_field)
+
+
+# -- streamed -------------------------------------------------------------------------------
+
+def _gold_stream(gold: RecordsLike) -> Iterator[tuple[RawRecord, RawLine | None]]:
+    if isinstance(gold, str | Path):
+        return iter_records_text(gold, strict=True)
+    return ((RawRecord(v), None) for v in gold)
+
+
+def _stream_by_position(gold: RecordsLike, extracted: RecordsLike) -> Iterator[Pair]:
+    check = GoldChecker(None)
+    lines = iter_raw_lines(extracted) if isinstance(extracted, str | Path) else None
+    ext_it: Iterator[RawRecord | RawLine] = lines if lines is not None else (
+        iter_records(extracted, strict=False) if isinstance(extracted, str | Path)
+        else (RawRecord(v) for v in extracted))
+    n_gold = 0
+    for i, (graw, gline) in enumerate(_gold_stream(gold)):
+        n_gold = i + 1
+        eraw = next(ext_it, None)
+        if not check.ok(graw, i) or check.problems:
+            continue
+        gvalue = gline if gline is not None else graw.value
+        if eraw is None:
+            yield Pair(i, None, gvalue, NO_RECORD, i, None, problem=NO_EXTRACTED)
+        elif isinstance(eraw, RawLine):
+            yield Pair(i, None, gvalue, eraw, i, i, read_problem=True)
+        else:
+            value, repaired, problem = read_extracted(eraw)
+            yield Pair(i, None, gvalue, value, i, i, repaired, problem)
+    check.finish()
+    for j, eraw in enumerate(ext_it, start=n_gold):
+        if isinstance(eraw, RawLine):
+            yield Pair(j, None, NO_RECORD, eraw, None, j, problem=NO_GOLD_AT_POSITION,
+                       read_problem=True)
+            continue
+        value, repaired, problem = read_extracted(eraw)
+        yield Pair(j, None, NO_RECORD, value, None, j, repaired,
+                   problem or NO_GOLD_AT_POSITION)
+
+
+def _stream_by_id(gold: RecordsLike, extracted: RecordsLike, id_field: str,
+                  scanner: Scanner | None = None, scan_parts: int = 1) -> Iterator[Pair]:
+    ext = ExtractedIndex(extracted, id_field, scanner, scan_parts)
+    try:
+        check = GoldChecker(id_field)
+        number = 0
+        for i, (graw, gline) in enumerate(_gold_stream(gold)):
+            if not check.ok(graw, i) or check.problems:
+                continue
+            rid = graw.value[id_field]
+            gvalue = gline if gline is not None else graw.value
+            found = ext.by_id.pop(rid, None)
+            if found is None:
+                yield Pair(number, rid, gvalue, NO_RECORD, i, None,
+                           problem=_missing_problem(ext.unread))
+            else:
+                got = ext.get_lazy(found)
+                if isinstance(got, RawLine):
+                    yield Pair(number, rid, gvalue, got, i, found)
+                else:
+                    yield Pair(number, rid, gvalue, got[0], i, found, got[1])
+            number += 1
+        check.finish()
+        extra = sorted([*((j, NO_GOLD_WITH_ID) for j in ext.by_id.values()), *ext.leftovers])
+        for j, problem in extra:
+            value, repaired, _ = ext.get(j)
+            rid = value.get(id_field) if isinstance(value, dict) else None
+            yield Pair(number, rid, NO_RECORD, value, None, j, repaired, problem)
+            number += 1
+    finally:
+        ext.close()
+
+
+def iter_pairs(gold: RecordsLike, extracted: RecordsLike, id_field: str | None, *,
+               stream: bool = False, scanner: Scanner | None = None,
+               scan_parts: int = 1) -> Iterator[Pair]:
+    """Pair gold and extracted records: by ``id_field``, else by position.
+
+    In memory (``stream=False``) every gold record is checked before the first pair.
+    Streaming never holds all records: by position both files are read in lockstep;
+    by id the extracted file is indexed (id -> byte offset) and each record read back
+    when its gold record comes. Gold problems are then collected as the gold streams
+    (no pair is yielded after the first) and raised together at the end.
+
+    ``scanner`` indexes the extracted file's byte ranges elsewhere (``scan_parts`` of
+    them, e.g. on worker processes); the index is the same.
+    """
+    if stream:
+        if id_field is None:
+            return _stream_by_position(gold, extracted)
+        return _stream_by_id(gold, extracted, id_field, scanner, scan_parts)
+    return _pairs_in_memory(gold, extracted, id_field)

@@ -1,0 +1,100 @@
+"""A run's mergeable sums (``evalschema.run.accumulator``): chunks folded in order give the
+figures of one pass, to the last bit; a copy resumes independently."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalschema.results import Counts, FieldResult, RecordResult, Status
+from evalschema.run.accumulator import RunAccumulator
+
+
+def _record(acc: RunAccumulator, index: int, statuses: list[tuple[str, Status, float]]
+            ) -> RecordResult:
+    results = [FieldResult(path, path, st, score, weight=1.0 + index % 3, record_index=index)
+               for path, st, score in statuses]
+    rec = RecordResult(index, f"r{index}", tuple(results), acc.tally(results))
+    acc.add(rec)
+    return rec
+
+
+RECORDS = [
+    [("a", Status.MATCH, 1.0), ("b", Status.MISMATCH, 0.3), ("c", Status.OMISSION, 0.0)],
+    [("a", Status.MISMATCH, 0.7), ("d", Status.HALLUCINATION, 0.0)],
+    [("a", Status.MATCH, 1.0), ("b", Status.SKIPPED, 0.0), ("e", Status.ERROR, 0.0)],
+    [("c", Status.MATCH, 0.9)],
+]
+
+
+def _chunks(sizes: list[int]) -> list[RunAccumulator]:
+    out, k = [], 0
+    for n in sizes:
+        acc = RunAccumulator()
+        for i in range(k, k + n):
+            _record(acc, i, RECORDS[i])
+        out.append(acc)
+        k += n
+    return out
+
+
+def test_update_and_merge_fold_the_same_chunks_alike() -> None:
+    """Bit for bit for the same chunks (which is why ``parallel`` chunks by a fixed size,
+    never by the worker count); the same figures as one pass up to float rounding."""
+    [whole] = _chunks([4])
+    a, b, c = _chunks([1, 2, 1])
+    merged = a.merge(b).merge(c)
+    folded = RunAccumulator()
+    for part in (a, b, c):
+        folded.update(part)
+    assert merged.result().to_dict() == folded.result().to_dict()
+    assert merged.result().records == whole.result().records
+    got, want = merged.result(), whole.result()
+    assert got.per_field.keys() == want.per_field.keys()
+    assert [a.counts[:8] for a in got.per_field.values()] == [
+        a.counts[:8] for a in want.per_field.values()]
+    assert got.mean_weighted_score == pytest.approx(want.mean_weighted_score, rel=1e-12)
+
+
+def test_a_copy_resumes_bit_for_bit() -> None:
+    """What the language server does after an edit: resume from a copy taken after the
+    unchanged records, add the rest in order; every sum equals one pass exactly."""
+    [whole] = _chunks([4])
+    [start] = _chunks([2])
+    resumed = start.copy()
+    for i in (2, 3):
+        _record(resumed, i, RECORDS[i])
+    assert resumed.result().to_dict() == whole.result().to_dict()
+
+
+def test_result_counts_per_field_as_integers() -> None:
+    [whole] = _chunks([4])
+    run = whole.result()
+    counts = run.per_field["a"].counts
+    assert counts[:8] == (2, 1, 0, 0, 0, 0, 0, 0)
+    # Weights 1, 2 and 3 (records 0 to 2): sums carried in record order.
+    assert counts[8:] == (1.0 + 0.7 + 1.0, 1.0 + 2.0 + 3.0, 1.0 * 1.0 + 2.0 * 0.7 + 3.0 * 1.0)
+    assert all(type(v) is int for v in run.per_field["a"].counts[:8])
+    assert run.total_records == 4 and run.totals.errors == 1
+
+
+def test_an_unscored_record_is_listed_but_not_counted() -> None:
+    acc = RunAccumulator()
+    acc.add(RecordResult(0, None, (), Counts(), problem="unreadable"), counted=False)
+    run = acc.result()
+    assert len(run.records) == 1 and run.total_records == 0 and run.mean_f1 == 1.0
+
+
+def test_a_copy_resumes_independently() -> None:
+    [acc] = _chunks([2])
+    copy = acc.copy(records=False)
+    assert copy.records == [] and copy.n == 2 and copy.per_field == acc.per_field
+    _record(copy, 2, RECORDS[2])
+    assert acc.n == 2 and acc.per_field["a"][0] == 1.0  # the original did not move
+    kept = acc.copy()
+    assert kept.records == acc.records and kept.records is not acc.records
+
+
+def test_records_are_left_out_when_not_kept() -> None:
+    acc = RunAccumulator(keep_records=False)
+    _record(acc, 0, RECORDS[0])
+    assert acc.records == [] and acc.result().total_records == 1
