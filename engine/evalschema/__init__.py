@@ -33,10 +33,10 @@ from evalschema.schema.resolve import resolve_schema_references
 from evalschema.schema.tree import SchemaCheck, SchemaNode, check_eval_schema, parse_eval_schema
 from evalschema.schema.validate_gold import validate_gold
 from evalschema.scoring.postprocess import propagate_batch_errors, reclassify_nulls
+from evalschema.version import __version__
 
 register_builtins(default_registry)
 
-__version__ = "0.1.0"
 
 __all__ = [
     "CompareLimitError",
@@ -60,6 +60,7 @@ __all__ = [
     "SchemaError",
     "SchemaNode",
     "Status",
+    "__version__",
     "annotate_xeval",
     "builtin_registry",
     "check_eval_schema",

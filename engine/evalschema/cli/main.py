@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="evalschema", description="Score LLM structured extraction against gold JSON, "
         "field by field.", epilog=EPILOG, formatter_class=Formatter)
-    from evalschema import __version__
+    from evalschema.version import __version__
 
     p.add_argument("--version", action="version", version=f"evalschema {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -54,10 +54,6 @@ def _status_stack(counts: Mapping[str, int]) -> str:
     return f'<div class="stack">{spans}</div><div class="legend">{legend}</div>'
 
 
-def only_hallucinated(agg: FieldAggregation) -> bool:
-    """``agg.invented``; kept for the language server's views until they read the
-    property."""
-    return agg.invented
 
 
 def split_fields(per_field: Mapping[str, FieldAggregation]

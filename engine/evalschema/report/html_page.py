@@ -221,7 +221,7 @@ def page(title: str, body: str, header: str) -> str:
 
 def meta(command: str | None) -> str:
     """When and by which evalschema (and command) the report was made."""
-    from evalschema import __version__
+    from evalschema.version import __version__
 
     now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     cmd = f" · <code>{e(command)}</code>" if command else ""

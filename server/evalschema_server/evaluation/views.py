@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalschema.report.html import only_hallucinated
 from evalschema.results import Counts, FieldResult, RunResult, Status
 from evalschema.safetext import finite
 
@@ -182,7 +181,7 @@ def report(outcome: SuiteOutcome, to_uri: ToUri, worst: Callable[[RunOutcome, st
             rows.append({"field": name, "precision": c.precision, "recall": c.recall,
                          "f1": c.f1, "matches": c.matches, "mismatches": c.mismatches,
                          "omissions": c.omissions, "hallucinations": c.hallucinations,
-                         "invented": only_hallucinated(agg), "worst": worst(r, name)})
+                         "invented": agg.invented, "worst": worst(r, name)})
         runs.append({"extracted": to_uri(r.path), "label": r.label,
                      "records": r.result.total_records, **figures(r.result), "fields": rows,
                      "result": finite(r.result.to_dict())})  # no bare NaN on the wire
