@@ -19,7 +19,7 @@ import pytest
 from evalschema import default_registry, evaluate
 from evalschema.cli.main import main
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 EXAMPLES = REPO / "examples"
 DEPTH = 10_000
 

@@ -20,7 +20,7 @@ from evalschema.cli.main import main
 from evalschema.cli.progress import ProgressBar
 from evalschema.rules.custom_modules import private_name
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 EXAMPLES = REPO / "examples"
 RUN_A = "invoices.model-a.extracted.jsonl"
 RUN_B = "invoices.model-b.extracted.jsonl"
