@@ -6,6 +6,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from evalschema.errors import GoldValidationError, Problem, Severity
+from evalschema.io.gold import GoldChecker, gold_problem
+from evalschema.io.records import RawRecord
 from evalschema.pointer import escape
 from evalschema.rules.values import json_type
 from evalschema.schema.tree import SchemaNode, parse_eval_schema
@@ -16,7 +18,8 @@ def validate_gold(gold: Iterable[Any], schema: Any, id_field: str | None = None,
                   allow_extra_fields: bool = False) -> list[Problem]:
     """Located problems in gold records; raises GoldValidationError if any is an error.
 
-    Errors: a record that is not an object, a missing or duplicate id, and (with
+    Errors: a record that is not an object, a missing or duplicate id (the checks
+    pairing makes, ``io.gold.GoldChecker``, with its codes and messages), and (with
     ``strict_types``) a value whose JSON type the schema does not allow. Warnings:
     schema fields missing from a record (``warn_missing``) and gold keys the schema
     does not know, which scoring ignores (unless ``allow_extra_fields``).
@@ -24,25 +27,14 @@ def validate_gold(gold: Iterable[Any], schema: Any, id_field: str | None = None,
     root = schema if isinstance(schema, SchemaNode) else parse_eval_schema(schema)
     rid_field = id_field or root.id_field
     problems: list[Problem] = []
-    seen: dict[Any, int] = {}
+    check = GoldChecker(rid_field)
     for i, rec in enumerate(gold):
-        base = f"/{i}"
-        if not isinstance(rec, dict):
-            problems.append(Problem("gold-not-object", f"record {i} is {json_type(rec)}",
-                                    base))
-            continue
-        if rid_field is not None:
-            rid = rec.get(rid_field)
-            if rid is None:
-                problems.append(Problem("gold-missing-id", f"record {i} has no {rid_field!r}",
-                                        base))
-            elif isinstance(rid, dict | list) or rid in seen:
-                problems.append(Problem("duplicate-id", f"id {rid!r} of record {i} is already "
-                                        f"used by record {seen.get(rid, '?')}",
-                                        f"{base}/{escape(rid_field)}"))
-            else:
-                seen[rid] = i
-        _walk(root, rec, base, problems, warn_missing, strict_types, allow_extra_fields)
+        refused = check.check(rec, i)
+        if refused is not None:
+            problems.append(gold_problem(refused, RawRecord(rec), rid_field))
+            if refused.code == "gold-not-object":
+                continue
+        _walk(root, rec, f"/{i}", problems, warn_missing, strict_types, allow_extra_fields)
     errors = [p for p in problems if p.severity is Severity.ERROR]
     if errors:
         raise GoldValidationError(problems, "the gold records do not fit the schema")

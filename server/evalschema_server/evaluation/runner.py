@@ -20,14 +20,13 @@ from typing import Any
 
 from evalschema.errors import EvalSchemaError, Problem
 from evalschema.io.extracted import NO_RECORD, Read
+from evalschema.io.gold import GoldChecker, GoldProblem
 from evalschema.judge.client import cancellation
 from evalschema.results import RecordResult, RunResult
 from evalschema.run.accumulator import RunAccumulator
 from evalschema.run.evaluate import Evaluator, make_evaluator
 from evalschema.run.gcpause import gc_paused
 from evalschema.run.pairing import (
-    GoldChecker,
-    GoldProblem,
     Pair,
     match_ids,
     pairs_by_id,

@@ -13,10 +13,9 @@ import pytest
 from evalschema import GoldValidationError
 from evalschema.errors import Problem
 from evalschema.io.extracted import NO_RECORD
+from evalschema.io.gold import GoldChecker, GoldProblem
 from evalschema.run.pairing import (
     GOLD_REFUSED,
-    GoldChecker,
-    GoldProblem,
     Pair,
     iter_pairs,
     match_ids,
