@@ -231,3 +231,35 @@ def test_imports_are_read_including_lazy_ones_but_not_type_checking(tmp_path: Pa
                    "def f():\n    import y\n    from .z import w\n", encoding="utf-8")
     got = {i.target for i in imports_of("pkg.m", src) if i.target != "typing"}
     assert got == {"y", "pkg.z"}
+
+
+DETAILED_STAGES = ("io", "rules", "schema", "scoring", "run", "project")
+
+
+def _mapped(doc: str, heading: str) -> str:
+    text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
+    return text.split(heading, 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_package_map_in_the_docs_names_every_module() -> None:
+    """docs/architecture.md's map names every top-level module and package, and every
+    module of the pipeline's stages; a module added without a line there fails here."""
+    text = _mapped("architecture.md", "## The package map")
+    engine = SOURCES["evalschema"]
+    expected = [p.name + ("/" if p.is_dir() else "") for p in engine.iterdir()
+                if (p.is_dir() and (p / "__init__.py").exists())
+                or (p.suffix == ".py" and p.stem not in ("__init__", "__main__"))]
+    expected += [f"{p.stem}.py" for s in DETAILED_STAGES for p in (engine / s).glob("*.py")
+                 if p.stem != "__init__"]
+    missing = sorted(name for name in expected if name not in text)
+    assert missing == []
+
+
+def test_the_server_module_map_names_every_module() -> None:
+    text = _mapped("server.md", "## How the server is built")
+    server = SOURCES["evalschema_server"]
+    names = [p.stem for p in server.glob("*.py") if p.stem not in ("__init__",)]
+    names += [p.name for p in server.iterdir() if p.is_dir() and (p / "__init__.py").exists()]
+    names += [p.stem for p in (server / "handlers").glob("*.py") if p.stem != "__init__"]
+    missing = sorted(n for n in names if f"`{n}" not in text and f"{n}`" not in text)
+    assert missing == []
