@@ -112,3 +112,20 @@ def test_open_documents_by_file_path(tmp_path: Path) -> None:
     assert untitled.path is None
     store.close(link.as_uri())
     assert store.text_at(path) is None and store.uri_of(path) == path.as_uri()
+
+
+def test_a_file_open_under_two_uris_is_read_from_the_latest(tmp_path: Path) -> None:
+    """The same file open twice (its path and a link to it): the evaluation reads the text
+    opened last, and closing the other URI does not forget it."""
+    store = DocumentStore()
+    path = tmp_path / "a.jsonl"
+    link = tmp_path / "link.jsonl"
+    path.write_text("{}\n", encoding="utf-8")
+    link.symlink_to(path)
+    store.open(types.TextDocumentItem(path.as_uri(), "jsonl", 1, "first\n"))
+    store.open(types.TextDocumentItem(link.as_uri(), "jsonl", 1, "second\n"))
+    assert store.text_at(path) == "second\n" and store.uri_of(path) == link.as_uri()
+    store.close(path.as_uri())
+    assert store.text_at(path) == "second\n" and store.uri_of(path) == link.as_uri()
+    store.close(link.as_uri())
+    assert store.text_at(path) is None and store.uri_of(path) == path.as_uri()

@@ -64,3 +64,14 @@ def test_ranges_start_at_line_starts_and_cover_the_file(tmp_path: Path) -> None:
         assert all(data[a - 1:a] == b"\n" for a, _ in ranges[1:])
         ids = [i for a, b in ranges for i in scan_range(str(path), a, b, "id").ids]
         assert ids == [f"r{i}" for i in range(40)]
+
+
+def test_a_cut_that_falls_on_a_line_start_stays_there(tmp_path: Path) -> None:
+    """Lines of equal length, as many parts as lines: each range is one line (a cut that
+    lands on a line start is not pushed past that line, which would merge parts)."""
+    path = tmp_path / "e.jsonl"
+    lines = [json.dumps({"id": f"r{i}"}) + "\n" for i in range(8)]
+    path.write_text("".join(lines), encoding="utf-8")
+    width = len(lines[0])
+    assert split_ranges(path, 8) == [(i * width, (i + 1) * width) for i in range(8)]
+    assert split_ranges(path, 2) == [(0, 4 * width), (4 * width, 8 * width)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -132,6 +133,33 @@ def test_overwriting_a_comparator_enforces_its_new_parameter_schema() -> None:
                                     "additionalProperties": False})
         codes = [p.code for p in check_eval_schema(schema, registry=reg).errors]
         assert codes == ([] if want == "integer" else ["bad-param"]), (k, want, codes)
+
+
+def test_which_parameters_are_valid_is_remembered_per_entry() -> None:
+    """An entry never answers from its predecessor's memo (a remembered "valid" would let
+    parameters the new schema refuses through), nor from a memo of JSON it could not write."""
+    reg = builtin_registry()
+    for want, valid in (("integer", True), ("string", False), ("integer", True)):
+        d = register_comparator("fuzzy", lambda g, e, p: 1.0, registry=reg, overwrite=True,
+                                params={"type": "object", "properties": {"n": {"type": want}},
+                                        "additionalProperties": False})
+        assert d.params_valid({"n": 3}) is valid, want
+        assert d.params_valid({"n": 3}) is valid, want  # remembered: the same answer
+    assert d.params_valid({"n": {1, 2}}) is False  # not JSON: checked, not remembered
+
+
+def test_the_parameter_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long-lived language server checks ever new configurations as the user types: the
+    memo is emptied when full instead of growing without end."""
+    from evalschema.rules import registry
+
+    monkeypatch.setattr(registry, "_MEMO_SIZE", 4)
+    d = builtin_registry().comparators["numeric"]
+    d = dataclasses.replace(d)  # a fresh entry: an empty memo
+    for k in range(20):
+        assert d.params_valid({"tolerance": {"abs": k}})
+        assert len(d._valid_params) <= 5
+    assert d.params_valid({"tolerance": {"abs": -1}}) is False
 
 
 def _reversed(g: list[Any], e: list[Any], params: dict[str, Any]) -> list[tuple[int, int]]:

@@ -84,6 +84,14 @@ def test_an_unscored_record_is_listed_but_not_counted() -> None:
     assert len(run.records) == 1 and run.total_records == 0 and run.mean_f1 == 1.0
 
 
+def test_a_run_with_no_counted_record_is_perfect_on_every_mean() -> None:
+    """No record scored: nothing was wrong, so each mean is 1 (as an empty record's F1 is)."""
+    for acc in (RunAccumulator(), RunAccumulator().merge(RunAccumulator())):
+        run = acc.result()
+        assert (run.mean_precision, run.mean_recall, run.mean_f1,
+                run.mean_weighted_score) == (1.0, 1.0, 1.0, 1.0)
+
+
 def test_a_copy_resumes_independently() -> None:
     [acc] = _chunks([2])
     copy = acc.copy(records=False)

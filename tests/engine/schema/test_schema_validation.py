@@ -111,6 +111,18 @@ def test_align_key_not_among_item_properties() -> None:
     assert p.suggestion == "did you mean 'sku'?"
 
 
+def test_ordered_beside_match_by_is_not_a_strategy_parameter() -> None:
+    """``"ordered": false`` may sit beside ``match_by``; it is x-eval-align's own key, so the
+    strategy's parameter check (``additionalProperties: false``) never sees it."""
+    schema = {"type": "object", "properties": {"items": {
+        "type": "array", "x-eval-align": {"match_by": "key_field", "key": "sku", "ordered": False},
+        "items": {"type": "object", "properties": {"sku": {"type": "string"}}}}}}
+    assert check_eval_schema(schema).problems == ()
+    align = parse_eval_schema(schema).child_map["items"].align
+    assert align is not None and (align.strategy, dict(align.params)) == ("key_field",
+                                                                         {"key": "sku"})
+
+
 def test_unknown_strategy() -> None:
     schema = {"type": "object", "properties": {"items": {
         "type": "array", "x-eval-align": {"match_by": "hungarain"}, "items": {"type": "string"}}}}

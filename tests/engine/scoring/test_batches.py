@@ -36,6 +36,12 @@ def test_scores_are_clamped_and_judged_against_the_threshold() -> None:
     assert results[1].status is Status.PENDING  # the input list is left as it was
 
 
+def test_a_score_at_the_threshold_matches_and_one_below_zero_is_zero() -> None:
+    out = run_batches(*_swap(_pending(lambda pairs: [0.5, -0.3], threshold=0.5)))
+    assert [(r.status, r.score) for r in out[1:]] == [
+        (Status.MATCH, 0.5), (Status.MISMATCH, 0.0)]
+
+
 def test_a_judge_that_fails_or_miscounts_leaves_batch_errors() -> None:
     def boom(pairs: Sequence[tuple[Any, Any]]) -> list[float]:
         raise RuntimeError("down")

@@ -69,3 +69,18 @@ def test_fold_is_count_results(results: list[FieldResult], start: int) -> None:
         assert _bits(tally) == _bits(float(v) for v in want)
     unfold(tail, per_field)
     assert per_field == {}
+
+
+def test_unfold_keeps_what_earlier_records_brought() -> None:
+    """Taking a failed record back out leaves the run as it was before it: a field that
+    earlier records counted (even only as skipped or errors) stays, with their counts."""
+    earlier = [FieldResult("a", "a", Status.SKIPPED, 0.0), FieldResult("b", "b", Status.ERROR, 0.0),
+               FieldResult("c", "c", Status.MATCH, 1.0, weight=2.0)]
+    failed = [FieldResult("a", "a", Status.MATCH, 1.0), FieldResult("b", "b", Status.MISMATCH, 0.5),
+              FieldResult("c", "c", Status.OMISSION, 0.0), FieldResult("d", "d", Status.MATCH, 1.0)]
+    per_field: dict[str, list[float]] = {}
+    fold(earlier, 0, per_field, [0] * 8, 0.0, 0.0, 0.0)
+    before = {k: list(t) for k, t in per_field.items()}
+    fold(failed, 0, per_field, [0] * 8, 0.0, 0.0, 0.0)
+    unfold(failed, per_field)
+    assert per_field == before
