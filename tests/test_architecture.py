@@ -147,6 +147,47 @@ def test_engine_stages_import_only_downwards() -> None:
     assert bad == []
 
 
+def defined_names(path: Path) -> set[str]:
+    """The names a module defines at its top level (not those it only imports)."""
+    names: set[str] = set()
+    body = list(ast.parse(path.read_text(encoding="utf-8")).body)
+    while body:
+        node = body.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.If | ast.Try | ast.With):
+            body.extend(node.body)
+            body.extend(getattr(node, "orelse", []))
+            body.extend(x for h in getattr(node, "handlers", []) for x in h.body)
+    return names
+
+
+def test_names_are_imported_from_the_module_that_defines_them() -> None:
+    """No module passes on a name it imported (an old import path kept alive); only a
+    package's ``__init__`` may gather its modules' names (the public API, ``document``)."""
+    defined = {name: defined_names(path) for name, path in MODULES.items()
+               if path.name != "__init__.py"}
+    bad = []
+    for name, path in MODULES.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = package.split(".")[: len(package.split(".")) - (node.level - 1)] \
+                if node.level else []
+            module = ".".join([*base, node.module] if node.module else base) if node.level \
+                else node.module or ""
+            if module not in defined:
+                continue
+            bad += [f"{path.relative_to(ROOT)}:{node.lineno}: {a.name} from {module}"
+                    for a in node.names if a.name not in defined[module]
+                    and f"{module}.{a.name}" not in MODULES]
+    assert bad == []
+
+
 def handler_modules() -> set[str]:
     """The server's feature handlers: the modules of ``handlers/`` that ``register``."""
     return {name for name, path in MODULES.items()

@@ -29,8 +29,9 @@ from evalschema.run.accumulator import RunAccumulator
 from evalschema.run.compare import Comparison, compare_runs
 from evalschema.run.evaluate import Evaluator, evaluate, iter_evaluate, make_evaluator
 from evalschema.schema.infer import annotate_xeval, infer_schema
+from evalschema.schema.node import SchemaNode
 from evalschema.schema.resolve import resolve_schema_references
-from evalschema.schema.tree import SchemaCheck, SchemaNode, check_eval_schema, parse_eval_schema
+from evalschema.schema.tree import SchemaCheck, check_eval_schema, parse_eval_schema
 from evalschema.schema.validate_gold import validate_gold
 from evalschema.scoring.postprocess import propagate_batch_errors, reclassify_nulls
 from evalschema.version import __version__

@@ -149,7 +149,8 @@ class OpenSchemas:
             self.release_later(old[1].doc)
 
     def release_later(self, doc: JsonDocument) -> None:
-        """Free a replaced tree once the diagnostics it delays are out (see ``publish``)."""
+        """Free a replaced tree once the diagnostics it delays are out (see
+        ``EvalSchemaServer.publish``)."""
         self.to_release.append(doc)
         if len(self.to_release) > 4:  # no publish coming (pull clients, tests): free now
             self.release_pending()

@@ -11,6 +11,7 @@ when the committed copies drift from it.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -52,6 +53,9 @@ class Setting:
     hidden: bool = False
     #: Other spellings the server accepts (after the name itself).
     aliases: tuple[str, ...] = ()
+    #: An ``integer`` that also takes a fraction, truncated (the delays); any other
+    #: integer setting given a fraction gets its default.
+    truncates: bool = False
     #: More JSON Schema for the editor: ``items``, ``properties``, ``enumDescriptions``...
     #: For an object, ``additionalProperties.enum`` (if any) is what the server keeps.
     schema: Mapping[str, Any] = field(default_factory=dict)
@@ -133,7 +137,7 @@ _SETTINGS = (
     Setting(
         "debounceMs", "integer", 40,
         "Delay in milliseconds after the last edit before diagnostics are recomputed.",
-        minimum=0, maximum=10_000, aliases=("debounce_ms",)),
+        minimum=0, maximum=10_000, aliases=("debounce_ms",), truncates=True),
     Setting(
         "maxDocumentSize", "integer", 5_000_000,
         "Documents longer than this many characters get no eval-schema features (checks, "
@@ -178,7 +182,7 @@ _SETTINGS = (
         "evaluationDebounceMs", "integer", 50,
         "Delay in milliseconds before a suite is evaluated again after a change (with "
         "`evalschema.runOn` = `change`).",
-        minimum=0, maximum=10_000),
+        minimum=0, maximum=10_000, truncates=True),
     Setting(
         "showResultsAfterRun", "boolean", True,
         "Open the results view when **Evaluate suite** or **Evaluate all suites** finishes.",
@@ -208,11 +212,6 @@ _SETTINGS = (
 SETTINGS: Mapping[str, Setting] = {s.name: s for s in _SETTINGS}
 
 
-def severity_kinds() -> tuple[str, ...]:
-    """The kinds of finding the editor offers for ``severity``."""
-    return _SEVERITY_KINDS
-
-
 def _default(name: str) -> Any:
     return SETTINGS[name].default
 
@@ -221,7 +220,8 @@ def read_value(spec: Setting, raw: Mapping[str, Any]) -> Any:
     """The value of ``spec`` in ``raw`` if it passes the table's checks, else its default.
 
     Lists keep their strings, objects their entries with an allowed value (when the schema
-    names the values); numbers are taken in range only (integers truncated)."""
+    names the values); numbers are taken in range only, and an integer setting takes a
+    fraction only when it ``truncates``."""
     for key in (spec.name, *spec.aliases):
         if key in raw:
             value = raw[key]
@@ -234,12 +234,16 @@ def read_value(spec: Setting, raw: Mapping[str, Any]) -> Any:
     if "boolean" in types:
         return value if isinstance(value, bool) else spec.default
     if "integer" in types or "number" in types:
+        whole = "integer" in types
         if not isinstance(value, int | float) or isinstance(value, bool) \
-                or not math.isfinite(value) \
+                or (isinstance(value, float)
+                    and (not math.isfinite(value) or (whole and not spec.truncates))) \
                 or (spec.minimum is not None and value < spec.minimum) \
                 or (spec.maximum is not None and value > spec.maximum):
             return spec.default
-        return int(value) if "integer" in types else float(value)
+        if whole:
+            return int(value)
+        return float(value) if abs(value) <= sys.float_info.max else spec.default
     if "array" in types:
         return tuple(v for v in value if isinstance(v, str)) \
             if isinstance(value, list | tuple) else spec.default

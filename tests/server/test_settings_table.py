@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from evalschema_server.evaluation.findings import DEFAULT_SEVERITY
-from evalschema_server.settings import SETTINGS, EvalSettings, Settings, severity_kinds
+from evalschema_server.settings import SETTINGS, EvalSettings, Settings
 
 
 def test_no_settings_give_the_defaults() -> None:
@@ -78,6 +78,12 @@ def test_values_of_the_right_type_are_taken() -> None:
     ({"maxDocumentSize": 100_000_000}, "max_document_size", 100_000_000),
     ({"maxDocumentSize": -5}, "max_document_size", 5_000_000),
     ({"maxDocumentSize": False}, "max_document_size", 5_000_000),
+    # a fraction: truncated for the delays only; any other integer keeps its default
+    ({"maxDocumentSize": 2.7}, "max_document_size", 5_000_000),
+    ({"maxDocumentSize": 0.0}, "max_document_size", 5_000_000),
+    # integers past a float's range are still integers (no OverflowError)
+    ({"maxDocumentSize": 10 ** 400}, "max_document_size", 10 ** 400),
+    ({"debounceMs": 10 ** 400}, "debounce_ms", 40),
     ({"judge": "x"}, "judge", {}),
     ({"judge": None}, "judge", {}),
 ])
@@ -102,6 +108,8 @@ def test_values_are_checked(raw: dict[str, Any], attr: str, expected: Any) -> No
     ({"evaluationDebounceMs": 3.9}, "debounce_ms", 3),
     ({"maxDiagnosticsPerFile": -1}, "max_diagnostics_per_file", 2000),
     ({"maxDiagnosticsPerFile": 10 ** 9}, "max_diagnostics_per_file", 10 ** 9),
+    ({"maxDiagnosticsPerFile": 0.5}, "max_diagnostics_per_file", 2000),
+    ({"fieldThreshold": 10 ** 400}, "field_threshold", None),
 ])
 def test_evaluation_values_are_checked(raw: dict[str, Any], attr: str, expected: Any) -> None:
     value = getattr(Settings.from_dict(raw).evaluation, attr)
@@ -132,4 +140,4 @@ def test_the_table_is_consistent() -> None:
         if spec.restricted:
             assert spec.scope not in ("application", "machine"), name  # a workspace could set it
     # The severity kinds offered in the editor are kinds of finding the server knows.
-    assert set(severity_kinds()) <= set(DEFAULT_SEVERITY)
+    assert set(SETTINGS["severity"].schema["properties"]) <= set(DEFAULT_SEVERITY)

@@ -24,9 +24,6 @@ from evalschema.cli.options import (
     print_error,
     print_problems,
 )
-
-# Kept importable for callers of the old single-module CLI.
-from evalschema.cli.options import EXIT_THRESHOLD as EXIT_THRESHOLD
 from evalschema.errors import EvalSchemaError, ProblemWarning
 from evalschema.judge.settings import configure_judges, configured_judges
 from evalschema.run.parallel import WorkerError

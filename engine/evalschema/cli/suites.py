@@ -16,7 +16,8 @@ from evalschema.project.config import Config, SuiteConfig, find_config, load_con
 from evalschema.project.gate import FailMetric
 from evalschema.rules.custom_modules import import_hint, load_entries
 from evalschema.run.parallel import EvalSpec
-from evalschema.schema.tree import SchemaNode, parse_eval_schema
+from evalschema.schema.node import SchemaNode
+from evalschema.schema.tree import parse_eval_schema
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import warnings
 from typing import Any
 
 from evalschema.errors import Problem, ProblemWarning, Severity
+from evalschema.pointer import join as ptr_join
 
 
 def json_error(text: str, exc: ValueError) -> tuple[str, str, int]:
@@ -130,7 +131,7 @@ def duplicate_keys(text: str) -> list[tuple[str, str, int, int]]:
                 at = i
                 key, i = scan(text, i + 1)
                 i = skip(i) + 1  # ':'
-                child = f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}"
+                child = ptr_join(pointer, key)
                 if key in seen:
                     out.append((child, key, seen[key], at))
                 else:

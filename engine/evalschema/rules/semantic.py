@@ -37,7 +37,7 @@ DEFAULT_PROMPT = (
     "with exactly one number per pair, in order."
 )
 
-__all__ = ["DEFAULT_PROMPT", "SEMANTIC", "JudgeError", "cache_dir"]
+__all__ = ["DEFAULT_PROMPT", "SEMANTIC", "cache_dir"]
 
 
 def cache_dir() -> Path:

@@ -23,8 +23,9 @@ from evalschema.rules.registry import Registry
 from evalschema.run.accumulator import RunAccumulator
 from evalschema.run.gcpause import gc_paused
 from evalschema.run.pairing import Pair, iter_pairs
+from evalschema.schema.node import SchemaNode
 from evalschema.schema.select import select_fields, select_target
-from evalschema.schema.tree import SchemaNode, parse_eval_schema
+from evalschema.schema.tree import parse_eval_schema
 from evalschema.scoring.batches import run_batches
 from evalschema.scoring.postprocess import PostProcessor
 from evalschema.scoring.specialized import SpecializedScorer, specializable, specialize_scorer

@@ -2,14 +2,14 @@
 
 One gold checker (``GoldChecker``), one numbering of the pairs (``Pair.number``: gold
 order, then the unpaired extracted records in file order) and one set of problem codes,
-used in memory, streamed, and by the language server. The engine stops on the first
-run with gold problems (``GoldValidationError``, listing them all); the language server
-goes on without the refused records (``pairs_by_position``/``pairs_by_id`` accept a
-refused gold record as ``NO_RECORD``).
+used in memory, streamed, and by the language server. The engine pairs nothing past
+the first gold problem and raises ``GoldValidationError`` listing every one; the
+language server goes on without the refused records (``pairs_by_position``/``pairs_by_id``
+accept a refused gold record as ``NO_RECORD``).
 
 Codes: ``gold-not-object``, ``gold-missing-id``, ``duplicate-id`` (gold, from
-``io.gold.GoldChecker``, which ``validate_gold`` uses too); ``unreadable-record``, ``missing-id``, ``duplicate-id``,
-``no-gold-record`` (extracted, from ``match_ids``).
+``io.gold.GoldChecker``, which ``validate_gold`` uses too); ``unreadable-record``,
+``missing-id``, ``duplicate-id``, ``no-gold-record`` (extracted, from ``match_ids``).
 """
 
 from __future__ import annotations

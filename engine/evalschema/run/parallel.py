@@ -4,9 +4,10 @@ worker processes, with identical results either way.
 Pairs stream from ``iter_pairs`` (files are never held whole). Each chunk is scored
 into its own ``RunAccumulator`` and the chunks are folded in order, so the sums are
 added in the same order whatever the number of workers: ``workers=1`` and
-``workers=4`` give the same ``to_dict()``, to the last bit. Workers are started
-with the ``spawn`` method; each re-parses the schema from its JSON and imports the
-custom comparator modules, so nothing unpicklable crosses a process boundary.
+``workers=4`` give the same ``to_dict()``, to the last bit. Workers start by ``fork``
+where that is safe, else by ``spawn`` (``start_method``); either way each re-parses the
+schema from its JSON and imports the custom comparator modules, so nothing unpicklable
+crosses a process boundary.
 
 Alongside the run, a ``Digest`` keeps what a report needs and a streamed run drops:
 the N worst records with their gold and extracted values, the number of repaired

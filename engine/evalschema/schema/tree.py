@@ -25,10 +25,6 @@ from evalschema.schema.bind import Binder
 from evalschema.schema.node import NodeKind, SchemaNode, declared_types
 from evalschema.schema.resolve import resolve
 
-#: ``SchemaNode`` is defined in ``schema.node`` and importable from here too, with what
-#: builds it.
-__all__ = ["SchemaCheck", "SchemaNode", "check_eval_schema", "parse_eval_schema"]
-
 
 @cache
 def _keyword_validator(key: str) -> Draft202012Validator:

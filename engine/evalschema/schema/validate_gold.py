@@ -10,7 +10,8 @@ from evalschema.io.gold import GoldChecker, gold_problem
 from evalschema.io.records import RawRecord
 from evalschema.pointer import escape
 from evalschema.rules.values import json_type
-from evalschema.schema.tree import SchemaNode, parse_eval_schema
+from evalschema.schema.node import SchemaNode
+from evalschema.schema.tree import parse_eval_schema
 
 
 def validate_gold(gold: Iterable[Any], schema: Any, id_field: str | None = None, *,

@@ -1,11 +1,12 @@
 """Batch judging: the leaves a batch comparator (an LLM judge) left pending in a record's
-walk, judged with one call per comparator and record, then given their status."""
+walk, judged with one call per comparator and record, then given their status (the
+walk's rule, ``results.leaf_status``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from evalschema.results import FieldResult, Status
+from evalschema.results import FieldResult, Status, leaf_status
 from evalschema.scoring.walk import PendingBatch
 
 
@@ -28,6 +29,5 @@ def run_batches(results: list[FieldResult], batches: Iterable[PendingBatch]) -> 
                                  reason=error or "the judge gave no score for this field")
             else:
                 s = max(0.0, min(1.0, float(score)))
-                out[i] = r._replace(status=Status.MATCH if s >= batch.node.threshold
-                                 else Status.MISMATCH, score=s)
+                out[i] = r._replace(status=leaf_status(s, batch.node.threshold), score=s)
     return out

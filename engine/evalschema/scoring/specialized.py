@@ -1,6 +1,6 @@
 """A record scorer specialized to one schema: the general walk, minus its overheads.
 
-Why: the general walk (``scoring.RecordScorer``) reads every node's settings on
+Why: the general walk (``scoring.walk.RecordScorer``) reads every node's settings on
 every record, builds each instance path and pointer as it goes, and a second pass
 (``RunAccumulator.tally``) then folds its results into per-field and per-record
 counts. For the common shape (objects of plain leaves, arrays of such objects) that

@@ -18,7 +18,8 @@ from evalschema.pointer import escape
 from evalschema.pointer import split as split_pointer
 from evalschema.rules.registry import Registry
 from evalschema.run.gcpause import gc_paused
-from evalschema.schema.tree import SchemaCheck, SchemaNode, check_eval_schema
+from evalschema.schema.node import SchemaNode
+from evalschema.schema.tree import SchemaCheck, check_eval_schema
 
 from ..document import JsonDocument, Node, parse
 

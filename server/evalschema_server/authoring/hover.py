@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from evalschema.rules.keywords import KEYWORDS
 from evalschema.rules.registry import Registry
-from evalschema.schema.tree import SchemaNode
+from evalschema.schema.node import SchemaNode
 
 from ..document import Node
 from .analysis import SchemaAnalysis

@@ -44,3 +44,9 @@ def test_repeated_keys_are_located_warnings_and_the_last_value_wins() -> None:
     assert [(p.code, p.pointer, p.line, p.column) for p in found] == [
         ("duplicate-key", "/b/c", 4, 26), ("duplicate-key", "/a", 4, 35)]
     assert loads_warning_duplicates('{"a": 1}', None) == {"a": 1}
+
+
+def test_repeated_keys_are_located_by_escaped_pointers() -> None:
+    """RFC 6901: ``~`` and ``/`` in a key are escaped in its pointer (``pointer.join``)."""
+    text = '{"a/b": [{"~x": 1, "~x": 2}]}'
+    assert duplicate_keys(text) == [("/a~1b/0/~0x", "~x", 10, 19)]
