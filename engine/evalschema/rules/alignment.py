@@ -23,6 +23,7 @@ from evalschema.rules.registry import (
     AlignmentError,
     ItemsNode,
     StrategyDef,
+    with_unpaired,
 )
 
 
@@ -153,10 +154,7 @@ def hungarian(ctx: AlignContext, items: ItemsNode, g: list[Any], e: list[Any]) -
     values = matrix[picked_g, picked_e].tolist()
     pairs = sorted((i, j) for i, j, v in zip(picked_g.tolist(), picked_e.tolist(), values,
                                              strict=True) if v > 0.0)
-    used_g = {i for i, _ in pairs}
-    used_e = {j for _, j in pairs}
-    return (pairs, [i for i in range(n) if i not in used_g],
-            [j for j in range(m) if j not in used_e])
+    return with_unpaired(pairs, n, m)
 
 
 def _unbound(fn: Align) -> Callable[[Mapping[str, Any]], Align]:

@@ -391,12 +391,18 @@ def register_strategy(
 
 def _alignment(name: str, pairs: list[tuple[int, int]], n: int, m: int) -> Alignment:
     """The pairs a custom strategy returned, checked, and the elements left unpaired."""
-    used_g = {i for i, _ in pairs}
-    used_e = {j for _, j in pairs}
-    if len(used_g) < len(pairs) or len(used_e) < len(pairs):
+    if len({i for i, _ in pairs}) < len(pairs) or len({j for _, j in pairs}) < len(pairs):
         raise AlignmentError(f"alignment strategy {name} paired an element twice")
     if any(not (0 <= i < n and 0 <= j < m) for i, j in pairs):
         raise AlignmentError(f"alignment strategy {name} returned an index outside the arrays "
                              f"({n} gold and {m} extracted elements)")
+    return with_unpaired(pairs, n, m)
+
+
+def with_unpaired(pairs: list[tuple[int, int]], n: int, m: int) -> Alignment:
+    """``pairs`` of an ``n``-element gold and ``m``-element extracted array, with the
+    elements they leave unpaired: the alignment every strategy returns."""
+    used_g = {i for i, _ in pairs}
+    used_e = {j for _, j in pairs}
     return (pairs, [i for i in range(n) if i not in used_g],
             [j for j in range(m) if j not in used_e])
