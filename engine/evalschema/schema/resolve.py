@@ -24,6 +24,7 @@ from evalschema import limits
 from evalschema.errors import Problem, SchemaError
 from evalschema.io.regularfile import FileTooLarge, NotRegularFile, read_regular
 from evalschema.pointer import join as ptr_join
+from evalschema.rules.values import json_type
 
 _COMBINERS = ("allOf", "anyOf", "oneOf")
 _DEFAULT_SPEC = referencing.jsonschema.DRAFT202012
@@ -297,17 +298,11 @@ def _types_of(schema: dict[str, Any]) -> list[str]:
     if "items" in schema:
         return ["array"]
     if "const" in schema:
-        return [_json_type_name(schema["const"])]
+        return [json_type(schema["const"])]
     if isinstance(schema.get("enum"), list):
-        return list(dict.fromkeys(_json_type_name(v) for v in schema["enum"]))
+        return list(dict.fromkeys(json_type(v) for v in schema["enum"]))
     return []
 
-
-def _json_type_name(v: Any) -> str:
-    from evalschema.rules.values import json_type
-
-    t = json_type(v)
-    return t if t != "number" else "number"
 
 
 def _intersect_types(a: Any, b: Any) -> Any:
