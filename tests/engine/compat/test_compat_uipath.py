@@ -26,6 +26,13 @@ def by_path(fields: tuple[FieldResult, ...]) -> dict[str, FieldResult]:
 # -- doc examples, as the code scores them ----------------------------------------------------------
 
 
+def assert_error_result(details: Any, reason: str) -> None:
+    """UiPath's wrapper turns a failure into an error result that scores 0, not a raise."""
+    assert details.score == 0.0, details
+    assert details.error is not None and reason in details.error, details.error
+    assert details.fields == () or all(f.score == 0.0 for f in details.fields), details
+
+
 def test_uipath_doc_numbers_example_scores_0_99507_not_1_percent_tolerance() -> None:
     score = json_similarity(
         {"temperature": 20.3, "humidity": 65}, {"temperature": 20.5, "humidity": 65}
@@ -69,18 +76,19 @@ def test_uipath_scalar_key_parses_expected_string() -> None:
 
 
 def test_uipath_missing_key_gives_error_result_zero() -> None:
-    details = json_similarity_details({"a": 1}, {"b": 1}, "a")
-    assert details.score == 0.0 and details.error is not None
+    assert_error_result(json_similarity_details({"a": 1}, {"b": 1}, "a"), "key 'a' not found")
     assert json_similarity({"b": 1}, {"a": 1}, "a") == 0.0
 
 
 def test_uipath_unparsable_expected_string_with_key_gives_error_result_zero() -> None:
     fenced = '```json\n{"a": 1}\n```'
-    assert json_similarity_details(fenced, {"a": 1}, "a").error is not None
+    assert_error_result(json_similarity_details(fenced, {"a": 1}, "a"),
+                        "expected output is not valid JSON")
 
 
 def test_uipath_key_into_string_actual_gives_error_result_zero() -> None:
-    assert json_similarity_details({"a": 1}, '{"a": 1}', "a").error is not None
+    assert_error_result(json_similarity_details({"a": 1}, '{"a": 1}', "a"),
+                        "cannot read key 'a' of str")
 
 
 def test_uipath_list_of_keys_compares_those_paths_only() -> None:
@@ -92,11 +100,13 @@ def test_uipath_list_of_keys_compares_those_paths_only() -> None:
 
 
 def test_uipath_list_of_keys_needs_object_actual() -> None:
-    assert json_similarity_details({"a": 1}, '{"a": 1}', ["a"]).error is not None
+    assert_error_result(json_similarity_details({"a": 1}, '{"a": 1}', ["a"]),
+                        "both outputs must be objects")
 
 
 def test_uipath_list_of_keys_missing_one_gives_error_result() -> None:
-    assert json_similarity_details({"a": 1, "b": 2}, {"a": 1}, ["a", "b"]).error is not None
+    assert_error_result(json_similarity_details({"a": 1, "b": 2}, {"a": 1}, ["a", "b"]),
+                        "key 'b' not found")
 
 
 def test_uipath_numbers_normalised_int_equals_float() -> None:
@@ -184,14 +194,15 @@ def test_uipath_top_level_list_actual_raises() -> None:
 
 def test_uipath_huge_int_anywhere_gives_error_result() -> None:
     # The new evaluator turns every number into a float before comparing.
-    assert json_similarity_details({"a": 1}, {"a": 1, "b": 10**400}).error is not None
+    assert_error_result(json_similarity_details({"a": 1}, {"a": 1, "b": 10**400}),
+                        "does not fit a float")
     assert legacy_json_similarity_details({"a": 1}, {"a": 1, "b": 10**400}).error is None
 
 
 def test_uipath_path_syntax_skips_what_it_cannot_read() -> None:
     # "[x]" is neither a key nor an index: UiPath's tokenizer reads it as the key "x".
     assert json_similarity({"a": {"x": 1}}, {"a": {"x": 1}}, "a[x]") == 1.0
-    assert json_similarity_details({"a": 1}, {"a": 1}, "...").error is not None
+    assert_error_result(json_similarity_details({"a": 1}, {"a": 1}, "..."), "Invalid path")
 
 
 # -- legacy -----------------------------------------------------------------------------------------
@@ -218,7 +229,7 @@ def test_uipath_legacy_missing_key_in_actual_scores_0() -> None:
 
 
 def test_uipath_legacy_unreadable_key_gives_error_result() -> None:
-    assert legacy_json_similarity_details({"a": 1}, {"a": 1}, ".").error is not None
+    assert_error_result(legacy_json_similarity_details({"a": 1}, {"a": 1}, "."), "Invalid path")
 
 
 def test_uipath_legacy_empty_key_means_whole_output() -> None:
@@ -283,8 +294,9 @@ def test_uipath_any_json_scores_in_range_or_raises_compat(
 
 def test_uipath_absurdly_deep_input_gives_error_result(deep_object: dict[str, Any]) -> None:
     # UiPath's evaluate() hits the recursion limit; its wrapper turns that into score 0.0.
-    assert json_similarity_details(deep_object, deep_object).error is not None
-    assert legacy_json_similarity_details(deep_object, deep_object).error is not None
+    assert_error_result(json_similarity_details(deep_object, deep_object), "nested too deeply")
+    assert_error_result(legacy_json_similarity_details(deep_object, deep_object),
+                        "nested too deeply")
 
 
 WORKED = [

@@ -199,13 +199,23 @@ class TestSelection:
 
 class TestMetrics:
     def test_macro_and_micro_differ(self) -> None:
+        """Records where precision and recall differ, so the mean of F1s (macro), the F1 of
+        the mean precision and recall, and the F1 of the pooled counts (micro) all differ."""
         schema = {"type": "object", "properties": {k: {"type": "string"} for k in "abcd"}}
-        gold = [{"a": "1"}, {"a": "1", "b": "1", "c": "1", "d": "1"}]
-        ext = [{"a": "x"}, {"a": "1", "b": "1", "c": "1", "d": "1"}]
+        full = {"a": "1", "b": "1", "c": "1", "d": "1"}
+        # Record 2: a matches, b omitted, c and d invented: P 1/3, R 1/2, F1 0.4.
+        gold = [full, {"a": "1", "b": "1"}]
+        ext = [full, {"a": "1", "c": "1", "d": "1"}]
         run = evaluate(gold, ext, schema)
-        assert run.mean_f1 == pytest.approx(0.5)
-        assert run.micro_f1 == pytest.approx(4 / 5)
-        assert run.total_fields == 5
+        assert [r.f1 for r in run.records] == pytest.approx([1.0, 0.4])
+        assert run.mean_precision == pytest.approx((1 + 1 / 3) / 2)
+        assert run.mean_recall == pytest.approx((1 + 1 / 2) / 2)
+        assert run.mean_f1 == pytest.approx(0.7)  # not 2PR/(P+R) of the means: 0.70588
+        # Pooled: 5 matches, 1 omission, 2 hallucinations.
+        assert run.micro_precision == pytest.approx(5 / 7)
+        assert run.micro_recall == pytest.approx(5 / 6)
+        assert run.micro_f1 == pytest.approx(10 / 13)
+        assert run.total_fields == 8
 
     def test_per_field_aggregates(self) -> None:
         ext = [{**GOLD[0], "items": [{"sku": "s1"}, {"sku": "s9"}]}, GOLD[1]]
