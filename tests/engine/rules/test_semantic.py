@@ -15,7 +15,8 @@ from evalschema import evaluate
 
 
 class Judge:
-    """A fake chat-completions endpoint: scores 1 when the words overlap, else 0."""
+    """A fake chat-completions endpoint with graded scores: the share of the gold's words
+    that the extracted value contains (case-insensitive)."""
 
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
@@ -31,7 +32,7 @@ class Judge:
             gold, ext = line.split(" | extracted: ")
             g = set(json.loads(gold.split("gold: ", 1)[1]).lower().split())
             e = set(json.loads(ext).lower().split())
-            scores.append(1.0 if g & e else 0.0)
+            scores.append(len(g & e) / len(g) if g else float(not e))
         if self.mode == "short":
             scores = scores[:-1]
         content = "Sure:\n```json\n" + json.dumps({"scores": scores}) + "\n```"
@@ -157,9 +158,23 @@ def test_unreachable_judge_is_batch_error(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert "unreachable" in (r.reason or "")
 
 
-def test_threshold_param(judge: tuple[Judge, str]) -> None:
+@pytest.mark.parametrize(("threshold", "statuses"), [
+    (None, ["mismatch", "mismatch"]),  # the default threshold is 1.0
+    (0.9, ["mismatch", "mismatch"]),
+    (0.6, ["match", "mismatch"]),
+    (0.5, ["match", "match"]),
+    (0.0, ["match", "match"]),
+])
+def test_threshold_decides_the_status_of_graded_scores(
+        judge: tuple[Judge, str], threshold: float | None, statuses: list[str]) -> None:
+    """The judge's graded score is kept as the field's score; the threshold only decides
+    whether it counts as a match."""
     del judge
-    s = schema(threshold=0.5)
-    assert s["properties"]["purpose"]["x-eval-compare"]["semantic"]["threshold"] == 0.5
-    run = evaluate(GOLD, EXT, s)
-    assert run.total_matches == 5
+    gold = [{"id": "1", "purpose": "working capital loan", "summary": "a bond"}]
+    ext = [{"id": "1", "purpose": "capital loan", "summary": "a"}]  # judged 2/3 and 1/2
+    s = schema(cache=False) if threshold is None else schema(threshold=threshold, cache=False)
+    results = evaluate(gold, ext, s).records[0].field_results
+    judged = [r for r in results if r.comparator == "semantic"]
+    assert [r.path for r in judged] == ["purpose", "summary"]
+    assert [r.score for r in judged] == pytest.approx([2 / 3, 1 / 2])
+    assert [str(r.status) for r in judged] == statuses
