@@ -3,6 +3,7 @@ per-file limit, severities and the mark cache, on the suite of ``eval_workspace`
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,8 @@ from evalschema_server.evaluation.findings import (
     record_marks,
 )
 from evalschema_server.evaluation.locate import RecordLocator
-from evalschema_server.evaluation.runner import SuiteOutcome
+from evalschema_server.evaluation.runner import CancelToken, SuiteCache, SuiteOutcome, run_suite
+from evalschema_server.evaluation.suites import discover
 
 
 @pytest.fixture(scope="module")
@@ -146,3 +148,25 @@ def test_marks_are_relative_to_the_record_and_reused_while_the_schema_stays(
     kept = dict(cache.marks)
     build(outcome, cache=cache)
     assert all(cache.marks[k] is v for k, v in kept.items())  # not located again
+
+
+def test_a_nested_omission_is_shown_on_the_nearest_present_parent_key(tmp_path: Path) -> None:
+    """Missing ``/addr/geo/zip`` with ``/addr/geo`` absent too: the mark sits on the key
+    ``"addr"`` (the nearest parent present), not on the record's brace."""
+    schema = {"type": "object", "x-eval-id": "id", "properties": {
+        "id": {"type": "string"},
+        "addr": {"type": "object", "properties": {
+            "city": {"type": "string"},
+            "geo": {"type": "object", "properties": {"zip": {"type": "string"}}}}}}}
+    gold = {"id": "a", "addr": {"city": "Oslo", "geo": {"zip": "0150"}}}
+    line = '{"id": "a", "addr": {"city": "Oslo"}}'
+    (tmp_path / "nest.eval.json").write_text(json.dumps(schema), encoding="utf-8")
+    (tmp_path / "nest.gold.jsonl").write_text(json.dumps(gold) + "\n", encoding="utf-8")
+    (tmp_path / "nest.run1.extracted.jsonl").write_text(line + "\n", encoding="utf-8")
+    [suite] = discover([tmp_path], lambda p: p.read_text("utf-8")).suites
+    outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
+    [run] = outcome.runs
+    marks = record_marks(run.scored[0], RecordLocator(), outcome.labels)
+    [omit] = [m for m in marks if m.side == "extracted"]
+    assert (omit.code, omit.field) == ("omission", "addr.geo.zip")
+    assert omit.span == (line.index('"addr"'), line.index('"addr"') + len('"addr"'))
