@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 from typing import Any
 
 import pytest
@@ -621,10 +622,15 @@ def test_hungarian_shared_unknown_keys_pairs_the_identical_element() -> None:
 
 # -- text answers score like the objects they hold ---------------------------------
 
+#: The last member before a closing bracket on its own line, in ``json.dumps(indent=2)``
+#: output (strings there hold no raw newline, so this never matches inside one).
+PRETTY_CLOSER = re.compile(r"([^\[{,\s])\n(\s*[}\]])")
+
 
 @SETTINGS
 @given(suite(symmetric=False, noisy=True), st.sampled_from(["strict", "fence", "prose",
-                                                            "pretty", "trailing-comma"]))
+                                                            "pretty", "trailing-comma",
+                                                            "pretty-trailing-prose"]))
 def test_text_forms_of_a_record_score_like_the_record(case: tuple[Any, ...], form: str) -> None:
     schema, gold, extracted, null_policy = case
     if not extracted:
@@ -640,6 +646,12 @@ def test_text_forms_of_a_record_score_like_the_record(case: tuple[Any, ...], for
             return json.dumps(rec, indent=2)
         if form == "trailing-comma" and text.endswith("}") and text != "{}":
             return text[:-1] + ",}"
+        if form == "pretty-trailing-prose":
+            # Every form at once: indented, a trailing comma before each closer that
+            # ends a line (then a newline and indentation), escaped quotes in strings
+            # (STRINGS holds 'say "hi"'), prose on both sides.
+            pretty = PRETTY_CLOSER.sub(r"\1,\n\2", json.dumps(rec, indent=2))
+            return f"Extracted:\n{pretty}\nDone, with no changes."
         return text
 
     plain = evaluate(gold, extracted, schema, null_policy=null_policy)
@@ -652,5 +664,6 @@ def test_text_forms_of_a_record_score_like_the_record(case: tuple[Any, ...], for
         if rec.extracted_index is None:
             continue
         raw = extracted[rec.extracted_index]
-        want = form in ("fence", "prose") or (form == "trailing-comma" and raw != {})
+        want = form in ("fence", "prose", "pretty-trailing-prose") or (
+            form == "trailing-comma" and raw != {})
         assert rec.repaired is want, (form, raw)
