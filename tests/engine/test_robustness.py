@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hang_budget import HANG_SECONDS
 
 from evalschema import (
     GoldValidationError,
@@ -86,7 +87,7 @@ def outcome(fn: Callable[[], Any]) -> Any:
 
 
 def test_deep_extracted_value_under_a_leaf_is_a_mismatch() -> None:
-    with time_limit(5):
+    with time_limit(HANG_SECONDS):
         run = evaluate([{"a": "x", "n": 1}], [{"a": deep_object(DEPTH), "n": 1}], FLAT)
     assert (run.total_matches, run.total_mismatches) == (1, 1)
     bad = next(fr for fr in run.records[0].field_results if fr.path == "a")
@@ -97,7 +98,7 @@ def test_deep_extracted_value_under_a_leaf_is_a_mismatch() -> None:
 def test_deep_extracted_value_under_an_object_field_is_a_mismatch() -> None:
     schema = {"type": "object", "properties": {
         "o": {"type": "object", "properties": {"b": {"type": "string"}}}}}
-    with time_limit(5):
+    with time_limit(HANG_SECONDS):
         run = evaluate([{"o": {"b": "x"}}], [{"o": {"b": deep_list(DEPTH)}}], schema)
     assert run.total_mismatches == 1
     [fr] = run.records[0].field_results
@@ -106,7 +107,7 @@ def test_deep_extracted_value_under_an_object_field_is_a_mismatch() -> None:
 
 
 def test_deep_extracted_value_under_an_unknown_key_is_a_hallucination() -> None:
-    with time_limit(5):
+    with time_limit(HANG_SECONDS):
         run = evaluate([{"a": "x"}], [{"a": "x", "zz": deep_object(DEPTH)}], FLAT)
     assert (run.total_matches, run.total_hallucinations) == (1, 1)
     hall = run.records[0].field_results[-1]
@@ -118,7 +119,7 @@ def test_deep_identical_values_under_an_any_leaf_do_not_raise() -> None:
     """An untyped leaf compares whole values; 10,000 levels must give a result."""
     schema = {"type": "object", "properties": {"a": {}}}
     value = deep_list(DEPTH)
-    with time_limit(5):
+    with time_limit(HANG_SECONDS):
         run = outcome(lambda: evaluate([{"a": value}], [{"a": deep_list(DEPTH)}], schema))
     [fr] = run.records[0].field_results
     # Identical values should match; today the comparison overflows and is an error.
@@ -138,20 +139,20 @@ def test_deep_schema_file_is_a_located_input_error(tmp_path: Path) -> None:
 
 
 def test_deep_schema_object_raises_schema_error() -> None:
-    with time_limit(5), pytest.raises(SchemaError):
+    with time_limit(HANG_SECONDS), pytest.raises(SchemaError):
         outcome(lambda: evaluate([deep_object(DEPTH)], [deep_object(DEPTH)],
                                  deep_schema(DEPTH)))
 
 
 def test_check_eval_schema_does_not_raise_on_a_deep_schema() -> None:
-    with time_limit(5):
+    with time_limit(HANG_SECONDS):
         check = outcome(lambda: check_eval_schema(deep_schema(DEPTH)))
     assert check.errors
 
 
 def test_schema_nested_400_levels_still_scores() -> None:
     """Realistically deep schemas work; the limit above is about pathological depth."""
-    with time_limit(5):
+    with time_limit(HANG_SECONDS):
         run = evaluate([deep_object(400)], [deep_object(400, leaf=2)], deep_schema(400))
     assert (run.total_matches, run.total_mismatches) == (0, 1)
     [fr] = run.records[0].field_results
@@ -164,7 +165,7 @@ def test_schema_nested_400_levels_still_scores() -> None:
     '{"a": ' * DEPTH + "1" + "}" * DEPTH,
 ], ids=["arrays", "objects"])
 def test_deep_extracted_text_is_an_outcome(text: str) -> None:
-    with time_limit(5):
+    with time_limit(HANG_SECONDS):
         run = outcome(lambda: evaluate([{"a": "x"}], [text], FLAT))
     assert run.total_records == 1
     assert run.total_omissions + run.total_mismatches + run.total_hallucinations >= 1
@@ -189,6 +190,8 @@ def test_deep_gold_file_is_a_located_input_error(tmp_path: Path) -> None:
 
 
 # -- huge arrays ----------------------------------------------------------------------
+# Linear (or n log n, or one solver call) at these sizes: well under a second. The budget
+# catches a quadratic walk (hours at 100,000), not a slow machine; bench/ has the figures.
 
 N_BIG = 100_000
 
@@ -206,7 +209,7 @@ def test_hundred_thousand_scalars_ordered() -> None:
     fixed = sum(1 for i, v in enumerate(ext) if i == v)
     start = time.perf_counter()
     run = evaluate([{"xs": list(range(N_BIG))}], [{"xs": ext}], schema)
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < HANG_SECONDS
     assert (run.total_matches, run.total_mismatches) == (fixed, N_BIG - fixed)
     assert run.per_field["xs[]"].counts.scored == N_BIG
 
@@ -217,7 +220,7 @@ def test_hundred_thousand_scalars_as_a_set() -> None:
     ext = [*_shuffled(N_BIG)[:N_BIG - 10], -1, -2]
     start = time.perf_counter()
     run = evaluate([{"xs": list(range(N_BIG))}], [{"xs": ext}], schema)
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < HANG_SECONDS
     assert (run.total_matches, run.total_omissions, run.total_hallucinations) == \
         (N_BIG - 10, 10, 2)
 
@@ -233,7 +236,7 @@ def test_two_thousand_objects_under_hungarian() -> None:
     ext = [dict(gold[i]) for i in _shuffled(n)]
     start = time.perf_counter()
     run = evaluate([{"xs": gold}], [{"xs": ext}], schema)
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < HANG_SECONDS
     assert run.total_matches == 3 * n
     assert run.mean_f1 == 1.0
 
@@ -248,17 +251,17 @@ def test_two_thousand_objects_under_key_field() -> None:
     ext = [{"sku": f"S{i}", "qty": i if i % 10 else -1} for i in _shuffled(n)]
     start = time.perf_counter()
     run = evaluate([{"xs": gold}], [{"xs": ext}], schema)
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < HANG_SECONDS
     assert (run.total_matches, run.total_mismatches) == (2 * n - n // 10, n // 10)
 
 
-def test_two_thousand_scalars_under_hungarian_within_five_seconds() -> None:
+def test_two_thousand_scalars_under_hungarian_do_not_hang() -> None:
     n = 2000
     schema = {"type": "object", "properties": {"xs": {
         "type": "array", "items": {"type": "string"}, "x-eval-align": {"match_by": "hungarian"}}}}
     gold = [f"value {i}" for i in range(n)]
     ext = [gold[i] for i in _shuffled(n)]
-    with time_limit(5):
+    with time_limit(HANG_SECONDS):
         run = evaluate([{"xs": gold}], [{"xs": ext}], schema)
     assert run.total_matches == n
 

@@ -184,15 +184,17 @@ async def test_cancel_closes_a_hanging_judge_and_the_server_keeps_answering(
         types.WORKSPACE_EXECUTE_COMMAND, types.ExecuteCommandParams(
             "evalschema.server.runSuite", [{"suite": "loans"}]), msg_id="run-to-cancel"))
     await until("the judge to be asked", lambda: listener.requests)
-    t0 = time.monotonic()
     listed = await asyncio.wait_for(client.workspace_execute_command_async(
-        types.ExecuteCommandParams("evalschema.server.listSuites", [{}])), 5)
+        types.ExecuteCommandParams("evalschema.server.listSuites", [{}])), 30)
     assert [s["name"] for s in listed["suites"]] == ["loans"]
-    assert time.monotonic() - t0 < 2, "the server waited for the judge"
-    t0 = time.monotonic()
+    # Answered while the judge still holds its request: the server did not wait for it.
+    assert not listener.closed_by_client.is_set() and not request.done(), \
+        "the server waited for the judge"
     client.cancel_request(types.CancelParams(id="run-to-cancel"))
     with pytest.raises(Exception):  # noqa: B017 - JsonRpcRequestCancelled
-        await asyncio.wait_for(request, 5)
-    assert await asyncio.to_thread(listener.closed_by_client.wait, 5)
-    assert time.monotonic() - t0 < 3, "the judge request outlived the cancel"
+        await asyncio.wait_for(request, 30)
+    # The judge's own timeout is 120 s: a connection closed well before it was closed by
+    # the cancel.
+    assert await asyncio.to_thread(listener.closed_by_client.wait, 30), \
+        "the judge request outlived the cancel"
     assert len(listener.requests) == 1

@@ -79,23 +79,41 @@ def test_a_line_break_joined_across_an_edit_counts_once(
     assert doc.text == want
 
 
-def test_an_edit_to_a_50_mb_document_is_cheap() -> None:
-    line = '{"id": "r%07d", "name": "some value here", "price": 12.5, "notes": "lorem"}\n'
-    text = "".join(line % i for i in range(650_000))
-    assert len(text) > 50_000_000
+LINE = '{"id": "r%07d", "name": "some value here", "price": 12.5, "notes": "lorem"}\n'
+
+
+def _per_edit_seconds(lines: int) -> tuple[float, DocumentStore, str, str]:
+    """Best of three batches of 200 one-character edits in the middle of a document of
+    ``lines`` lines: seconds per edit, with the store, the uri and the original text."""
+    text = "".join(LINE % i for i in range(lines))
     store = DocumentStore()
     doc = store.open(types.TextDocumentItem("file:///big.jsonl", "jsonl", 0, text))
     store.change(change(doc.uri, 1, types.Range(types.Position(0, 0), types.Position(0, 0)),
                         " "), "utf-16")  # the first edit splits the text into lines
-    t0 = time.perf_counter()
-    for i in range(200):
-        at = types.Position(300_000 + i, 10)
-        store.change(change(doc.uri, i + 2, types.Range(at, at), "x\n" if i % 7 == 0 else "y"),
-                     "utf-16")
-    per_edit = (time.perf_counter() - t0) / 200
-    assert per_edit < 0.01, f"{per_edit * 1000:.1f} ms per edit"
-    assert doc.size == len(text) + 1 + 200 + 29
-    assert doc.text.count("\n") == text.count("\n") + 29
+    best, version = float("inf"), 2
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for i in range(200):
+            at = types.Position(lines // 2 + i, 10)
+            store.change(change(doc.uri, version, types.Range(at, at),
+                                "x\n" if i % 7 == 0 else "y"), "utf-16")
+            version += 1
+        best = min(best, (time.perf_counter() - t0) / 200)
+    return best, store, doc.uri, text
+
+
+def test_an_edit_costs_the_same_in_a_50_mb_document_as_in_a_50_kb_one() -> None:
+    """Edits touch lines, not the whole text: a copy of 50 MB per edit would make the big
+    document's edits hundreds of times dearer than the small one's. Both are timed in the
+    same run, so a loaded machine slows both alike (speed: bench/server_evaluation.py)."""
+    big, store, uri, text = _per_edit_seconds(650_000)
+    small, _, _, _ = _per_edit_seconds(650)
+    assert len(text) > 50_000_000
+    assert big / small < 20, f"{big * 1e6:.0f} µs per edit at 50 MB, {small * 1e6:.0f} at 50 KB"
+    doc = store.get(uri)
+    assert doc is not None
+    assert doc.size == len(text) + 1 + 600 + 3 * 29
+    assert doc.text.count("\n") == text.count("\n") + 3 * 29
 
 
 def test_open_documents_by_file_path(tmp_path: Path) -> None:

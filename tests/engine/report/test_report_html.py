@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hang_budget import HANG_SECONDS
 
 from evalschema import evaluate
 from evalschema.io.records import load_json
@@ -236,5 +237,6 @@ def test_a_10000_record_run_stays_small_and_loads_fast(tmp_path: Path) -> None:
     print((ARTIFACTS / "report-10k.txt").read_text())
     assert size < 600 * 1024, size
     assert len(rep.worst) == 20
-    assert load_ms < 3000, load_ms
+    # The figure is printed above (about 0.5 s here); the test only catches a page that hangs.
+    assert load_ms < HANG_SECONDS * 1000, load_ms
     assert len(dom.tables[0]["rows"]) == len(split_fields(rep.run.per_field)[0])

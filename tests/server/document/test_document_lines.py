@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from hang_budget import HANG_SECONDS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol.types import PositionEncodingKind
@@ -166,7 +167,7 @@ def test_long_non_ascii_line_matches_reference() -> None:
                 assert idx.offset(*expected, enc) == offset, (offset, enc)
 
 
-def test_long_lines_are_fast() -> None:
+def test_long_lines_are_not_quadratic() -> None:
     import time
 
     line = ("é" + "a" * 99 + "😀") * 10_000  # 1 MB, one line
@@ -175,7 +176,7 @@ def test_long_lines_are_fast() -> None:
     for offset in range(0, len(line), 1_000):
         pos = idx.position(offset)
         assert idx.offset(*pos) == offset
-    assert time.perf_counter() - t0 < 2.0
+    assert time.perf_counter() - t0 < HANG_SECONDS  # quadratic: hours; speed: bench/
 
 
 # -- property-based --------------------------------------------------------------

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hang_budget import HANG_SECONDS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -368,7 +369,7 @@ def test_large_schema_parses_quickly() -> None:
     parse(text)
     t0 = time.perf_counter()
     doc = parse(text)
-    assert time.perf_counter() - t0 < 2.0
+    assert time.perf_counter() - t0 < HANG_SECONDS  # speed: bench/server_parser.py
     assert doc.issues == [] and doc.value() == json.loads(text)
 
 

@@ -31,6 +31,9 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 CMD = "evalschema.server."
 TIMEOUT = 15.0
+#: A cancelled slow run (4,000 records sleeping 5 ms each, 20 s in all) must end before
+#: this many seconds from its start; only a run that was not stopped reaches it.
+STOPPED_EARLY = 15.0
 STARTED = "evalschema/runStarted"
 FINISHED = "evalschema/runFinished"
 PUBLISH = types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
@@ -336,15 +339,14 @@ async def test_files_changed_and_created_on_disk_are_picked_up(
     # An extraction pipeline rewrites the run with another wrong price.
     lines = list(EXTRACTED_LINES)
     lines[0] = lines[0].replace("13.9", "99.5")
-    t0 = time.monotonic()
     ext.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     def new_price() -> list[types.Diagnostic]:
         return [d for d in lsp.diags(ext) if d.code == "mismatch" and d.range.start.line == 0
                 and "99.5" in d.message]
 
+    # Within `until`'s TIMEOUT: the watcher's event, not a periodic rescan, brought it.
     [d] = await lsp.until("the mismatch of the rewritten file", new_price)
-    assert time.monotonic() - t0 < 5, "the change on disk took too long to show"
     assert d.range == line_span(0, lines[0], "99.5")
     assert d.message == "price: 99.5 ≠ gold 12.5 (numeric, rel 1%) score 0.00"
     assert found(lsp.diags(ext)) == SHOP_FINDINGS
@@ -353,7 +355,6 @@ async def test_files_changed_and_created_on_disk_are_picked_up(
     run2 = folder / "shop.run2.extracted.jsonl"
     records = [dict(r) for r in GOLD]
     records[1]["price"] = 3.5
-    t0 = time.monotonic()
     run2.write_text(jsonl(records), encoding="utf-8")
 
     async def extracted_listed() -> list[str]:
@@ -366,7 +367,6 @@ async def test_files_changed_and_created_on_disk_are_picked_up(
         await asyncio.sleep(0.05)
     assert await extracted_listed() == [ext.as_uri(), run2.as_uri()]
     await lsp.until("diagnostics of the new run", lambda: lsp.diags(run2))
-    assert time.monotonic() - t0 < 5, "the new file took too long to be scored"
     [m] = lsp.diags(run2)
     line1 = jsonl(records).split("\n")[1]
     assert m.code == "mismatch"
@@ -378,18 +378,16 @@ async def test_files_changed_and_created_on_disk_are_picked_up(
 
 # -- 3. cancellation ----------------------------------------------------------------------
 
-async def _hover_schema(lsp: Session, slow: dict[str, Path]) -> float:
-    """Hover on the schema's comparator (opened once): how long the answer took."""
+async def _hover_schema(lsp: Session, slow: dict[str, Path]) -> None:
+    """Hover on the schema's comparator (opened once)."""
     text = slow["schema"].read_text(encoding="utf-8")
     if slow["schema"].as_uri() not in lsp.versions:
         lsp.open(slow["schema"], "json")
-    t0 = time.monotonic()
     hover = await asyncio.wait_for(lsp.client.text_document_hover_async(types.HoverParams(
         types.TextDocumentIdentifier(slow["schema"].as_uri()),
         position(text, '"slow_equal"', delta=2))), 5)
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     assert "slow_equal" in hover.contents.value
-    return time.monotonic() - t0
 
 
 async def _still_answers(lsp: Session, slow: dict[str, Path], records: int) -> None:
@@ -412,22 +410,23 @@ def _tokens_begun(lsp: Session) -> list[types.ProgressToken]:
 
 
 async def test_cancel_through_work_done_progress(lsp: Session, tmp_path: Path) -> None:
-    records = 2000  # 5 ms each: the run would take 10 s
+    records = 4000  # sleeping 5 ms each: a run that is not cancelled takes 20 s at least
     slow = slow_suite(tmp_path / "slow", records, 0.005)
     await lsp.boot([slow["schema"].parent], SLOW_OPTIONS)
     [token] = await lsp.until("work-done progress to begin", lambda: _tokens_begun(lsp))
+    begun = time.monotonic()
     await lsp.until("a progress report", lambda: any(
         isinstance(v, types.WorkDoneProgressReport) for v in lsp.client.progress_reports[token]))
-    # Requests are answered while the run goes on.
-    assert await _hover_schema(lsp, slow) < 1, "hover waited for the run"
-    assert not lsp.finished(0)
+    # Requests are answered while the run goes on: the hover comes back before the end.
+    await _hover_schema(lsp, slow)
+    assert not lsp.finished(0), "hover waited for the run"
     mark = lsp.mark
-    t0 = time.monotonic()
     lsp.client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token))
     done = await lsp.run_finished(mark, "slow", cancelled=None, timeout=TIMEOUT)
     assert done["cancelled"] is True, "the run went on to the end after its progress was " \
         "cancelled"
-    assert time.monotonic() - t0 < 3, "cancelling took too long"
+    # Sleeps are wall-clock time, so load cannot shorten a whole run below its 20 s.
+    assert time.monotonic() - begun < STOPPED_EARLY, "the run was not stopped early"
     assert done["suite"]["runs"] == []
     end = lsp.client.progress_reports[token][-1]
     assert isinstance(end, types.WorkDoneProgressEnd) and end.message == "cancelled"
@@ -436,7 +435,7 @@ async def test_cancel_through_work_done_progress(lsp: Session, tmp_path: Path) -
 
 
 async def test_cancel_a_pending_run_suite_request(lsp: Session, tmp_path: Path) -> None:
-    records = 2000
+    records = 4000  # as above: 20 s at least when not cancelled
     slow = slow_suite(tmp_path / "slow", records, 0.005)
     await lsp.boot([slow["schema"].parent], {**SLOW_OPTIONS, "runOnStartup": False})
     await lsp.discovered("slow")
@@ -445,17 +444,17 @@ async def test_cancel_a_pending_run_suite_request(lsp: Session, tmp_path: Path) 
         types.WORKSPACE_EXECUTE_COMMAND, types.ExecuteCommandParams(
             CMD + "runSuite", [{"suite": "slow"}]), msg_id="run-to-cancel"))
     await lsp.until("the run to start", lambda: lsp.started(mark, "slow"))
+    begun = time.monotonic()
     await lsp.until("a progress report", lambda: [
         v for values in lsp.client.progress_reports.values() for v in values
         if isinstance(v, types.WorkDoneProgressReport)])
-    t0 = time.monotonic()
     lsp.client.cancel_request(types.CancelParams(id="run-to-cancel"))
     with pytest.raises(JsonRpcRequestCancelled):
         await asyncio.wait_for(request, 5)
     done = await lsp.run_finished(mark, "slow", cancelled=None, timeout=TIMEOUT)
     assert done["cancelled"] is True, \
         "$/cancelRequest answered the request but the run went on to the end"
-    assert time.monotonic() - t0 < 3, "cancelling took too long"
+    assert time.monotonic() - begun < STOPPED_EARLY, "the run was not stopped early"
     await _still_answers(lsp, slow, records)
 
 
@@ -470,12 +469,11 @@ async def test_a_suite_that_hangs_never_holds_up_another(lsp: Session, tmp_path:
     mark = lsp.mark
     hanging = asyncio.ensure_future(lsp.command("runSuite", {"suite": "slow"}))
     await lsp.until("the slow run to start", lambda: lsp.started(mark, "slow"))
-    t0 = time.monotonic()
     ran = await asyncio.wait_for(lsp.command("runSuite", {"suite": "shop"}), TIMEOUT)
-    assert time.monotonic() - t0 < 5, "the other suite waited for the hanging one"
     [summary] = ran["suites"]
     assert summary["key"] == "shop" and summary["runs"][0]["records"] == 3
-    assert not hanging.done(), "the slow suite's run was expected to be still going"
+    # Its three calls sleep 30 s each: had shop waited for it, it would be done by now.
+    assert not hanging.done(), "the other suite waited for the hanging one"
     hanging.cancel()
 
 
