@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hang_budget import HANG_SECONDS
 
 from evalschema import Status, evaluate
 from evalschema.compat._explain import levenshtein_similarity
@@ -112,14 +113,16 @@ def test_regex_timeouts_throttle_after_repeats() -> None:
                        schema)
         took = time.monotonic() - t
         print(json.dumps([took, sorted({r.field_results[0].status for r in run.records}),
-                          run.records[-1].field_results[0].reason]))
+                          [r.field_results[0].reason for r in run.records]]))
     """, timeout=120, EVALSCHEMA_REGEX_TIMEOUT="0.5")
-    took, statuses, reason = got
-    # 5 timeouts at 0.5 s, then 35 at 0.01 s: ~3 s. Without throttling the 40 budgets
-    # alone are 20 s of wall-clock time, which no load can shorten: stay well below it.
-    assert took < 0.8 * 40 * 0.5, took
+    took, statuses, reasons = got
     assert statuses == ["error"]
-    assert "took longer than 0.01 s" in reason
+    # 5 timeouts at 0.5 s, then 35 at 0.01 s (~3 s on a quiet machine): the budget each
+    # value got is in its reason. Wall time under load says little (27 s was seen at a
+    # load of 12), so it is only checked against a hang.
+    budgets = [r.split("took longer than ", 1)[1].split(" s ")[0] for r in reasons]
+    assert budgets == ["0.5"] * 5 + ["0.01"] * 35, budgets
+    assert took < HANG_SECONDS
 
 
 def test_a_timed_out_value_costs_one_budget() -> None:
