@@ -100,3 +100,18 @@ async def test_pull_diagnostics_when_the_client_supports_them(pull_client: Langu
                                                     "align-key-unknown"}
     await asyncio.sleep(0.4)
     assert URI not in pull_client.diagnostics  # nothing pushed on top
+
+
+async def test_a_mistyped_nested_parameter_is_a_diagnostic_on_its_key(
+        client: LanguageClient) -> None:
+    """The engine's check, through the server: ``tolerance.rell`` is not silently ignored."""
+    text = ('{"type": "object", "properties": {"total": {"type": "number", '
+            '"x-eval-compare": {"numeric": {"tolerance": {"rell": 0.01}}}}}}')
+    [diag] = await open_and_wait(client, URI, text)
+    assert diag.code == "unknown-param"
+    assert diag.range == span(text, '"rell"')
+    assert diag.severity == types.DiagnosticSeverity.Error
+    assert "tolerance.rell" in diag.message and "did you mean 'rel'?" in diag.message
+    fixed = text.replace('"rell"', '"rel"')
+    assert await change_and_wait(client, URI, 2, [
+        types.TextDocumentContentChangeWholeDocument(fixed)]) == []
