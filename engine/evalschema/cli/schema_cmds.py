@@ -94,7 +94,7 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser,
         if args.format == "text":
             for p in problems:
                 print(shown(p.format()))
-            if not problems:
+            if not any(p.severity is not Severity.INFO for p in problems):
                 print(f"{shown(path)}: ok ({len(result.root.walk())} nodes)")
         if any(p.severity is Severity.ERROR for p in problems):
             worst = EXIT_INPUT
