@@ -171,14 +171,15 @@ class Translation:
         return pointer
 
 
-def translate(schema: Any, *, prefix: str = "") -> Translation:
-    """``schema`` with each ``evaluation_config`` read as ``x-eval-*`` keys (on a copy),
-    and the notes saying what was read and what has no equivalent. ``prefix`` is where
-    ``schema`` sits in its file (``/schema_definition``), for the notes' pointers."""
+def translate(schema: Any, *, prefix: str = "", in_place: bool = False) -> Translation:
+    """``schema`` with each ``evaluation_config`` read as ``x-eval-*`` keys (on a copy
+    unless ``in_place``: ``annotate`` writes them), and the notes saying what was read and
+    what has no equivalent. ``prefix`` is where ``schema`` sits in its file
+    (``/schema_definition``), for the notes' pointers."""
     found = [(p, n) for p, n in schema_nodes(schema) if CONFIG_KEY in n]
     if not found:
         return Translation(schema)
-    out = Translation(copy.deepcopy(schema))
+    out = Translation(schema if in_place else copy.deepcopy(schema))
     targets = dict(schema_nodes(out.schema))
     groups: dict[tuple[str, str], list[str]] = {}
     readings: dict[tuple[str, str], Reading] = {}
