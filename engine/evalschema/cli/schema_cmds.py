@@ -162,8 +162,10 @@ def run_annotate(args: argparse.Namespace, parser: argparse.ArgumentParser,
         # (evaluation_config read as one counts, as it does there).
         check = check_eval_schema(original, base_uri=args.schema, defaults=False)
         missing = [p for p in check.problems if p.code == "missing-compare"]
-        for p in missing:
+        for p in check.errors:
             print(shown(_located(p, args.schema).format()), file=sys.stderr)
+        if len(check.errors) > len(missing):
+            return EXIT_INPUT  # an invalid schema: the metric refuses it too
         if missing:
             print(f"{shown(args.schema)}: {len(missing)} field(s) have no x-eval-compare (run "
                   "evalschema annotate --in-place to add the defaults)", file=sys.stderr)

@@ -247,8 +247,9 @@ def parse_eval_schema(schema: Any, *, registry: Registry | None = None,
                                    "'value' or 'absent'")])
     result = check_eval_schema(schema, registry=registry, base_uri=base_uri, defaults=defaults,
                                null_policy=null_policy)
-    if result.errors:
-        raise SchemaError(result.errors, "the eval schema is invalid")
+    if result.errors:  # each names the schema's file, when there is one
+        raise SchemaError([replace(p, source=p.source or base_uri) for p in result.errors],
+                          "the eval schema is invalid")
     for p in result.problems:
         if p.code in READING_NOTES:  # what a run reads differently from what is written
             warnings.warn(ProblemWarning(replace(p, source=base_uri)), stacklevel=2)

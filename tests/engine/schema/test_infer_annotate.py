@@ -141,3 +141,19 @@ def test_annotate_cli_with_real_gold(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert f"{schema}#/properties/terms/properties/agreement_date/x-eval-compare: info " \
         "annotate-date" in err
     assert all(line.startswith(str(schema)) for line in err.splitlines())
+
+
+def test_annotate_check_fails_where_the_metric_refuses(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """An invalid schema is not "annotated": --check exits 2 with the problem, located."""
+    schema = tmp_path / "s.eval.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {
+        "a": {"type": "string", "x-eval-compare": "exakt"}}}), "utf-8")
+    code, _, err = _run(capsys, "annotate", schema, "--check")
+    assert code == 2
+    assert f"{schema}#/properties/a/x-eval-compare: error unknown-comparator" in err
+    gold = tmp_path / "g.jsonl"
+    gold.write_text('{"a": "x"}\n', "utf-8")
+    code, _, err = _run(capsys, "eval", schema, "--gold", gold, "--extracted", gold,
+                        "--metric", "struct_extract_eval.evaluate")
+    assert code == 2 and f"{schema}#/properties/a/x-eval-compare" in err
