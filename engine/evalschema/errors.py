@@ -16,6 +16,8 @@ from typing import Any
 class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
+    #: A note: what was read and how (an extract-bench wrapper unwrapped); never a failure.
+    INFO = "info"
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from urllib.parse import urlparse
 from evalschema.rules.registry import Registry
 
 from .authoring.analysis import (
+    FOREIGN_CONFIG_KEY,
     XEVAL_PREFIX,
     SchemaAnalysis,
     analyze,
@@ -79,7 +80,8 @@ class OpenSchemas:
         if self.too_large(doc):
             return False
         return self.named_as_schema(doc) or (
-            doc.language_id in ("json", "jsonc") and XEVAL_PREFIX in doc.text)
+            doc.language_id in ("json", "jsonc") and (
+                XEVAL_PREFIX in doc.text or FOREIGN_CONFIG_KEY in doc.text))
 
     def is_eval_schema(self, doc: OpenDocument, analysis: SchemaAnalysis | None = None) -> bool:
         if self.too_large(doc):

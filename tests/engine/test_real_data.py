@@ -1,15 +1,16 @@
 """Real extraction schemas and human-validated gold (extract-bench, MIT) in tests/data.
 
-Every schema must resolve and parse once annotated with default comparators (the
-schemas carry extract-bench's own ``evaluation_config`` keys, which are not x-eval
-keys and must be ignored), and every gold document must score perfectly against
-itself.
+Every schema must load as the file is (the resume's {"name", "description",
+"schema_definition"} wrapper unwrapped, with a note), each extract-bench
+``evaluation_config`` read as the equivalent x-eval keys or reported as having none (never
+ignored in silence), and every gold document must score perfectly against itself.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import warnings
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -19,13 +20,13 @@ import pytest
 from evalschema import (
     SchemaNode,
     Status,
-    annotate_xeval,
     check_eval_schema,
     evaluate,
     parse_eval_schema,
     resolve_schema_references,
     validate_gold,
 )
+from evalschema.errors import ProblemWarning, Severity
 
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "tests" / "data" / "extract-bench"
@@ -65,8 +66,9 @@ def _walk_dicts(value: Any) -> list[dict[str, Any]]:
 @cache
 def _tree(schema_path: Path) -> SchemaNode:
     raw = json.loads(schema_path.read_text(encoding="utf-8"))
-    resolved = resolve_schema_references(_body(raw), base_uri=str(schema_path))
-    return parse_eval_schema(annotate_xeval(copy.deepcopy(resolved)), base_uri=str(schema_path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ProblemWarning)
+        return parse_eval_schema(raw, base_uri=str(schema_path))
 
 
 def _schema_for(gold_path: Path) -> Path:
@@ -80,45 +82,90 @@ def test_the_data_is_all_there() -> None:
     assert all(_schema_for(g).is_file() for g in GOLDS)
 
 
+AS_TEXT = {"type_convert": {"to": "str"}}
+#: The x-eval keys each evaluation_config value occurring in the data is read as (None:
+#: no equivalent, reported as evaluation-config-untranslated).
+READINGS: dict[str, dict[str, Any] | None] = {
+    '"string_exact"': {"x-eval-compare": "exact", "x-eval-transform": [AS_TEXT]},
+    '"boolean_exact"': {"x-eval-compare": "exact"},
+    '"integer_exact"': {"x-eval-compare": "numeric"},
+    '"number_exact"': {"x-eval-compare": "numeric"},
+    '"string_case_insensitive"': {"x-eval-compare": "exact",
+                                  "x-eval-transform": [AS_TEXT, "casefold"]},
+    '"string_fuzzy"': {"x-eval-compare": {"levenshtein": {"threshold": 0.8}},
+                       "x-eval-transform": [AS_TEXT, "lowercase"]},
+    '{"metrics": [{"metric_id": "number_tolerance", "params": {"tolerance": 0.001}}]}':
+        {"x-eval-compare": {"numeric": {"tolerance": {"abs": 0.001}}}},
+    '"string_semantic"': None,
+    '"array_llm"': None,
+}
+
+
 @pytest.mark.parametrize("schema_path", SCHEMAS, ids=lambda p: p.name)
-def test_schema_resolves_and_parses(schema_path: Path) -> None:
+def test_schema_loads_with_its_evaluation_config_read(schema_path: Path) -> None:
     raw = json.loads(schema_path.read_text(encoding="utf-8"))
     body = _body(raw)
-    assert any("evaluation_config" in d for d in _walk_dicts(body))
+    configs = [d["evaluation_config"] for d in _walk_dicts(body) if "evaluation_config" in d]
+    assert configs
     resolved = resolve_schema_references(body, base_uri=str(schema_path))
     # references inlined, combiners folded
     for d in _walk_dicts(resolved):
         assert not {"$ref", "anyOf", "oneOf", "allOf"} & d.keys(), d
-    annotated = annotate_xeval(copy.deepcopy(resolved))
-    check = check_eval_schema(annotated, base_uri=str(schema_path))
-    # evaluation_config is not an x-eval key: nothing to report, not even a warning
-    assert [p.format() for p in check.problems] == []
-    root = parse_eval_schema(annotated, base_uri=str(schema_path))
+    check = check_eval_schema(raw, base_uri=str(schema_path))
+    assert check.errors == ()
+    # every value in the data is one we map or report; each distinct one is noted once
+    notes = [p for p in check.problems if p.code.startswith("evaluation-config")]
+    assert {p.code for p in check.problems} <= {"evaluation-config-read",
+                                                "evaluation-config-untranslated",
+                                                "extract-bench-wrapper"}
+    for p in notes:
+        shown = json.dumps(p.data["evaluation_config"], sort_keys=True)
+        if "URL" in p.message:  # string_exact on "format": "uri" (string_url)
+            assert p.data["evaluation_config"] == "string_exact" and "URL" in p.message
+            continue
+        assert p.data["keys"] == READINGS[shown], shown
+        assert p.code == ("evaluation-config-read" if READINGS[shown] else
+                          "evaluation-config-untranslated")
+        assert p.pointer == p.data["pointers"][0] and p.pointer.endswith("/evaluation_config")
+    assert sum(len(p.data["pointers"]) for p in notes) == len(configs)
+    root = check.root
     assert root.kind == "object"
     nodes = root.walk()
     assert len(nodes) == NODE_COUNTS[schema_path.name]
     leaves = [n for n in nodes if n.kind == "leaf" and not n.skip]
     assert leaves
     for leaf in leaves:
-        # the default for the leaf's type, never anything read from evaluation_config
-        assert leaf.comparator in ("exact", "numeric"), (leaf.path, leaf.comparator)
         assert leaf.compare is not None
-        if leaf.types - {"null"} <= {"number", "integer"} and leaf.types - {"null"}:
-            assert leaf.comparator == "numeric", leaf.path
     # every node knows where it is in the schema document
+    prefix = "/schema_definition" if "schema_definition" in raw else ""
     for n in nodes:
         if n is not root:
-            assert n.pointer.startswith("/"), n.path
+            assert n.pointer.startswith(prefix + "/"), n.path
 
 
-def test_wrapped_resume_schema_root_is_one_leaf() -> None:
-    """Without unwrapping, the resume file's root has no type and no properties, so the
-    engine scores the whole document as one exact leaf (and reports nothing)."""
+def test_the_fuzzy_and_tolerance_configs_take_effect() -> None:
+    credit = next(p for p in SCHEMAS if p.name == "credit_agreement-schema.json")
+    borrower = _tree(credit).find("parties.borrower")
+    assert borrower is not None
+    assert (borrower.comparator, borrower.threshold) == ("levenshtein", 0.8)
+    assert [n for n, _ in borrower.transforms] == ["type_convert", "lowercase"]
+    tenkq = _tree(next(p for p in SCHEMAS if p.name == "10kq-schema.json"))
+    values = [n for n in tenkq.walk() if n.comparator == "numeric" and n.params]
+    assert values and all(n.params == {"tolerance": {"abs": 0.001}} for n in values)
+
+
+def test_wrapped_resume_schema_is_unwrapped_with_a_note() -> None:
+    """The resume file's root has no type and no properties: unread, the engine scored the
+    whole document as one exact leaf and reported nothing."""
     path = next(p for p in SCHEMAS if p.name == "resume-schema.json")
     raw = json.loads(path.read_text(encoding="utf-8"))
-    check = check_eval_schema(annotate_xeval(copy.deepcopy(raw)), base_uri=str(path))
-    assert check.root.kind == "leaf"
-    assert check.errors == ()
+    check = check_eval_schema(raw, base_uri=str(path))
+    assert check.root.kind == "object"
+    assert len(check.root.walk()) == NODE_COUNTS["resume-schema.json"]
+    [note] = [p for p in check.problems if p.code == "extract-bench-wrapper"]
+    assert (note.pointer, note.severity) == ("/schema_definition", Severity.INFO)
+    with pytest.warns(ProblemWarning, match="schema_definition"):
+        parse_eval_schema(raw, base_uri=str(path))
 
 
 @pytest.mark.parametrize("gold_path", GOLDS, ids=lambda p: p.name.removesuffix(".gold.json"))

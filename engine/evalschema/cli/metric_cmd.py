@@ -6,11 +6,12 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from evalschema.cli.options import EXIT_INPUT, EXIT_OK, emit
-from evalschema.errors import InputError, Problem
+from evalschema.errors import InputError, Problem, SchemaError
 from evalschema.io.atomicwrite import Input, check_target
 from evalschema.io.records import load_json, load_records
 from evalschema.report import field_table, text_report
@@ -52,6 +53,9 @@ def run_metric_cmd(args: argparse.Namespace, schema_path: str) -> int:
         except CompatInputError as exc:
             print(f"evalschema: {shown(exc)}", file=sys.stderr)
             return EXIT_INPUT
+        except SchemaError as exc:  # the problems name the schema file, as check's do
+            raise SchemaError([replace(p, source=p.source or schema_path)
+                               for p in exc.problems], "the eval schema is invalid") from None
         if args.format == "json":
             docs.append({"extracted": extracted, **result.to_dict()})
             continue

@@ -22,7 +22,7 @@ from evalschema.errors import InputError, Problem, ProblemWarning, Severity
 from evalschema.io.atomicwrite import Input, check_target, write_text
 from evalschema.io.records import load_json, load_records
 from evalschema.safetext import json_text, nonfinite_pointer, shown, surrogate_pointer
-from evalschema.schema.infer import annotate_xeval, infer_schema
+from evalschema.schema.infer import annotate, annotate_xeval, infer_schema
 from evalschema.schema.tree import check_eval_schema
 
 
@@ -54,8 +54,10 @@ def add_parsers(sub: Any) -> None:
 
     an = sub.add_parser(
         "annotate", help="add the default x-eval annotations to a schema",
-        description="Print SCHEMA with the default x-eval-compare on every leaf that has "
-        "none (what evalschema applies anyway), so the defaults are visible and editable. "
+        description="Print SCHEMA with an explicit x-eval-compare on every leaf that has "
+        "none (what evalschema applies anyway: extract-bench's evaluation_config as its "
+        "x-eval keys, date for format date/date-time, else the type's default), so it is "
+        "visible and editable. "
         "--in-place rewrites the file: the only command that changes a file of yours, and "
         "only when told; it writes a new file and renames it over SCHEMA only once all of "
         "it is written, so SCHEMA is never left half-written.",
@@ -67,7 +69,12 @@ def add_parsers(sub: Any) -> None:
     mode = an.add_mutually_exclusive_group()
     mode.add_argument("--in-place", action="store_true", help="rewrite SCHEMA")
     mode.add_argument("--check", action="store_true",
-                      help="change nothing; exit 1 when annotating would change SCHEMA")
+                      help="change nothing; exit 1 when a field the scorer judges has no "
+                      "comparator (what eval --metric struct_extract_eval requires), listing "
+                      "each")
+    an.add_argument("--gold", metavar="GOLD", help="also choose date for strings that are "
+                    "all dates in GOLD, and key_field alignment on a property unique in every "
+                    "gold array")
     add_force_option(an)
     an.set_defaults(run=run_annotate, command_parser=an)
 
@@ -94,7 +101,7 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser,
         if args.format == "text":
             for p in problems:
                 print(shown(p.format()))
-            if not problems:
+            if not any(p.severity is not Severity.INFO for p in problems):
                 print(f"{shown(path)}: ok ({len(result.root.walk())} nodes)")
         if any(p.severity is Severity.ERROR for p in problems):
             worst = EXIT_INPUT
@@ -117,14 +124,6 @@ def run_infer(args: argparse.Namespace, parser: argparse.ArgumentParser,
     return EXIT_OK
 
 
-def _count(node: Any, key: str = "x-eval-compare") -> int:
-    if isinstance(node, dict):
-        return (key in node) + sum(_count(v, key) for v in node.values())
-    if isinstance(node, list):
-        return sum(_count(v, key) for v in node)
-    return 0
-
-
 def _writable_json(doc: Any, source: str) -> None:
     """Refuse (exit 2, the file untouched) what JSON text cannot hold: a lone surrogate
     or a NaN/infinity would be changed or lost by writing the schema back."""
@@ -143,6 +142,12 @@ def _writable_json(doc: Any, source: str) -> None:
             suggestion="use a finite number; the schema was not changed")], "cannot annotate")
 
 
+def _located(p: Problem, path: str) -> Problem:
+    """``p`` naming the file it is about."""
+    return Problem(p.code, p.message, p.pointer, p.suggestion, p.severity, p.target,
+                   path, p.line, p.column, p.data)
+
+
 def run_annotate(args: argparse.Namespace, parser: argparse.ArgumentParser,
                  argv: list[str] | None = None) -> int:
     if args.in_place:
@@ -152,22 +157,35 @@ def run_annotate(args: argparse.Namespace, parser: argparse.ArgumentParser,
         raise InputError([Problem("bad-node", "an eval schema must be a JSON object",
                                   source=args.schema)], "cannot annotate")
     _writable_json(original, args.schema)
-    annotated = annotate_xeval(copy.deepcopy(original))
-    added = _count(annotated) - _count(original)
-    text = json_text(annotated) + "\n"
-    check = check_eval_schema(annotated, base_uri=args.schema)
-    for p in check.problems:
-        print(shown(Problem(p.code, p.message, p.pointer, p.suggestion, p.severity, p.target,
-                            args.schema, p.line, p.column, p.data).format()), file=sys.stderr)
     if args.check:
-        if added:
-            print(f"{shown(args.schema)}: {added} field(s) have no x-eval-compare (run "
+        # What --metric struct_extract_eval requires: a comparator on every leaf it judges
+        # (evaluation_config read as one counts, as it does there).
+        check = check_eval_schema(original, base_uri=args.schema, defaults=False)
+        missing = [p for p in check.problems if p.code == "missing-compare"]
+        for p in check.errors:
+            print(shown(_located(p, args.schema).format()), file=sys.stderr)
+        if len(check.errors) > len(missing):
+            return EXIT_INPUT  # an invalid schema: the metric refuses it too
+        if missing:
+            print(f"{shown(args.schema)}: {len(missing)} field(s) have no x-eval-compare (run "
                   "evalschema annotate --in-place to add the defaults)", file=sys.stderr)
             return EXIT_THRESHOLD
         print(f"{shown(args.schema)}: every field is annotated", file=sys.stderr)
         return EXIT_OK
+    gold = [r.value for r in load_records(args.gold)] if args.gold else None
+    result = annotate(copy.deepcopy(original), gold, base_uri=args.schema)
+    annotated = result.schema
+    added = len(result.added)
+    text = json_text(annotated) + "\n"
+    check = check_eval_schema(annotated, base_uri=args.schema)
+    seen: set[str] = set()
+    for p in [*result.problems, *check.problems]:
+        line = shown(_located(p, args.schema).format())
+        if line not in seen:
+            seen.add(line)
+            print(line, file=sys.stderr)
     if args.in_place:
-        if added:
+        if annotated != original:
             try:
                 write_text(args.schema, text)
             except OSError as exc:

@@ -421,10 +421,15 @@ BUILTIN_COMPARATORS: tuple[ComparatorDef, ...] = (
         "The default for number and integer fields.",
         params=_props({
             "tolerance": {"type": ["object", "null"], "properties": {
-                "rel": {"type": "number", "minimum": 0},
-                "abs": {"type": "number", "minimum": 0},
-            }, "additionalProperties": False},
-            "partial": {"type": "boolean"},
+                "rel": {"type": "number", "minimum": 0,
+                        "description": "largest |gold - extracted| / |gold| that matches"},
+                "abs": {"type": "number", "minimum": 0,
+                        "description": "largest |gold - extracted| that matches"},
+            }, "additionalProperties": False, "minProperties": 1,
+                "description": "`rel` and/or `abs` (both must hold); null: exact"},
+            "partial": {"type": "boolean",
+                        "description": "credit 1 - |gold - extracted| / |gold| outside the "
+                        "tolerance"},
         }),
         types=_NUMBER_TYPES, factory=_numeric, describe=_describe_numeric,
         matrix_factory=_numeric_matrix, builtin=True,
@@ -433,7 +438,8 @@ BUILTIN_COMPARATORS: tuple[ComparatorDef, ...] = (
         "oneof",
         "The extracted value is one of `values` (gold is not consulted): for fields where "
         "several answers are equally right.",
-        params=_props({"values": {"type": "array"}}, ["values"]),
+        params=_props({"values": {"type": "array", "minItems": 1,
+                                  "description": "the accepted values"}}, ["values"]),
         factory=_oneof, builtin=True,
     ),
     ComparatorDef(
@@ -446,7 +452,8 @@ BUILTIN_COMPARATORS: tuple[ComparatorDef, ...] = (
         "every character past them counts as an edit: a lower bound of the similarity, with a "
         "reason on the result saying so. This keeps one huge value from stalling a run "
         "(exactly, 1 MB against 1 MB takes about a minute).",
-        params=_props({"threshold": _UNIT}),
+        params=_props({"threshold": {**_UNIT, "description": "similarity that counts as a "
+                                                        "match (default 1)"}}),
         types=_STRING_TYPES, factory=_levenshtein, threshold_param="threshold",
         matrix_factory=_levenshtein_matrix, builtin=True,
     ),
@@ -476,7 +483,8 @@ BUILTIN_COMPARATORS: tuple[ComparatorDef, ...] = (
         "contains",
         "The gold string occurs inside the extracted string (accent- and case-insensitive "
         "unless `case_sensitive: true`): for free text where extra words are fine.",
-        params=_props({"case_sensitive": {"type": "boolean"}}),
+        params=_props({"case_sensitive": {"type": "boolean", "description": "compare case and "
+                                         "accents (default false)"}}),
         types=_STRING_TYPES, factory=_contains, builtin=True,
     ),
     ComparatorDef(
@@ -487,7 +495,9 @@ BUILTIN_COMPARATORS: tuple[ComparatorDef, ...] = (
         "time budget: a match taking longer than 0.5 s (`EVALSCHEMA_REGEX_TIMEOUT`) makes that "
         "field an `error` with the reason, and after 5 such timeouts a pattern gets 0.01 s per "
         "match, so a catastrophic pattern such as `(a|aa)+` never stalls a run.",
-        params=_props({"pattern": {"type": "string", "format": "regex"}}, ["pattern"]),
+        params=_props({"pattern": {"type": "string", "format": "regex", "description":
+                               "Python regular expression the whole value must match"}},
+                     ["pattern"]),
         types=_STRING_TYPES, factory=_regex, builtin=True,
     ),
 )

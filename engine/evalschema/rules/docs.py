@@ -14,13 +14,27 @@ from evalschema.rules.keywords import KEYWORDS
 from evalschema.rules.registry import Entry
 
 
-def _params(entry: Entry) -> str:
+def _param_lines(props: dict[str, Any], required: Any, indent: str) -> list[str]:
+    """One bullet per parameter (its JSON Schema and what it means), nested objects'
+    parameters indented below theirs."""
+    out = []
+    for k, v in props.items():
+        spec = {kk: vv for kk, vv in v.items() if kk not in ("description", "properties")}
+        line = f"{indent}- `{k}`{' (required)' if k in (required or ()) else ''}: " \
+               f"`{json.dumps(spec, separators=(', ', ': '))}`"
+        if isinstance(v.get("description"), str):
+            line += f": {v['description']}"
+        out.append(line)
+        if isinstance(v.get("properties"), dict):
+            out += _param_lines(v["properties"], v.get("required"), indent + "  ")
+    return out
+
+
+def _params(entry: Entry) -> list[str]:
     props: dict[str, Any] = entry.params.get("properties", {})
     if not props:
-        return "none"
-    return ", ".join(
-        f"`{k}`{' (required)' if k in entry.required_params else ''}: "
-        f"{json.dumps(v, separators=(', ', ': '))}" for k, v in props.items())
+        return ["- parameters: none"]
+    return ["- parameters:", *_param_lines(props, entry.required_params, "  ")]
 
 
 def reference_markdown() -> str:
@@ -37,7 +51,7 @@ def reference_markdown() -> str:
         for d in table.values():
             types = ", ".join(sorted(d.types))
             out += [f"### `{d.name}`", "", d.doc.replace("\n\n", "\n\n"), "",
-                    f"- parameters: {_params(d)}", f"- applies to: {types}", ""]
+                    *_params(d), f"- applies to: {types}", ""]
     return "\n".join(out).rstrip() + "\n"
 
 

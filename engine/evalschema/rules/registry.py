@@ -18,6 +18,7 @@ from operator import index
 from typing import Any, Protocol
 
 from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError as SchemaValidationError
 
 from evalschema.policy import ScoringPolicy
 
@@ -138,6 +139,17 @@ class Entry:
     def param_validator(self) -> Draft202012Validator:
         return self._validator
 
+    def param_spec(self, path: Sequence[str]) -> dict[str, Any] | None:
+        """The JSON Schema of the parameter at ``path`` (``("tolerance", "rel")``), through
+        nested objects; the whole parameter object for ``()``; None when there is none."""
+        spec: Any = self.params
+        for key in path:
+            props = spec.get("properties") if isinstance(spec, dict) else None
+            spec = props.get(key) if isinstance(props, dict) else None
+            if spec is None:
+                return None
+        return spec if isinstance(spec, dict) else None
+
     def params_valid(self, params: Mapping[str, Any]) -> bool:
         """Whether ``params`` pass the parameter schema, memoised: large schemas repeat the
         same few configurations, and jsonschema costs tens of microseconds per check."""
@@ -236,16 +248,19 @@ class Registry:
 
     def add_comparator(self, d: ComparatorDef, *, overwrite: bool = False) -> ComparatorDef:
         _check_free(self.comparators, d.name, "comparator", overwrite)
+        _check_params_schema(d, "comparator")
         self.comparators[d.name] = d
         return d
 
     def add_transform(self, d: TransformDef, *, overwrite: bool = False) -> TransformDef:
         _check_free(self.transforms, d.name, "transform", overwrite)
+        _check_params_schema(d, "transform")
         self.transforms[d.name] = d
         return d
 
     def add_strategy(self, d: StrategyDef, *, overwrite: bool = False) -> StrategyDef:
         _check_free(self.strategies, d.name, "alignment strategy", overwrite)
+        _check_params_schema(d, "alignment strategy")
         self.strategies[d.name] = d
         return d
 
@@ -259,6 +274,17 @@ class Registry:
             "transforms": [d.to_dict() for d in self.transforms.values()],
             "strategies": [d.to_dict() for d in self.strategies.values()],
         }
+
+
+def _check_params_schema(d: Entry, kind: str) -> None:
+    """A parameter schema that is not a valid JSON Schema would reject (or accept) every
+    configuration for reasons nobody wrote: refused when the entry is registered."""
+    try:
+        Draft202012Validator.check_schema(d.params)
+    except SchemaValidationError as exc:
+        where = "/".join(map(str, exc.absolute_path)) or "its root"
+        raise RegistryError(f"{kind} {d.name!r}: its parameter schema is not a valid JSON "
+                            f"Schema (at {where}: {exc.message})") from None
 
 
 def _check_free(table: Mapping[str, Entry], name: str, kind: str, overwrite: bool) -> None:

@@ -141,12 +141,14 @@ BUILTIN_TRANSFORMS: tuple[TransformDef, ...] = (
     TransformDef("normalize_unicode", "Unicode normalization to `form` (NFC by default), so "
                  "composed and decomposed accents compare equal.",
                  params={"type": "object", "properties": {
-                     "form": {"enum": ["NFC", "NFD", "NFKC", "NFKD"]}},
+                     "form": {"enum": ["NFC", "NFD", "NFKC", "NFKD"],
+                              "description": "the normalization form (default NFC)"}},
                      "additionalProperties": False},
                  types=_STR, factory=_normalize_unicode, builtin=True),
     TransformDef("round_digits", "Round a number to `digits` decimals (Python round: "
                  "banker's rounding on binary floats).",
-                 params={"type": "object", "properties": {"digits": {"type": "integer"}},
+                 params={"type": "object", "properties": {"digits": {
+                         "type": "integer", "description": "decimals kept"}},
                          "required": ["digits"], "additionalProperties": False},
                  types=frozenset({"number", "integer", "null"}), factory=_round_digits,
                  builtin=True),
@@ -154,7 +156,8 @@ BUILTIN_TRANSFORMS: tuple[TransformDef, ...] = (
                  "\"42\" and 42 agree after {\"to\": \"int\"}. bool accepts true/false, 1/0, "
                  "yes/no.",
                  params={"type": "object", "properties": {
-                     "to": {"enum": ["float", "int", "str", "bool"]}},
+                     "to": {"enum": ["float", "int", "str", "bool"],
+                            "description": "the type both values become"}},
                      "required": ["to"], "additionalProperties": False},
                  factory=_type_convert, builtin=True),
 )

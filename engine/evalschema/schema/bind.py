@@ -10,6 +10,7 @@ extends, resolves names against a ``Registry`` and reports every problem it find
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from evalschema.errors import Problem, Severity, did_you_mean
@@ -149,31 +150,41 @@ class Binder:
                          suggestion="add " + ", ".join(f'"{m}"' for m in missing),
                          data={"missing": missing, "name": d.name, "kind": kind})
         ok = not missing
-        known = d.params.get("properties", {})
         if not params or d.params_valid(params):
             return ok
         for err in d.param_validator().iter_errors(params):
-            if err.validator == "required":
-                continue
+            if err.validator == "required" and not err.absolute_path:
+                continue  # reported above, with its fix
             ok = False
             path = list(err.absolute_path)
             ptr = where
             for seg in path:
                 ptr = ptr_join(ptr, seg)
-            if err.validator == "additionalProperties":
-                extras = [k for k in params if k not in known]
-                for extra in extras:
-                    guess = did_you_mean(extra, known)
-                    self.problem("unknown-param", f"{kind} {d.name!r} has no parameter "
-                                 f"{extra!r}", ptr_join(where, extra), target="key",
-                                 suggestion=f"did you mean {guess!r}?" if guess else
-                                 ("parameters: " + ", ".join(known) if known else
-                                  "it takes no parameters"),
-                                 data={"replacements": [guess] if guess else []})
+            if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+                self._unknown_params(d, kind, err.instance, err.schema, path, ptr)
             else:
                 self.problem("bad-param", f"{d.name}: {'/'.join(map(str, path)) or 'params'}: "
                              f"{err.message}", ptr)
         return ok
+
+    def _unknown_params(self, d: Entry, kind: str, given: dict[str, Any], schema: Any,
+                        path: list[Any], where: str) -> None:
+        """One problem per key the parameter schema does not know, at any depth, with the
+        closest known key (``tolerance.rell`` -> ``rel``)."""
+        known = schema.get("properties", {}) if isinstance(schema, dict) else {}
+        patterns = schema.get("patternProperties", {}) if isinstance(schema, dict) else {}
+        dotted = ".".join(map(str, path))
+        for extra in given:
+            if extra in known or any(re.search(p, extra) for p in patterns):
+                continue
+            guess = did_you_mean(extra, known)
+            name = f"{dotted}.{extra}" if dotted else extra
+            self.problem("unknown-param", f"{kind} {d.name!r} has no parameter {name!r}",
+                         ptr_join(where, extra), target="key",
+                         suggestion=f"did you mean {guess!r}?" if guess else
+                         (f"{dotted or 'parameters'}: " + ", ".join(known) if known else
+                          "it takes no parameters"),
+                         data={"replacements": [guess] if guess else []})
 
     def _transforms(self, schema: dict[str, Any], node: SchemaNode) -> None:
         raw = schema["x-eval-transform"]

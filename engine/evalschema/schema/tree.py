@@ -9,19 +9,21 @@ walk and raises one ``SchemaError`` listing them all, or returns the tree.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from evalschema.errors import Problem, SchemaError, Severity, did_you_mean
+from evalschema.errors import Problem, ProblemWarning, SchemaError, Severity, did_you_mean
 from evalschema.pointer import escape
 from evalschema.pointer import join as ptr_join
 from evalschema.rules.keywords import KEYWORDS, SIMPLE_KEYWORDS
 from evalschema.rules.registry import Registry, default_registry
 from evalschema.safetext import nonfinite_pointer
 from evalschema.schema.bind import Binder
+from evalschema.schema.extractbench import READING_NOTES, translate, unwrap
 from evalschema.schema.node import NodeKind, SchemaNode, declared_types
 from evalschema.schema.resolve import resolve
 
@@ -204,7 +206,9 @@ def check_eval_schema(schema: Any, *, registry: Registry | None = None,
     """Resolve, validate and build in one pass; never raises on a bad schema."""
     reg = registry or default_registry
     try:
-        res = resolve(schema, base_uri=base_uri)
+        inner, prefix, notes = unwrap(schema)
+        read = translate(inner, prefix=prefix)
+        res = resolve(read.schema, base_uri=base_uri)
         builder = _Builder(res, reg, defaults)
         if not isinstance(res.schema, dict):
             builder.problem("bad-node", "an eval schema must be a JSON object", "")
@@ -221,7 +225,15 @@ def check_eval_schema(schema: Any, *, registry: Registry | None = None,
         builder.problem("root-is-leaf", "the schema root declares no type and no properties, so "
                         "each record is compared as one value", "", severity=Severity.WARNING,
                         suggestion='add "type": "object" and "properties"')
-    return SchemaCheck(root, tuple(builder.problems))
+    problems = builder.problems
+    if prefix or read.added:
+        # Pointers into the file the user wrote: under the wrapper, and at the
+        # evaluation_config an added x-eval key was read from.
+        problems = [replace(p, pointer=prefix + read.relocate(p.pointer)) for p in problems]
+        if prefix:
+            for node in root.walk():
+                node.pointer = prefix + node.pointer
+    return SchemaCheck(root, (*notes, *read.problems, *problems))
 
 
 def parse_eval_schema(schema: Any, *, registry: Registry | None = None,
@@ -235,7 +247,11 @@ def parse_eval_schema(schema: Any, *, registry: Registry | None = None,
                                    "'value' or 'absent'")])
     result = check_eval_schema(schema, registry=registry, base_uri=base_uri, defaults=defaults,
                                null_policy=null_policy)
-    if result.errors:
-        raise SchemaError(result.errors, "the eval schema is invalid")
+    if result.errors:  # each names the schema's file, when there is one
+        raise SchemaError([replace(p, source=p.source or base_uri) for p in result.errors],
+                          "the eval schema is invalid")
+    for p in result.problems:
+        if p.code in READING_NOTES:  # what a run reads differently from what is written
+            warnings.warn(ProblemWarning(replace(p, source=base_uri)), stacklevel=2)
     return result.root
 

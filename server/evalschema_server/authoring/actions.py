@@ -95,7 +95,9 @@ def _add_params(analysis: SchemaAnalysis, data: dict[str, Any], missing: list[st
 
 
 def annotate_edits(analysis: SchemaAnalysis) -> list[TextEdit]:
-    """Give every unannotated leaf its default comparator, explicitly."""
+    """Give every unannotated leaf the comparator it is judged with, explicitly: its
+    default, or what an extract-bench ``evaluation_config`` is read as (with its
+    parameters and transforms, so writing it changes nothing)."""
     edits: list[TextEdit] = []
     if analysis.check is None:
         return edits
@@ -107,6 +109,11 @@ def annotate_edits(analysis: SchemaAnalysis) -> list[TextEdit]:
             continue
         if any(key_of(p) == "$ref" for p in obj.children):
             continue  # annotated where it is defined
-        edits.append(_insert_property(obj, "x-eval-compare", json.dumps(node.comparator)))
+        compare = {node.comparator: node.params} if node.params else node.comparator
+        text = json.dumps(compare)
+        if node.transforms and property_value(obj, "x-eval-transform") is None:
+            text += ", " + json.dumps("x-eval-transform") + ": " + json.dumps(
+                [{name: params} if params else name for name, params in node.transforms])
+        edits.append(_insert_property(obj, "x-eval-compare", text))
     edits.sort(key=lambda e: e.start)
     return edits

@@ -24,6 +24,9 @@ from evalschema.schema.tree import SchemaCheck, check_eval_schema
 from ..document import JsonDocument, Node, parse
 
 XEVAL_PREFIX = "x-eval-"
+#: extract-bench's per-field key: a schema holding it is an eval schema too (the engine
+#: reads it as x-eval keys, evalschema.schema.extractbench).
+FOREIGN_CONFIG_KEY = "evaluation_config"
 
 #: Text that may make the engine's check read files: a ``$ref`` to another document, an
 #: ``$id`` (which moves the base of every reference), or an escape that could spell
@@ -178,13 +181,15 @@ def locate(doc: JsonDocument, pointer: str, target: str = "value") -> tuple[int,
 
 
 def has_xeval_keys(doc: JsonDocument) -> bool:
-    """True when the document has an ``x-eval-*`` key anywhere (keys only, not values)."""
+    """True when the document has an ``x-eval-*`` (or extract-bench ``evaluation_config``)
+    key anywhere (keys only, not values)."""
     stack = [doc.root] if doc.root is not None else []
     while stack:
         node = stack.pop()
         if node.kind == "property":
             key = node.key_node.value if node.key_node is not None else None
-            if isinstance(key, str) and key.startswith(XEVAL_PREFIX):
+            if isinstance(key, str) and (key.startswith(XEVAL_PREFIX)
+                                         or key == FOREIGN_CONFIG_KEY):
                 return True
             if node.value_node is not None:
                 stack.append(node.value_node)

@@ -21,6 +21,8 @@ from .context import (
     cursor_at,
     fitting_keywords,
     key_of,
+    param_doc,
+    param_entry,
     property_value,
     role_of,
     schema_kind,
@@ -116,15 +118,16 @@ def _keys(cur: Cursor, registry: Registry, snippets: bool) -> list[Edit]:
             out.append(_key_item(cur, c.name, _params_object(c), types.CompletionItemKind.Function,
                                  "comparator", _doc(c), snippets))
     elif role.role in ("compare-params", "transform-params") and role.name:
-        table = registry.comparators if role.role == "compare-params" else registry.transforms
-        entry = table.get(role.name)
-        if entry is not None:
-            for p, spec in entry.params.get("properties", {}).items():
+        entry = param_entry(role, registry)
+        holder = entry.param_spec(role.path) if entry is not None else None
+        if entry is not None and holder is not None:
+            for p, spec in holder.get("properties", {}).items():
                 if p in present:
                     continue
                 out.append(_key_item(cur, p, _value_snippet(spec),
                                      types.CompletionItemKind.Field, f"{entry.name} parameter",
-                                     _spec_doc(p, spec, entry), snippets))
+                                     _spec_doc(".".join((*role.path, p)), spec, entry),
+                                     snippets))
     elif role.role == "align":
         for p, snip in (("match_by", f'"{_choice(1, registry.strategies)}"'),
                         ("key", '"${1}"'), ("ordered", "${1|true,false|}")):
@@ -157,7 +160,7 @@ def _value_snippet(spec: dict[str, Any]) -> str:
 
 
 def _spec_doc(name: str, spec: dict[str, Any], entry: Entry) -> str:
-    return f"`{name}`: `{json.dumps(spec)}`\n\n{entry.doc}"
+    return param_doc(name, spec, entry)
 
 
 def _values(analysis: SchemaAnalysis, cur: Cursor, registry: Registry,
@@ -224,9 +227,8 @@ def _values(analysis: SchemaAnalysis, cur: Cursor, registry: Registry,
             out.append(Edit("true", "true", cur.start, cur.end, types.CompletionItemKind.Value))
         return out
     if role.role in ("compare-params", "transform-params") and role.name:
-        table = registry.comparators if role.role == "compare-params" else registry.transforms
-        entry = table.get(role.name)
-        spec = entry.params.get("properties", {}).get(key, {}) if entry else {}
+        entry = param_entry(role, registry)
+        spec = (entry.param_spec((*role.path, key)) if entry else None) or {}
         values = spec.get("enum") or ([True, False] if spec.get("type") == "boolean" else [])
         for v in values:
             out.append(Edit(json.dumps(v), json.dumps(v), cur.start, cur.end,

@@ -8,11 +8,12 @@ property-name and value position from the node under the cursor.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from evalschema.rules.keywords import KEYWORDS
-from evalschema.rules.registry import Registry
+from evalschema.rules.registry import Entry, Registry
 
 from ..document import Node
 
@@ -33,6 +34,9 @@ class ObjectRole:
     name: str | None = None
     #: The schema object this belongs to (for align: the array schema).
     schema_obj: Node | None = None
+    #: For parameters: the path from the entry's parameter object to this object
+    #: (``("tolerance",)`` inside ``{"numeric": {"tolerance": {…}}}``).
+    path: tuple[str, ...] = ()
 
 
 def key_of(prop: Node | None) -> str | None:
@@ -89,7 +93,24 @@ def role_of(obj: Node, registry: Registry) -> ObjectRole:
             holder = parent_property(owner.parent)
             if key_of(holder) == "x-eval-transform" and key in registry.transforms:
                 return ObjectRole("transform-params", key)
+        outer = role_of(owner, registry)
+        if outer.role in ("compare-params", "transform-params") and outer.name and key:
+            nested = ObjectRole(outer.role, outer.name, outer.schema_obj, (*outer.path, key))
+            entry = param_entry(nested, registry)
+            if entry is not None and entry.param_spec(nested.path) is not None:
+                return nested
     return ObjectRole("other")
+
+
+def param_entry(role: ObjectRole, registry: Registry) -> Entry | None:
+    """The comparator or transform whose parameters a ``*-params`` role is about."""
+    if role.name is None:
+        return None
+    if role.role == "compare-params":
+        return registry.comparators.get(role.name)
+    if role.role == "transform-params":
+        return registry.transforms.get(role.name)
+    return None
 
 
 def schema_kind(obj: Node) -> str:
@@ -170,3 +191,17 @@ def cursor_at(root: Node | None, node: Node | None, offset: int) -> Cursor:
         holder = parent_property(parent)
         return Cursor("item", holder.parent if holder else None, holder, node.offset, node.end)
     return Cursor("none", start=offset, end=offset)
+
+
+def param_doc(name: str, spec: dict[str, Any], entry: Entry) -> str:
+    """Markdown for one parameter (``tolerance.rel``): its description, its JSON Schema
+    (nested parameters listed), and the entry's doc."""
+    head = f"**`{entry.name}` parameter `{name}`**"
+    if isinstance(spec.get("description"), str):
+        head += f": {spec['description']}"
+    shown = {k: v for k, v in spec.items() if k != "description"}
+    props = shown.get("properties")
+    if isinstance(props, dict):
+        shown["properties"] = {k: {kk: vv for kk, vv in v.items() if kk != "description"}
+                               if isinstance(v, dict) else v for k, v in props.items()}
+    return f"{head}\n\n`{json.dumps(shown)}`\n\n{entry.doc}"

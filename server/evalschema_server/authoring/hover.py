@@ -8,7 +8,7 @@ from evalschema.schema.node import SchemaNode
 
 from ..document import Node
 from .analysis import SchemaAnalysis
-from .context import key_of, parent_property, role_of
+from .context import key_of, param_doc, param_entry, parent_property, role_of
 
 
 def hover(analysis: SchemaAnalysis, offset: int, registry: Registry
@@ -39,6 +39,12 @@ def _on_key(analysis: SchemaAnalysis, prop: Node, name: str, registry: Registry,
         field = analysis.schema_node_for(prop.value_node)
         if field is not None:
             return effective_config(field), *span
+    if owner is not None and owner.kind == "object":
+        role = role_of(owner, registry)
+        entry = param_entry(role, registry)
+        spec = entry.param_spec((*role.path, name)) if entry is not None else None
+        if entry is not None and spec is not None:
+            return param_doc(".".join((*role.path, name)), spec, entry), *span
     if owner is not None and owner.parent is not None and owner.parent.kind == "array" \
             and name in registry.transforms:
         return f"**transform `{name}`**\n\n{registry.transforms[name].doc}", *span

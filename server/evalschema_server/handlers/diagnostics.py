@@ -45,12 +45,16 @@ def schema_diagnostics(ls: EvalSchemaServer, uri: str) -> list[types.Diagnostic]
         out.append(types.Diagnostic(
             range=to_range(lines, loc.start, loc.end, ls.encoding),
             message=message,
-            severity=types.DiagnosticSeverity.Warning if p.severity is Severity.WARNING
-            else types.DiagnosticSeverity.Error,
+            severity=_SEVERITY[p.severity],
             code=p.code, source=DIAGNOSTIC_SOURCE,
             data={**p.data, "code": p.code, "pointer": p.pointer, "target": p.target},
         ))
     return out
+
+
+_SEVERITY = {Severity.ERROR: types.DiagnosticSeverity.Error,
+             Severity.WARNING: types.DiagnosticSeverity.Warning,
+             Severity.INFO: types.DiagnosticSeverity.Information}
 
 
 def size_notice(ls: EvalSchemaServer, doc: OpenDocument) -> types.Diagnostic:

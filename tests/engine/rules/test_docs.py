@@ -19,3 +19,9 @@ def test_every_builtin_is_documented() -> None:
     text = reference_markdown()
     for name in ("numeric", "levenshtein", "semantic", "round_digits", "hungarian", "x-eval-null"):
         assert f"### `{name}`" in text
+
+
+def test_nested_parameters_are_documented_under_theirs() -> None:
+    text = reference_markdown()
+    assert "  - `tolerance`: " in text
+    assert "    - `rel`: `{\"type\": \"number\", \"minimum\": 0}`: largest" in text

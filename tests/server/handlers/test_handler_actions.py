@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from authoring_samples import SCHEMA, URI
-from lsp_helpers import change_and_wait, open_and_wait, position
+from lsp_helpers import change_and_wait, open_and_wait, position, span
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -92,3 +92,29 @@ async def test_skip_and_annotate_edits_applied_and_rechecked(client: LanguageCli
     final = await change_and_wait(client, URI, 4, [types.TextDocumentContentChangeWholeDocument(
         fixed)])
     assert final == []
+
+
+async def test_extract_bench_schema_notes_and_annotate_writes_what_is_read(
+        client: LanguageClient) -> None:
+    """The wrapper and evaluation_config as the engine reads them: notes at the text the
+    user wrote, and an annotate action that writes the same keys (nothing changes)."""
+    text = ('{"name": "n", "description": "d", "schema_definition": {"type": "object", '
+            '"properties": {"unit": {"type": "string", '
+            '"evaluation_config": "string_case_insensitive"}}}}')
+    diags = {str(d.code): d for d in await open_and_wait(client, URI, text)}
+    assert set(diags) == {"extract-bench-wrapper", "evaluation-config-read"}
+    assert diags["extract-bench-wrapper"].severity == types.DiagnosticSeverity.Information
+    assert diags["extract-bench-wrapper"].range == span(text, '"schema_definition"')
+    assert diags["evaluation-config-read"].range == span(text, '"string_case_insensitive"')
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(URI), diags["evaluation-config-read"].range,
+        types.CodeActionContext(list(diags.values()))))
+    annotate = next(a for a in actions or [] if isinstance(a, types.CodeAction)
+                    and a.title.startswith("Annotate schema"))
+    assert annotate.edit is not None and annotate.edit.changes is not None
+    [edit] = annotate.edit.changes[URI]
+    assert edit.new_text == ('"x-eval-compare": "exact", "x-eval-transform": '
+                             '[{"type_convert": {"to": "str"}}, "casefold"], ')
+    after = await change_and_wait(client, URI, 2, [types.TextDocumentContentChangePartial(
+        edit.range, edit.new_text)])
+    assert [d.code for d in after] == ["extract-bench-wrapper"]

@@ -74,3 +74,17 @@ async def test_parameter_names_inside_comparator_params(client: LanguageClient) 
             '{"numeric": {""}}}}}')
     got = labels(await complete_at(client, text, position(text, '{""}', delta=2)))
     assert got == ["tolerance", "partial"]
+
+
+async def test_nested_parameter_names_and_values(client: LanguageClient) -> None:
+    text = ('{"type": "object", "properties": {"n": {"type": "number", "x-eval-compare": '
+            '{"numeric": {"tolerance": {""}}}}}}')
+    result = await complete_at(client, text, position(text, '{""}', delta=2))
+    assert labels(result) == ["rel", "abs"]
+    assert isinstance(result, types.CompletionList)
+    rel = result.items[0]
+    assert isinstance(rel.documentation, types.MarkupContent)
+    assert "`numeric` parameter `tolerance.rel`" in rel.documentation.value
+    text = ('{"type": "object", "properties": {"n": {"type": "number", "x-eval-compare": '
+            '{"numeric": {"tolerance": {"rel": 0.1, ""}}}}}}')
+    assert labels(await complete_at(client, text, position(text, ', ""', delta=3))) == ["abs"]

@@ -100,3 +100,33 @@ async def test_pull_diagnostics_when_the_client_supports_them(pull_client: Langu
                                                     "align-key-unknown"}
     await asyncio.sleep(0.4)
     assert URI not in pull_client.diagnostics  # nothing pushed on top
+
+
+async def test_a_mistyped_nested_parameter_is_a_diagnostic_on_its_key(
+        client: LanguageClient) -> None:
+    """The engine's check, through the server: ``tolerance.rell`` is not silently ignored."""
+    text = ('{"type": "object", "properties": {"total": {"type": "number", '
+            '"x-eval-compare": {"numeric": {"tolerance": {"rell": 0.01}}}}}}')
+    [diag] = await open_and_wait(client, URI, text)
+    assert diag.code == "unknown-param"
+    assert diag.range == span(text, '"rell"')
+    assert diag.severity == types.DiagnosticSeverity.Error
+    assert "tolerance.rell" in diag.message and "did you mean 'rel'?" in diag.message
+    fixed = text.replace('"rell"', '"rel"')
+    assert await change_and_wait(client, URI, 2, [
+        types.TextDocumentContentChangeWholeDocument(fixed)]) == []
+
+
+async def test_an_extract_bench_schema_is_recognised_by_its_evaluation_config(
+        client: LanguageClient) -> None:
+    """A resume-schema.json with no x-eval key: its wrapper and evaluation_config notes
+    are shown rather than the file being left alone."""
+    uri = "file:///tmp/evalschema-tests/resume-schema.json"
+    text = ('{"name": "r", "description": "d", "schema_definition": {"type": "object", '
+            '"properties": {"bio": {"type": "string", "evaluation_config": "string_semantic"}'
+            '}}}')
+    diags = by_code(await open_and_wait(client, uri, text))
+    assert set(diags) == {"extract-bench-wrapper", "evaluation-config-untranslated"}
+    assert diags["evaluation-config-untranslated"].severity == \
+        types.DiagnosticSeverity.Warning
+    assert diags["evaluation-config-untranslated"].range == span(text, '"string_semantic"')

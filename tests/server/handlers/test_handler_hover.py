@@ -40,6 +40,10 @@ async def test_hover_docs_and_effective_config(client: LanguageClient) -> None:
     assert "Normalized Levenshtein" in await hover_at(position(text, '"levenshtein"', delta=3))
     assert "Transforms applied" in await hover_at(position(text, '"x-eval-transform"', delta=3))
     assert "Remove leading" in await hover_at(position(text, '"strip"', delta=2))
+    rel = await hover_at(position(text, '"rel"', delta=2))
+    assert rel.startswith("**`numeric` parameter `tolerance.rel`**: largest |gold - extracted|")
+    tolerance = await hover_at(position(text, '"tolerance"', delta=2))
+    assert "`numeric` parameter `tolerance`" in tolerance and '"rel"' in tolerance
     config = await hover_at(position(text, '"total"', delta=2))
     assert "comparator: `numeric, rel 1%`" in config
     assert "weight: 3" in config
