@@ -9,6 +9,8 @@ packages' scoring entry points are called.
 from __future__ import annotations
 
 import asyncio
+import copy
+import importlib
 import logging
 import math
 import os
@@ -472,3 +474,372 @@ def compare_multi_field(handlers: Any, e: Any, a: Any, fields: list[str], tally:
         agenta.json_multi_field_match(e, a, fields, explain=True).score, want["aggregate_score"]
     )
     tally.scored += 1
+
+
+# -- struct_extract_eval --------------------------------------------------------------------
+#
+# FAIRmat-NFDI/extract-eval @ 6a51aa28 (package struct_extract_eval 0.1.0) is not on PyPI:
+# install it from a checkout of that commit (``pip install PATH``) to run these tests.
+# Each case is scored by its ``evaluate`` and by ``evalschema.compat.struct_extract_eval``,
+# and every figure it reports must agree: per record the id, P/R/F1 and the (path, status,
+# score) of every field result in order; per run the macro means, the totals and
+# ``per_field`` (mean score and status counts per instance path).
+
+SX_S = {"type": "string", "x-eval-compare": "exact"}
+SX_N = {"type": "number", "x-eval-compare": "numeric"}
+SX_ID = {"type": "string", "x-eval-skip": True}
+
+
+def sx_obj(**props: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": props}
+
+
+def sx_arr(items: Any, **align: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "array", "items": items}
+    if align:
+        out["x-eval-align"] = align
+    return out
+
+
+#: Schemas with every container kind the edge cases need: nested objects, arrays of
+#: objects and of scalars (each alignment), a skipped id, property names with dots
+#: (with and without the last segment as a sibling), a container judged by a comparator
+#: and a transform.
+SX_SCHEMAS: list[dict[str, Any]] = [
+    sx_obj(
+        id=SX_ID,
+        name=SX_S,
+        total=SX_N,
+        vendor=sx_obj(city=SX_S, geo=sx_obj(lat=SX_N)),
+        tags=sx_arr(SX_S),
+        items=sx_arr(sx_obj(sku=SX_S, qty=SX_N)),
+    ),
+    sx_obj(**{"a.b": SX_S, "b": SX_S, "c.d": sx_obj(e=SX_S), "x.y": sx_arr(SX_N)}),
+    sx_obj(**{"id": SX_ID, "v.w": SX_S, "meta": sx_obj(**{"k.l": SX_N, "n": SX_S})}),
+    sx_obj(
+        id=SX_ID,
+        lines=sx_arr(sx_obj(id=SX_ID, k=SX_S, v=SX_N), match_by="key_field", key="k"),
+        pts=sx_arr(sx_obj(x=SX_N, y=SX_N), match_by="hungarian"),
+        nums=sx_arr(SX_N, match_by="hungarian"),
+    ),
+    sx_obj(
+        any={"type": "object", "x-eval-compare": "exact", "properties": {"z": SX_S}},
+        raw={"type": "array", "x-eval-compare": "exact", "items": SX_S},
+        low={"type": "string", "x-eval-compare": "exact", "x-eval-transform": ["lowercase"]},
+        inner=sx_obj(s=SX_S, arr=sx_arr(sx_arr(SX_N))),
+    ),
+]
+
+#: What an LLM puts where a container or a record belongs.
+SX_ODD: list[Any] = [None, "text", "", 0, 1, 1.0, True, [], {}, [1], ["x"], {"z": "x"}, [{}]]
+
+
+class SxCases:
+    """Records conforming to a schema, then broken the ways the compat bullets list."""
+
+    def __init__(self, gen: Any) -> None:
+        self.gen = gen
+        self.r = gen.rng
+
+    def conform(self, schema: dict[str, Any], depth: int = 0) -> Any:
+        r = self.r
+        t = schema["type"]
+        if t == "object" and "properties" in schema and "x-eval-compare" not in schema:
+            out: dict[str, Any] = {}
+            for name, sub in schema["properties"].items():
+                if r.random() < 0.85:
+                    out[name] = self.conform(sub, depth + 1)
+            if r.random() < 0.15:  # the last dot segment of a dotted name, or an unknown key
+                out[r.choice(["b", "d", "y", "w", "l", "zz", "a.b"])] = r.choice(["x", 1])
+            return out
+        if t == "array" and "x-eval-compare" not in schema:
+            return [self.conform(schema["items"], depth + 1) for _ in range(r.randint(0, 3))]
+        if t == "object" or t == "array":
+            return self.gen.value(2)
+        if t == "number":
+            return r.choice([0, 1, 2.5, 10, -3, "4"])
+        if schema.get("x-eval-skip"):
+            return r.choice(["r1", "r2", "r3", 7])
+        return r.choice(["apple", "Apple", "x", "", "a b"])
+
+    def near(self, schema: dict[str, Any], value: Any) -> Any:
+        """A near-copy of ``value`` with containers retyped, emptied or dropped."""
+        r = self.r
+        roll = r.random()
+        if roll < 0.12:
+            return r.choice(SX_ODD)
+        if roll < 0.18:
+            return self.conform(schema)
+        t = schema["type"]
+        if isinstance(value, dict) and t == "object" and "properties" in schema:
+            props = schema["properties"]
+            out = {
+                k: self.near(props[k], v) if k in props and r.random() < 0.6 else v
+                for k, v in value.items()
+            }
+            if out and r.random() < 0.2:
+                out.pop(r.choice(list(out)))
+            if r.random() < 0.1:
+                out[r.choice(["b", "a.b", "zz", "id"])] = r.choice(SX_ODD)
+            return out
+        if isinstance(value, list) and t == "array":
+            out_list = [self.near(schema["items"], v) if r.random() < 0.5 else v for v in value]
+            if r.random() < 0.3:
+                r.shuffle(out_list)
+            if out_list and r.random() < 0.2:
+                out_list.pop()
+            if r.random() < 0.2:
+                out_list.append(self.conform(schema["items"]))
+            return out_list
+        return self.gen.mutate(value, 2)
+
+    def record(self, schema: dict[str, Any]) -> Any:
+        r = self.r
+        return r.choice(SX_ODD) if r.random() < 0.08 else self.conform(schema)
+
+    def run(self, schema: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+        r = self.r
+        gold = [self.record(schema) for _ in range(r.randint(1, 4))]
+        extracted = [
+            self.near(schema, g) if r.random() < 0.85 else self.record(schema) for g in gold
+        ]
+        return gold, extracted
+
+
+#: Edge cases written out: each names the bullet it covers.
+SX_ADVERSARIAL: list[tuple[int, list[Any], list[Any]]] = [
+    # non-object records
+    (0, ["text"], ["text"]),
+    (0, ["text"], [{"name": "x"}]),
+    (0, [{"name": "x"}], ["text"]),
+    (0, [["a"]], [["a"]]),
+    (0, [None], [None]),
+    (0, [None], [{"name": "x", "vendor": {"city": "y"}}]),
+    (0, [{"name": "x", "tags": ["a", "b"]}], [None]),
+    (0, [1], [True]),
+    (0, [{}], [None]),
+    (0, [{}], [[]]),
+    # containers of the wrong type
+    (0, [{"vendor": {"city": "x"}}], [{"vendor": ["x"]}]),
+    (0, [{"vendor": {"city": "x"}}], [{"vendor": "x"}]),
+    (0, [{"tags": ["a"]}], [{"tags": {"0": "a"}}]),
+    (0, [{"tags": ["a"]}], [{"tags": "a"}]),
+    (0, [{"vendor": "x"}], [{"vendor": {"city": "x"}}]),
+    (0, [{"tags": "a"}], [{"tags": ["a"]}]),
+    (0, [{"vendor": 1}], [{"vendor": True}]),
+    (0, [{"vendor": 1}], [{"vendor": 1.0}]),
+    (0, [{"vendor": "x"}], [{}]),
+    (0, [{}], [{"vendor": "x"}]),
+    (0, [{"tags": "a"}], [{}]),
+    (0, [{"items": ["x", {"sku": "1"}]}], [{"items": [{"sku": "1"}, "x"]}]),
+    (0, [{"items": [None]}], [{"items": [{"sku": "1"}]}]),
+    # empty objects against missing ones
+    (0, [{"vendor": {}}], [{}]),
+    (0, [{}], [{"vendor": {}}]),
+    (0, [{"vendor": {}}], [{"vendor": None}]),
+    (0, [{"vendor": None}], [{"vendor": {}}]),
+    (0, [{"vendor": {"geo": {}}}], [{"vendor": {}}]),
+    (0, [{"vendor": {"geo": None}}], [{}]),
+    (0, [{"tags": []}], [{}]),
+    (0, [{}], [{}]),
+    (0, [{"vendor": {}}], [{"vendor": {}}]),
+    # property names containing dots
+    (1, [{"a.b": "x", "b": "y"}], [{"a.b": "x", "b": "y"}]),
+    (1, [{"a.b": "x"}], [{"a.b": "x"}]),
+    (1, [{"b": "y"}], [{"b": "y", "d": "z"}]),
+    (1, [{"c.d": {"e": "1"}, "d": {"e": "1"}}], [{"d": {"e": "2"}}]),
+    (1, [{"x.y": [1, 2], "y": [1]}], [{"y": [1, 3]}]),
+    (2, [{"meta": {"k.l": 1, "l": 2}}], [{"meta": {"l": 2, "k.l": 1}}]),
+    # skipped id fields under positional pairing
+    (3, [{"id": "r1", "lines": [{"id": 1, "k": "a", "v": 1}]}],
+     [{"id": "r2", "lines": [{"id": 2, "k": "a", "v": 1}]}]),
+    (3, [{"id": "r1"}, {"id": "r2"}], [{"id": "r2"}, {"id": "r1"}]),
+    (3, [{"lines": [{"k": "a"}, "x"]}], [{"lines": {"k": "a"}}]),
+    (3, [{"pts": [{"x": 1}, "p"]}], [{"pts": ["p", {"x": 1}]}]),
+    (3, [{"pts": [{"x": 1}], "nums": [1, "2"]}], [{"pts": [{}], "nums": {"0": 1}}]),
+    # containers judged by a comparator
+    (4, [{"any": [1], "raw": {"a": 1}}], [{"any": [1], "raw": {"a": 1}}]),
+    (4, [{"inner": {"arr": [[1], 2]}}], [{"inner": {"arr": [3, [1]]}}]),
+]
+
+
+@pytest.fixture(scope="module")
+def sx_real() -> Any:
+    return pytest.importorskip(
+        "struct_extract_eval",
+        reason="struct_extract_eval (FAIRmat-NFDI/extract-eval @ 6a51aa28) not installed",
+    )
+
+
+def sx_post_processors(real: Any) -> list[tuple[str, Any, Any]]:
+    """(name, the package's post-processor, compat's): none, and null handling two ways."""
+    from evalschema.compat import struct_extract_eval as ours
+
+    pp = importlib.import_module("struct_extract_eval.postprocess")
+    configs = [
+        ([None], True),
+        ([None, "", [], {}], False),
+    ]
+    out: list[tuple[str, Any, Any]] = [("none", None, None)]
+    for absent, skip in configs:
+        theirs_cfg = pp.NullHandling(absent_values=list(absent), both_absent_skip=skip)
+        ours_cfg = ours.NullHandling(absent_values=list(absent), both_absent_skip=skip)
+        out.append((
+            f"nulls {absent} skip={skip}",
+            lambda frs, c=theirs_cfg: pp.reclassify_nulls(frs, c),
+            lambda frs, c=ours_cfg: ours.reclassify_nulls(frs, c),
+        ))
+    return out
+
+
+def sx_summary_real(run: Any) -> dict[str, Any]:
+    return {
+        "records": [
+            (rec.record_id, [(f.path, f.status, f.score) for f in rec.field_results])
+            for rec in run.records
+        ],
+        "metrics": [(rec.precision, rec.recall, rec.f1) for rec in run.records],
+        "means": (run.mean_precision, run.mean_recall, run.mean_f1),
+        "totals": (run.total_records, run.total_fields, run.total_omissions,
+                   run.total_hallucinations, run.total_batch_errors),
+        "per_field": {
+            path: (agg.mean_score, agg.matches, agg.mismatches, agg.omissions,
+                   agg.hallucinations)
+            for path, agg in run.per_field.items()
+        },
+    }
+
+
+def sx_summary_ours(run: Any) -> dict[str, Any]:
+    return {
+        "records": [
+            (rec.record_id, [(f.path, str(f.status), f.score) for f in rec.field_results])
+            for rec in run.records
+        ],
+        "metrics": [(rec.precision, rec.recall, rec.f1) for rec in run.records],
+        "means": (run.mean_precision, run.mean_recall, run.mean_f1),
+        "totals": (run.total_records, run.total_fields, run.total_omissions,
+                   run.total_hallucinations, run.total_batch_errors),
+        "per_field": {
+            path: (agg.mean_score, agg.counts.matches, agg.counts.mismatches,
+                   agg.counts.omissions, agg.counts.hallucinations)
+            for path, agg in run.per_field.items()
+            if agg.counts.scored
+        },
+    }
+
+
+def sx_same(a: Any, b: Any) -> bool:
+    """Equal, floats within TOL (NaN equal to NaN), containers element-wise."""
+    if isinstance(a, float) or isinstance(b, float):
+        return isinstance(a, int | float) and isinstance(b, int | float) and same(a, b)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(sx_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(sx_same(a[k], b[k]) for k in a)
+    return bool(a == b) and type(a) is type(b)
+
+
+#: The package's exceptions and the class of error compat raises for each.
+SX_RAISES = {"ValueError": "CompatInputError", "TypeError": "CompatInputError",
+             "KeyError": "CompatInputError", "SchemaError": "SchemaError"}
+
+
+def check_sx(real: Any, case: tuple[Any, ...], tally: Tally) -> None:
+    from evalschema.compat import struct_extract_eval as ours
+
+    schema, gold, extracted, id_field, (_, theirs_pp, ours_pp) = case
+    logging.disable(logging.WARNING)  # the package logs every wrong type it meets
+    try:
+        want = real.evaluate(copy.deepcopy(gold), copy.deepcopy(extracted), schema,
+                             id_field=id_field, post_process=theirs_pp)
+    except Exception as exc:
+        expected = SX_RAISES[type(exc).__name__]
+        with pytest.raises(Exception) as info:
+            ours.evaluate(gold, extracted, schema, id_field=id_field, post_process=ours_pp)
+        assert type(info.value).__name__ == expected, (case, exc, info.value)
+        if expected == "CompatInputError":
+            assert info.value.original == type(exc).__name__, (case, exc, info.value)
+        tally.raised += 1
+        return
+    finally:
+        logging.disable(logging.NOTSET)
+    got = ours.evaluate(gold, extracted, schema, id_field=id_field, post_process=ours_pp)
+    theirs, mine = sx_summary_real(want), sx_summary_ours(got)
+    for key in theirs:
+        assert sx_same(mine[key], theirs[key]), (key, case, mine[key], theirs[key])
+    tally.scored += 1
+
+
+def sx_cases(real: Any, random_json: Any, seed: int, n: int) -> Iterator[tuple[Any, ...]]:
+    """Seeded generated runs: (schema, gold, extracted, id_field, post-processors)."""
+    gen = SxCases(random_json(seed))
+    pps = sx_post_processors(real)
+    for i in range(n):
+        schema = SX_SCHEMAS[i % len(SX_SCHEMAS)]
+        gold, extracted = gen.run(schema)
+        if gen.r.random() < 0.1:  # a record dropped: the lengths differ
+            extracted = extracted[:-1]
+        id_field = "id" if i % 3 == 0 else None
+        if id_field and gen.r.random() < 0.7:
+            for k, g in enumerate(gold):
+                if isinstance(g, dict):
+                    g["id"] = f"r{k}"
+        yield schema, gold, extracted, id_field, pps[i % len(pps)]
+
+
+def test_struct_extract_eval_parity_edge_cases(sx_real: Any) -> None:
+    """The edge cases written out, under each post-processor and both kinds of ids."""
+    tally = Tally("struct_extract_eval edge cases")
+    for pp in sx_post_processors(sx_real):
+        for schema_index, gold, extracted in SX_ADVERSARIAL:
+            for id_field in (None, "id"):
+                case = (SX_SCHEMAS[schema_index], gold, extracted, id_field, pp)
+                check_sx(sx_real, case, tally)
+    tally.report(minimum=100)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_struct_extract_eval_parity_generated(
+    sx_real: Any, random_json: Any, seed: int
+) -> None:
+    tally = Tally(f"struct_extract_eval generated (seed {seed})")
+    for case in sx_cases(sx_real, random_json, seed, CASES):
+        check_sx(sx_real, case, tally)
+    tally.report(minimum=150)
+
+
+def test_struct_extract_eval_parity_hypothesis(sx_real: Any) -> None:
+    """Hypothesis draws the broken records: any JSON value in place of a record or of
+    a container, against each schema."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    pps = sx_post_processors(sx_real)
+    tally = Tally("struct_extract_eval hypothesis")
+    odd = st.one_of(st.sampled_from(SX_ODD), st.recursive(
+        st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(["", "x", "a b"])),
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3),
+            st.dictionaries(st.sampled_from(["name", "a.b", "b", "city", "z", "k", "x"]),
+                            inner, max_size=3),
+        ),
+        max_leaves=6,
+    ))
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(
+        schema_index=st.integers(0, len(SX_SCHEMAS) - 1),
+        gold=st.lists(odd, min_size=1, max_size=3),
+        extracted=st.lists(odd, min_size=1, max_size=3),
+        pp_index=st.integers(0, len(pps) - 1),
+        id_field=st.sampled_from([None, "id"]),
+    )
+    def run(schema_index: int, gold: list[Any], extracted: list[Any], pp_index: int,
+            id_field: str | None) -> None:
+        extracted = (extracted * 3)[: len(gold)]
+        check_sx(sx_real, (SX_SCHEMAS[schema_index], gold, extracted, id_field, pps[pp_index]),
+                 tally)
+
+    run()
+    tally.report(minimum=100)
