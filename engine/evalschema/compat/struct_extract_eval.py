@@ -11,18 +11,31 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from evalschema.compat.errors import CompatInputError
 from evalschema.errors import SchemaError
+from evalschema.pointer import escape
 from evalschema.policy import STRUCT_EXTRACT_EVAL
-from evalschema.results import FieldResult, RunResult
+from evalschema.results import FieldResult, RecordResult, RunResult, Status, count_results
 from evalschema.rules.builtins import builtin_registry
-from evalschema.rules.registry import ComparatorDef, Compare, CompareTypeError, Registry
+from evalschema.rules.registry import (
+    ComparatorDef,
+    Compare,
+    CompareTypeError,
+    PairF1,
+    Registry,
+)
+from evalschema.rules.values import json_type
 from evalschema.run.accumulator import RunAccumulator
-from evalschema.run.evaluate import Evaluator, iter_evaluate
+from evalschema.schema.node import SchemaNode
 from evalschema.schema.tree import check_eval_schema
+from evalschema.scoring.batches import run_batches
 from evalschema.scoring.postprocess import PostProcessor
+from evalschema.scoring.walk import RecordScorer
 
 
 def _seed_numeric(params: Mapping[str, Any]) -> Compare:
@@ -69,36 +82,269 @@ def _key_by_instance_path(results: list[FieldResult]) -> list[FieldResult]:
     return [r._replace(field=r.path) for r in results]
 
 
+def _lookup(node: SchemaNode) -> str:
+    """The key a property is read from: the last dot segment of its field path, as that
+    package reads it (``"a.b"`` is read from ``record["b"]``)."""
+    return node.path.rsplit(".", 1)[-1]
+
+
+def _usable_key(elem: Any, key: str) -> Any:
+    """The element's key value if key_field alignment can pair on it (a string or a
+    number, not a boolean), else None."""
+    if not isinstance(elem, dict):
+        return None
+    v = elem.get(key)
+    return v if isinstance(v, str | int | float) and not isinstance(v, bool) else None
+
+
+class _SeedScorer(RecordScorer):
+    """struct_extract_eval's walk (``core/scoring.py``) where it parts from the native one.
+
+    Records of any JSON type are scored (a record is the root object node); a container
+    holding another type is one result, a match when ``==`` (so ``1`` vs ``true``); a
+    value present on one side only expands into its schema children present in it, so
+    ``{}``, a non-object under an object node and skipped fields give nothing; properties
+    are read by the last dot segment of their path; a hallucinated object lists no keys
+    the schema does not know.
+    """
+
+    def pair_f1(self, items: SchemaNode) -> PairF1:
+        f1: PairF1 | None = self.helpers.get(id(items))
+        if f1 is None:
+            sub = _SeedScorer(items, self.policy)
+
+            def f1(gv: Any, ev: Any) -> float:
+                return count_results(sub.score(gv, ev)).f1
+
+            self.helpers[id(items)] = f1
+        return f1
+
+    def pair_f1_matrix(self, items: SchemaNode, g: Sequence[Any], e: Sequence[Any]
+                       ) -> np.ndarray:
+        f1 = self.pair_f1(items)
+        return np.array([[f1(gv, ev) for ev in e] for gv in g], dtype=float).reshape(
+            len(g), len(e))
+
+    def node(self, node: SchemaNode, g: Any, e: Any, path: str, gp: str, ep: str) -> None:
+        if node.kind == "leaf":
+            self.leaf(node, g, e, path, gp, ep)
+        elif node.kind == "object":
+            if isinstance(g, dict) and isinstance(e, dict):
+                self.object(node, g, e, path, gp, ep)
+            else:
+                self.type_error(node, g, e, path, gp, ep, dict)
+        elif isinstance(g, list) and isinstance(e, list):
+            self.array(node, g, e, path, gp, ep)
+        else:
+            self.type_error(node, g, e, path, gp, ep, list)
+
+    def object(self, node: SchemaNode, g: dict[str, Any], e: dict[str, Any], path: str,
+               gp: str, ep: str) -> None:
+        if not g and not e:
+            self.emit(node, path, Status.MATCH, 1.0, g, e, gp, ep)
+            return
+        prefix = path + "." if path else ""
+        for child in node.children:
+            key = _lookup(child)
+            cpath, seg = prefix + (child.name or ""), "/" + escape(key)
+            if child.skip:
+                self.emit(child, cpath, Status.SKIPPED, 0.0, g.get(key), e.get(key),
+                          gp + seg if key in g else None, ep + seg if key in e else None)
+            elif key in g and key in e:
+                self.node(child, g[key], e[key], cpath, gp + seg, ep + seg)
+            elif key in g:
+                self.expand(child, g[key], cpath, gp + seg, Status.OMISSION)
+            elif key in e:
+                self.expand(child, e[key], cpath, ep + seg, Status.HALLUCINATION)
+        known = {_lookup(child) for child in node.children}
+        extra = sorted(k for k in e if k not in known)
+        if extra:
+            self.extra_keys(node, e, extra, prefix, ep, g, gp)
+
+    def array(self, node: SchemaNode, g: list[Any], e: list[Any], path: str, gp: str,
+              ep: str) -> None:
+        spec = node.align
+        if spec is None or spec.strategy != "key_field" or not (g or e):
+            super().array(node, g, e, path, gp, ep)
+            return
+        items = node.items
+        assert items is not None
+        pairs, gold_only, extra = spec.run(self, items, g, e)
+        # In gold order, each gold element paired or omitted; then the extracted elements
+        # left over: the first holder of each usable key, then the rest (keyless, bad keys,
+        # repeats), each in list order.
+        paired = dict(pairs)
+        for gi in sorted([*paired, *gold_only]):
+            if gi in paired:
+                self.node(items, g[gi], e[paired[gi]], f"{path}[{gi}]", f"{gp}/{gi}",
+                          f"{ep}/{paired[gi]}")
+            else:
+                self.expand(items, g[gi], f"{path}[{gi}]", f"{gp}/{gi}", Status.OMISSION)
+        key, first = str(spec.params["key"]), set()
+        seen: set[Any] = set()
+        for j, elem in enumerate(e):
+            kv = _usable_key(elem, key)
+            if kv is not None and kv not in seen:
+                seen.add(kv)
+                first.add(j)
+        left = [j for j in extra if j in first] + [j for j in extra if j not in first]
+        for k, ej in enumerate(left, start=1):
+            self.expand(items, e[ej], f"{path}[-{k}]", f"{ep}/{ej}", Status.HALLUCINATION)
+
+    def type_error(self, node: SchemaNode, g: Any, e: Any, path: str, gp: str, ep: str,
+                   expected: type) -> None:
+        if g is not None and e is not None:
+            if g == e:
+                self.emit(node, path, Status.MATCH, 1.0, g, e, gp, ep, "type mismatch")
+            else:
+                self.emit(node, path, Status.MISMATCH, 0.0, g, e, gp, ep,
+                          f"type mismatch: gold {json_type(g)}, extracted {json_type(e)}")
+        elif g is not None:
+            if isinstance(g, expected):
+                self.expand(node, g, path, gp, Status.OMISSION)
+            else:
+                self.emit(node, path, Status.OMISSION, 0.0, g, None, gp, None,
+                          "missing from extracted")
+        elif e is not None:
+            if isinstance(e, expected):
+                self.expand(node, e, path, ep, Status.HALLUCINATION)
+            else:
+                self.emit(node, path, Status.HALLUCINATION, 0.0, None, e, None, ep,
+                          "not in gold")
+
+    def expand(self, node: SchemaNode, value: Any, path: str, ptr: str, status: Status) -> None:
+        if node.skip:
+            return
+        if node.kind == "object":
+            if isinstance(value, dict):
+                prefix = path + "." if path else ""
+                for child in node.children:
+                    key = _lookup(child)
+                    if key in value:
+                        self.expand(child, value[key], prefix + (child.name or ""),
+                                    ptr + "/" + escape(key), status)
+            return
+        if node.kind == "array" and isinstance(value, list) and value:
+            assert node.items is not None
+            for i, v in enumerate(value):
+                label = i if status is Status.OMISSION else -1 - i
+                self.expand(node.items, v, f"{path}[{label}]", f"{ptr}/{i}", status)
+            return
+        if status is Status.OMISSION:
+            self.emit(node, path, status, 0.0, value, None, ptr, None, "missing from extracted")
+        else:
+            self.emit(node, path, status, 0.0, None, value, None, ptr, "not in gold")
+
+
+def _record_id(gold: Any, id_field: str | None, index: int) -> Any:
+    """``gold[id_field]``, as that package reads it (it only labels: pairing is by position)."""
+    if not id_field:
+        return index
+    try:
+        return gold[id_field]
+    except (KeyError, TypeError, IndexError) as exc:
+        what = "an object without it" if isinstance(gold, dict) else f"a {json_type(gold)}"
+        raise CompatInputError(
+            f"gold record {index + 1} has no id field {id_field!r} (it is {what}): "
+            "struct_extract_eval reads gold[id_field] as the record's label; give every gold "
+            "record that key, or leave the id field out (records pair by position anyway)",
+            original=type(exc).__name__, record=index) from exc
+
+
+@dataclass(frozen=True)
+class NullHandling:
+    """That package's ``NullHandling``: which values mean absent, and what two absents are."""
+
+    absent_values: list[Any] = field(default_factory=lambda: [None])
+    both_absent_skip: bool = True
+
+
+def _is_absent(value: Any, absent_values: Sequence[Any]) -> bool:
+    return any(value is a or (type(value) is type(a) and value == a) for a in absent_values)
+
+
+def reclassify_nulls(field_results: list[FieldResult], config: NullHandling
+                     ) -> list[FieldResult]:
+    """That package's ``reclassify_nulls``, for ``post_process``.
+
+    It reads the values the comparator saw (after transforms); results no comparator
+    produced (a container of the wrong type, ``{}`` vs ``{}``, ``[]`` vs ``[]``) have
+    none there, so they count as both absent: skipped, or a match with
+    ``both_absent_skip=False``. The native ``scoring.postprocess.reclassify_nulls``
+    reads the values themselves.
+    """
+    out = []
+    for r in field_results:
+        if r.status in _LEFT_ALONE:
+            out.append(r)
+            continue
+        judged = r.comparator is not None
+        ga = _is_absent(r.gold if judged else None, config.absent_values)
+        ea = _is_absent(r.extracted if judged else None, config.absent_values)
+        if ga and ea:
+            skip = config.both_absent_skip
+            out.append(r._replace(status=Status.SKIPPED if skip else Status.MATCH,
+                                  score=0.0 if skip else 1.0,
+                                  reason="both absent" if skip
+                                  else "both absent (counted as match)"))
+        elif ga:
+            out.append(r._replace(status=Status.HALLUCINATION, score=0.0,
+                                  reason="gold is absent"))
+        elif ea:
+            out.append(r._replace(status=Status.OMISSION, score=0.0,
+                                  reason="extracted is absent"))
+        else:
+            out.append(r)
+    return out
+
+
+_LEFT_ALONE = {Status.SKIPPED, Status.BATCH_ERROR, Status.OMISSION, Status.HALLUCINATION}
+
+
 def evaluate(gold: Sequence[Any], extracted: Sequence[Any], schema: Any, *,
              id_field: str | None = None,
              post_process: PostProcessor | Iterable[PostProcessor] | None = None,
              registry: Registry | None = None) -> RunResult:
     """Score as struct_extract_eval 0.1.0 (@6a51aa28) does; ``per_field`` keyed by instance path.
 
-    Raises CompatInputError where the original raises: lists of different length
-    (its ValueError) and a transform meeting a value of the wrong type (its TypeError).
+    Records pair by position, whatever their type (a string, a list or null in place of
+    a record is scored as that package scores it); ``id_field`` only labels them
+    (``record_id``), and the schema's ``x-eval-id`` is ignored, as that package ignores
+    it. Raises CompatInputError where the original raises, in its order: lists of
+    different length (its ValueError), a gold record without ``id_field`` (its KeyError,
+    or TypeError for a record that is not an object), a transform meeting a value of the
+    wrong type (its TypeError).
     """
     if len(gold) != len(extracted):
-        raise CompatInputError(f"struct_extract_eval raises ValueError: {len(gold)} gold and "
-                               f"{len(extracted)} extracted records (lengths must match)")
+        raise CompatInputError(f"{len(gold)} gold and {len(extracted)} extracted records: "
+                               "struct_extract_eval pairs records by position and requires "
+                               "as many of each", original="ValueError")
     reg = registry or compat_registry()
     check = check_eval_schema(schema, registry=reg, defaults=False)
     # It only logs unknown x-eval keys.
     errors = [p for p in check.errors if p.code != "unknown-key"]
     if errors:
         raise SchemaError(errors, "the eval schema is invalid")
+    ids = [_record_id(g, id_field, i) for i, g in enumerate(gold)]
     pps: list[PostProcessor] = []
     if post_process is not None:
         pps.extend([post_process] if callable(post_process) else post_process)
     pps.append(_key_by_instance_path)
-    evaluator = Evaluator(check.root, id_field or check.root.id_field, pps,
-                          policy=STRUCT_EXTRACT_EVAL)
+    scorer = _SeedScorer(check.root, STRUCT_EXTRACT_EVAL)
     acc = RunAccumulator()
-    try:
-        for _ in iter_evaluate(gold, extracted, evaluator, acc):
-            pass
-    except TypeError as exc:
-        raise CompatInputError(f"struct_extract_eval raises TypeError: {exc}") from exc
+    for i, (g, e) in enumerate(zip(gold, extracted, strict=True)):
+        try:
+            results = scorer.score(g, e, index=i, record_id=ids[i])
+        except TypeError as exc:
+            raise CompatInputError(
+                f"record {i + 1}: a transform met a value it cannot take ({exc}); "
+                "struct_extract_eval lets that TypeError out of evaluate()",
+                original="TypeError", record=i) from exc
+        if scorer.pending:
+            results = run_batches(results, scorer.pending.values())
+        for pp in pps:
+            results = pp(results)
+        acc.add(RecordResult(i, ids[i], tuple(results), acc.tally(results), i, i))
     return acc.result()
 
 

@@ -523,8 +523,8 @@ SX_SCHEMAS: list[dict[str, Any]] = [
         nums=sx_arr(SX_N, match_by="hungarian"),
     ),
     sx_obj(
-        any={"type": "object", "x-eval-compare": "exact", "properties": {"z": SX_S}},
-        raw={"type": "array", "x-eval-compare": "exact", "items": SX_S},
+        any={"type": "object", "x-eval-compare": "exact"},
+        raw={"type": "array", "x-eval-compare": "exact"},
         low={"type": "string", "x-eval-compare": "exact", "x-eval-transform": ["lowercase"]},
         inner=sx_obj(s=SX_S, arr=sx_arr(sx_arr(SX_N))),
     ),
@@ -582,7 +582,7 @@ class SxCases:
             if r.random() < 0.1:
                 out[r.choice(["b", "a.b", "zz", "id"])] = r.choice(SX_ODD)
             return out
-        if isinstance(value, list) and t == "array":
+        if isinstance(value, list) and t == "array" and "items" in schema:
             out_list = [self.near(schema["items"], v) if r.random() < 0.5 else v for v in value]
             if r.random() < 0.3:
                 r.shuffle(out_list)
@@ -827,7 +827,8 @@ def test_struct_extract_eval_parity_hypothesis(sx_real: Any) -> None:
         max_leaves=6,
     ))
 
-    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=200, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
     @given(
         schema_index=st.integers(0, len(SX_SCHEMAS) - 1),
         gold=st.lists(odd, min_size=1, max_size=3),
@@ -842,4 +843,4 @@ def test_struct_extract_eval_parity_hypothesis(sx_real: Any) -> None:
                  tally)
 
     run()
-    tally.report(minimum=100)
+    tally.report(minimum=80)
