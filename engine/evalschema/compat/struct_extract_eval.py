@@ -325,6 +325,11 @@ def evaluate(gold: Sequence[Any], extracted: Sequence[Any], schema: Any, *,
     errors = [p for p in check.errors if p.code != "unknown-key"]
     if errors:
         raise SchemaError(errors, "the eval schema is invalid")
+    for node in check.root.walk():
+        # A match is a score of exactly 1.0 there: x-eval-threshold is one of the keys it
+        # does not know (as are x-eval-id, x-eval-null and x-eval-weight, which the walk
+        # below never reads or which no figure it reports depends on).
+        node.threshold = 1.0
     ids = [_record_id(g, id_field, i) for i, g in enumerate(gold)]
     pps: list[PostProcessor] = []
     if post_process is not None:

@@ -515,7 +515,15 @@ SX_SCHEMAS: list[dict[str, Any]] = [
         items=sx_arr(sx_obj(sku=SX_S, qty=SX_N)),
     ),
     sx_obj(**{"a.b": SX_S, "b": SX_S, "c.d": sx_obj(e=SX_S), "x.y": sx_arr(SX_N)}),
-    sx_obj(**{"id": SX_ID, "v.w": SX_S, "meta": sx_obj(**{"k.l": SX_N, "n": SX_S})}),
+    {
+        # evalschema's own keys, which that package only logs as unknown
+        **sx_obj(**{
+            "id": SX_ID,
+            "v.w": {**SX_S, "x-eval-null": "absent"},
+            "meta": sx_obj(**{"k.l": {**SX_N, "x-eval-threshold": 0.0}, "n": SX_S}),
+        }),
+        "x-eval-id": "id",
+    },
     sx_obj(
         id=SX_ID,
         lines=sx_arr(sx_obj(id=SX_ID, k=SX_S, v=SX_N), match_by="key_field", key="k"),
@@ -548,7 +556,10 @@ class SxCases:
             out: dict[str, Any] = {}
             for name, sub in schema["properties"].items():
                 if r.random() < 0.85:
-                    out[name] = self.conform(sub, depth + 1)
+                    # a dotted name is read from its last segment: write either or both
+                    keys = [name, name.rsplit(".", 1)[-1]]
+                    for key in r.sample(keys, r.randint(1, 2)) if "." in name else [name]:
+                        out[key] = self.conform(sub, depth + 1)
             if r.random() < 0.15:  # the last dot segment of a dotted name, or an unknown key
                 out[r.choice(["b", "d", "y", "w", "l", "zz", "a.b"])] = r.choice(["x", 1])
             return out
@@ -650,6 +661,8 @@ SX_ADVERSARIAL: list[tuple[int, list[Any], list[Any]]] = [
     (1, [{"c.d": {"e": "1"}, "d": {"e": "1"}}], [{"d": {"e": "2"}}]),
     (1, [{"x.y": [1, 2], "y": [1]}], [{"y": [1, 3]}]),
     (2, [{"meta": {"k.l": 1, "l": 2}}], [{"meta": {"l": 2, "k.l": 1}}]),
+    (2, [{"meta": {"l": 1}, "w": None, "v.w": "x"}], [{"meta": {"l": 2}, "w": None}]),
+    (2, [{"meta": {"l": 1}, "w": "x"}], [{"meta": {"l": 0.5}, "w": None}]),
     # skipped id fields under positional pairing
     (3, [{"id": "r1", "lines": [{"id": 1, "k": "a", "v": 1}]}],
      [{"id": "r2", "lines": [{"id": 2, "k": "a", "v": 1}]}]),
