@@ -685,7 +685,8 @@ def sx_real() -> Any:
 
 
 def sx_post_processors(real: Any) -> list[tuple[str, Any, Any]]:
-    """(name, the package's post-processor, compat's): none, and null handling two ways."""
+    """(name, the package's post-processor, compat's): none, a user's own, and null
+    handling two ways."""
     from evalschema.compat import struct_extract_eval as ours
 
     pp = importlib.import_module("struct_extract_eval.postprocess")
@@ -693,7 +694,14 @@ def sx_post_processors(real: Any) -> list[tuple[str, Any, Any]]:
         ([None], True),
         ([None, "", [], {}], False),
     ]
-    out: list[tuple[str, Any, Any]] = [("none", None, None)]
+    def drop_root_and_omissions(frs: list[Any]) -> list[Any]:
+        """A user's own post-processor: the same code over either package's results."""
+        return [f for f in frs if f.path != "" and f.status != "omission"]
+
+    out: list[tuple[str, Any, Any]] = [
+        ("none", None, None),
+        ("user's own", drop_root_and_omissions, drop_root_and_omissions),
+    ]
     for absent, skip in configs:
         theirs_cfg = pp.NullHandling(absent_values=list(absent), both_absent_skip=skip)
         ours_cfg = ours.NullHandling(absent_values=list(absent), both_absent_skip=skip)
