@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from evalschema.compat.errors import CompatInputError
-from evalschema.errors import SchemaError
+from evalschema.errors import Problem, SchemaError
 from evalschema.pointer import escape
+from evalschema.pointer import resolve as resolve_pointer
 from evalschema.policy import STRUCT_EXTRACT_EVAL
 from evalschema.results import FieldResult, RecordResult, RunResult, Status, count_results
 from evalschema.rules.builtins import builtin_registry
@@ -97,6 +98,7 @@ def _usable_key(elem: Any, key: str) -> Any:
     return v if isinstance(v, str | int | float) and not isinstance(v, bool) else None
 
 
+@dataclass
 class _SeedScorer(RecordScorer):
     """struct_extract_eval's walk (``core/scoring.py``) where it parts from the native one.
 
@@ -108,10 +110,14 @@ class _SeedScorer(RecordScorer):
     the schema does not know.
     """
 
+    #: By id of a container judged by a comparator (a leaf here): the tree of its own
+    #: properties or items, which a value present on one side only expands into.
+    judged: dict[int, SchemaNode] = field(default_factory=dict, repr=False, compare=False)
+
     def pair_f1(self, items: SchemaNode) -> PairF1:
         f1: PairF1 | None = self.helpers.get(id(items))
         if f1 is None:
-            sub = _SeedScorer(items, self.policy)
+            sub = _SeedScorer(items, self.policy, judged=self.judged)
 
             def f1(gv: Any, ev: Any) -> float:
                 return count_results(sub.score(gv, ev)).f1
@@ -215,6 +221,7 @@ class _SeedScorer(RecordScorer):
     def expand(self, node: SchemaNode, value: Any, path: str, ptr: str, status: Status) -> None:
         if node.skip:
             return
+        node = self.judged.get(id(node), node)
         if node.kind == "object":
             if isinstance(value, dict):
                 prefix = path + "." if path else ""
@@ -234,6 +241,38 @@ class _SeedScorer(RecordScorer):
             self.emit(node, path, status, 0.0, value, None, ptr, None, "missing from extracted")
         else:
             self.emit(node, path, status, 0.0, None, value, None, ptr, "not in gold")
+
+
+def _judged_containers(root: SchemaNode, document: Any, registry: Registry
+                       ) -> tuple[dict[int, SchemaNode], list[Problem]]:
+    """The trees under containers judged by a comparator, and their problems.
+
+    That package builds and checks the children of such a container like any others
+    (a leaf there without ``x-eval-compare`` is a SchemaError), judges the container
+    whole when both sides hold it, and expands a one-sided value into those children.
+    The native tree has no children there: each is built here from the container's own
+    schema without its comparator, problems located at their place in ``document``.
+    """
+    out: dict[int, SchemaNode] = {}
+    problems: list[Problem] = []
+
+    def visit(tree: SchemaNode, doc: Any, base: str) -> None:
+        for node in tree.walk():
+            if node.kind != "leaf" or node.json_type not in ("object", "array"):
+                continue
+            raw = resolve_pointer(doc, node.pointer, None)
+            if not isinstance(raw, dict) or not (
+                    isinstance(raw.get("properties"), dict) or isinstance(raw.get("items"), dict)):
+                continue
+            sub = {k: v for k, v in raw.items() if k not in ("x-eval-compare", "x-eval-transform")}
+            check = check_eval_schema(sub, registry=registry, defaults=False)
+            problems.extend(replace(p, pointer=base + node.pointer + p.pointer)
+                            for p in check.errors if p.code != "unknown-key")
+            out[id(node)] = check.root
+            visit(check.root, sub, base + node.pointer)
+
+    visit(root, document, "")
+    return out, problems
 
 
 def _record_id(gold: Any, id_field: str | None, index: int) -> Any:
@@ -323,9 +362,10 @@ def evaluate(gold: Sequence[Any], extracted: Sequence[Any], schema: Any, *,
     check = check_eval_schema(schema, registry=reg, defaults=False)
     # It only logs unknown x-eval keys.
     errors = [p for p in check.errors if p.code != "unknown-key"]
-    if errors:
-        raise SchemaError(errors, "the eval schema is invalid")
-    for node in check.root.walk():
+    judged, more = _judged_containers(check.root, schema, reg) if not errors else ({}, [])
+    if errors or more:
+        raise SchemaError([*errors, *more], "the eval schema is invalid")
+    for node in [*check.root.walk(), *(n for t in judged.values() for n in t.walk())]:
         # A match is a score of exactly 1.0 there: x-eval-threshold is one of the keys it
         # does not know (as are x-eval-id, x-eval-null and x-eval-weight, which the walk
         # below never reads or which no figure it reports depends on).
@@ -335,7 +375,7 @@ def evaluate(gold: Sequence[Any], extracted: Sequence[Any], schema: Any, *,
     if post_process is not None:
         pps.extend([post_process] if callable(post_process) else post_process)
     pps.append(_key_by_instance_path)
-    scorer = _SeedScorer(check.root, STRUCT_EXTRACT_EVAL)
+    scorer = _SeedScorer(check.root, STRUCT_EXTRACT_EVAL, judged=judged)
     acc = RunAccumulator()
     for i, (g, e) in enumerate(zip(gold, extracted, strict=True)):
         try:

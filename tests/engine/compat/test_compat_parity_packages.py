@@ -531,8 +531,12 @@ SX_SCHEMAS: list[dict[str, Any]] = [
         nums=sx_arr(SX_N, match_by="hungarian"),
     ),
     sx_obj(
-        any={"type": "object", "x-eval-compare": "exact"},
-        raw={"type": "array", "x-eval-compare": "exact"},
+        any={"type": "object", "x-eval-compare": "exact",
+             "properties": {"z": SX_S, "w": sx_arr(SX_N), "o": sx_obj(p=SX_S)}},
+        raw={"type": "array", "x-eval-compare": "exact", "items": sx_obj(q=SX_S)},
+        bare={"type": "object", "x-eval-compare": "exact"},
+        multi={"type": ["object", "array", "null"], "x-eval-compare": "exact",
+               "properties": {"m": {"type": "string"}}},
         low={"type": "string", "x-eval-compare": "exact", "x-eval-transform": ["lowercase"]},
         inner=sx_obj(s=SX_S, arr=sx_arr(sx_arr(SX_N))),
     ),
@@ -673,6 +677,20 @@ SX_ADVERSARIAL: list[tuple[int, list[Any], list[Any]]] = [
     # containers judged by a comparator
     (4, [{"any": [1], "raw": {"a": 1}}], [{"any": [1], "raw": {"a": 1}}]),
     (4, [{"inner": {"arr": [[1], 2]}}], [{"inner": {"arr": [3, [1]]}}]),
+    (4, [{"any": {"z": "x", "w": [1, 2], "o": {"p": "y"}}, "raw": [{"q": "1"}, 2]}], [{}]),
+    (4, [{"any": None, "raw": None}], [{"any": {"z": "x", "o": {}}, "raw": []}]),
+    (4, [{"bare": {"a": 1}, "multi": {"m": "x"}}], [{"bare": None}]),
+]
+
+#: Schemas that package refuses (SchemaError), each the first record of a run.
+SX_BAD_SCHEMAS: list[Any] = [
+    sx_obj(any={"type": "object", "x-eval-compare": "exact", "properties": {"z": {"type": "string"}}}),
+    sx_obj(raw={"type": "array", "x-eval-compare": "exact",
+                "items": {"type": "string", "x-eval-compare": "nope"}}),
+    sx_obj(a={"type": "string"}),
+    sx_obj(a={**SX_S, "x-eval-skip": "yes"}),
+    sx_obj(a=sx_arr(SX_S, match_by="key_field", key="k")),
+    [],
 ]
 
 
@@ -818,6 +836,18 @@ def test_struct_extract_eval_parity_edge_cases(sx_real: Any) -> None:
                 case = (SX_SCHEMAS[schema_index], gold, extracted, id_field, pp)
                 check_sx(sx_real, case, tally)
     tally.report(minimum=100)
+
+
+def test_struct_extract_eval_parity_schema_errors(sx_real: Any) -> None:
+    """Schemas it refuses, including the children of a container judged by a comparator,
+    which it checks too; and the valid multi-type schema whose properties it never reads."""
+    tally = Tally("struct_extract_eval schema errors")
+    none = sx_post_processors(sx_real)[0]
+    for schema in SX_BAD_SCHEMAS:
+        check_sx(sx_real, (schema, [{"a": "x"}], [{"a": "x"}], None, none), tally)
+    assert tally.raised == len(SX_BAD_SCHEMAS)
+    check_sx(sx_real, (SX_SCHEMAS[4], [{"multi": {"m": 1}}], [{}], None, none), tally)
+    assert tally.scored == 1
 
 
 @pytest.mark.parametrize("seed", [1, 2])

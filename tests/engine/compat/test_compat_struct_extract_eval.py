@@ -340,3 +340,22 @@ def test_cli_scores_records_of_any_type_and_locates_what_raises(
     err = capsys.readouterr().err
     assert f"{tmp_path / 'g.jsonl'}:2: gold record 2 has no id field 'id'" in err
     assert "Traceback" not in err
+
+
+def test_a_container_judged_by_a_comparator_expands_into_its_own_fields_when_one_sided() -> None:
+    schema = obj(any={"type": "object", "x-eval-compare": "exact",
+                      "properties": {"z": S, "w": {"type": "array", "items": N}}},
+                 raw={"type": "array", "x-eval-compare": "exact", "items": obj(q=S)})
+    run = evaluate([{"any": {"z": "x", "w": [1, 2]}, "raw": [{"q": "1"}, 2]},
+                    {"any": {"z": "x"}, "raw": [{"q": "1"}]}],
+                   [{}, {"any": {"z": "x"}, "raw": [{"q": 1}]}], schema)
+    assert results(run, 0) == [("any.z", "omission", 0.0), ("any.w[0]", "omission", 0.0),
+                               ("any.w[1]", "omission", 0.0), ("raw[0].q", "omission", 0.0)]
+    assert results(run, 1) == [("any", "match", 1.0), ("raw", "mismatch", 0.0)]  # judged whole
+
+
+def test_the_fields_of_a_container_judged_by_a_comparator_are_checked_too() -> None:
+    schema = obj(any={"type": "object", "x-eval-compare": "exact",
+                      "properties": {"z": {"type": "string"}}})
+    with pytest.raises(SchemaError, match="/properties/any/properties/z"):
+        evaluate([{"any": {}}], [{"any": {}}], schema)
