@@ -540,6 +540,9 @@ SX_SCHEMAS: list[dict[str, Any]] = [
         low={"type": "string", "x-eval-compare": "exact", "x-eval-transform": ["lowercase"]},
         inner=sx_obj(s=SX_S, arr=sx_arr(sx_arr(SX_N))),
     ),
+    # records that are arrays, or one value, by the schema
+    sx_arr(sx_obj(**{"a": SX_S, "b.c": SX_N}), match_by="hungarian"),
+    SX_S,
 ]
 
 #: What an LLM puts where a container or a record belongs.
@@ -680,6 +683,12 @@ SX_ADVERSARIAL: list[tuple[int, list[Any], list[Any]]] = [
     (4, [{"any": {"z": "x", "w": [1, 2], "o": {"p": "y"}}, "raw": [{"q": "1"}, 2]}], [{}]),
     (4, [{"any": None, "raw": None}], [{"any": {"z": "x", "o": {}}, "raw": []}]),
     (4, [{"bare": {"a": 1}, "multi": {"m": "x"}}], [{"bare": None}]),
+    # a Hungarian matrix above 256 pairs (computed a whole matrix at a time natively)
+    (3, [{"pts": [{"x": i, "y": i % 3} if i % 4 else "p" for i in range(17)]}],
+     [{"pts": [{"x": 16 - i, "y": i % 2} if i % 5 else [i] for i in range(17)]}]),
+    (5, [[{"a": "x", "c": 1}, "y", {}]], [[{}, {"a": "x", "b.c": 1}, {"c": 1}]]),
+    (5, [{"a": "x"}], [[{"a": "x"}]]),
+    (6, ["x", None, {}], ["x", "y", None]),
 ]
 
 #: Schemas that package refuses (SchemaError), each the first record of a run.
