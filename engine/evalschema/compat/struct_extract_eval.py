@@ -36,6 +36,7 @@ from evalschema.schema.node import SchemaNode
 from evalschema.schema.tree import check_eval_schema
 from evalschema.scoring.batches import run_batches
 from evalschema.scoring.postprocess import PostProcessor
+from evalschema.scoring.postprocess import reclassify_nulls as native_reclassify_nulls
 from evalschema.scoring.walk import RecordScorer
 
 
@@ -132,17 +133,18 @@ class _SeedScorer(RecordScorer):
             len(g), len(e))
 
     def node(self, node: SchemaNode, g: Any, e: Any, path: str, gp: str, ep: str) -> None:
+        """A container is judged field by field only when both sides hold it (``skip`` is
+        read by the parent object alone)."""
         if node.kind == "leaf":
             self.leaf(node, g, e, path, gp, ep)
-        elif node.kind == "object":
-            if isinstance(g, dict) and isinstance(e, dict):
-                self.object(node, g, e, path, gp, ep)
-            else:
-                self.type_error(node, g, e, path, gp, ep, dict)
+            return
+        want = dict if node.kind == "object" else list
+        if not (isinstance(g, want) and isinstance(e, want)):
+            self.type_error(node, g, e, path, gp, ep, want)
+        elif isinstance(g, dict) and isinstance(e, dict):
+            self.object(node, g, e, path, gp, ep)
         elif isinstance(g, list) and isinstance(e, list):
             self.array(node, g, e, path, gp, ep)
-        else:
-            self.type_error(node, g, e, path, gp, ep, list)
 
     def object(self, node: SchemaNode, g: dict[str, Any], e: dict[str, Any], path: str,
                gp: str, ep: str) -> None:
@@ -205,18 +207,15 @@ class _SeedScorer(RecordScorer):
             else:
                 self.emit(node, path, Status.MISMATCH, 0.0, g, e, gp, ep,
                           f"type mismatch: gold {json_type(g)}, extracted {json_type(e)}")
-        elif g is not None:
-            if isinstance(g, expected):
-                self.expand(node, g, path, gp, Status.OMISSION)
-            else:
-                self.emit(node, path, Status.OMISSION, 0.0, g, None, gp, None,
-                          "missing from extracted")
-        elif e is not None:
-            if isinstance(e, expected):
-                self.expand(node, e, path, ep, Status.HALLUCINATION)
-            else:
-                self.emit(node, path, Status.HALLUCINATION, 0.0, None, e, None, ep,
-                          "not in gold")
+            return
+        if g is None and e is None:
+            return
+        status, value, ptr = ((Status.OMISSION, g, gp) if g is not None
+                              else (Status.HALLUCINATION, e, ep))
+        if isinstance(value, expected):
+            self.expand(node, value, path, ptr, status)
+        else:
+            self.one_sided(node, value, path, ptr, status)
 
     def expand(self, node: SchemaNode, value: Any, path: str, ptr: str, status: Status) -> None:
         if node.skip:
@@ -237,6 +236,11 @@ class _SeedScorer(RecordScorer):
                 label = i if status is Status.OMISSION else -1 - i
                 self.expand(node.items, v, f"{path}[{label}]", f"{ptr}/{i}", status)
             return
+        self.one_sided(node, value, path, ptr, status)
+
+    def one_sided(self, node: SchemaNode, value: Any, path: str, ptr: str,
+                  status: Status) -> None:
+        """One omission or hallucination for the whole value."""
         if status is Status.OMISSION:
             self.emit(node, path, status, 0.0, value, None, ptr, None, "missing from extracted")
         else:
@@ -298,8 +302,10 @@ class NullHandling:
     both_absent_skip: bool = True
 
 
-def _is_absent(value: Any, absent_values: Sequence[Any]) -> bool:
-    return any(value is a or (type(value) is type(a) and value == a) for a in absent_values)
+def _compared(r: FieldResult) -> tuple[Any, Any]:
+    """The values that package's reclassify_nulls reads: those the comparator saw, and
+    none (null) for a result no comparator produced."""
+    return (r.gold, r.extracted) if r.comparator is not None else (None, None)
 
 
 def reclassify_nulls(field_results: list[FieldResult], config: NullHandling
@@ -312,32 +318,8 @@ def reclassify_nulls(field_results: list[FieldResult], config: NullHandling
     ``both_absent_skip=False``. The native ``scoring.postprocess.reclassify_nulls``
     reads the values themselves.
     """
-    out = []
-    for r in field_results:
-        if r.status in _LEFT_ALONE:
-            out.append(r)
-            continue
-        judged = r.comparator is not None
-        ga = _is_absent(r.gold if judged else None, config.absent_values)
-        ea = _is_absent(r.extracted if judged else None, config.absent_values)
-        if ga and ea:
-            skip = config.both_absent_skip
-            out.append(r._replace(status=Status.SKIPPED if skip else Status.MATCH,
-                                  score=0.0 if skip else 1.0,
-                                  reason="both absent" if skip
-                                  else "both absent (counted as match)"))
-        elif ga:
-            out.append(r._replace(status=Status.HALLUCINATION, score=0.0,
-                                  reason="gold is absent"))
-        elif ea:
-            out.append(r._replace(status=Status.OMISSION, score=0.0,
-                                  reason="extracted is absent"))
-        else:
-            out.append(r)
-    return out
-
-
-_LEFT_ALONE = {Status.SKIPPED, Status.BATCH_ERROR, Status.OMISSION, Status.HALLUCINATION}
+    return native_reclassify_nulls(config.absent_values, config.both_absent_skip,
+                                   compared=_compared)(field_results)
 
 
 def evaluate(gold: Sequence[Any], extracted: Sequence[Any], schema: Any, *,

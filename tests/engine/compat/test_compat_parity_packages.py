@@ -740,25 +740,8 @@ def sx_post_processors(real: Any) -> list[tuple[str, Any, Any]]:
     return out
 
 
-def sx_summary_real(run: Any) -> dict[str, Any]:
-    return {
-        "records": [
-            (rec.record_id, [(f.path, f.status, f.score) for f in rec.field_results])
-            for rec in run.records
-        ],
-        "metrics": [(rec.precision, rec.recall, rec.f1) for rec in run.records],
-        "means": (run.mean_precision, run.mean_recall, run.mean_f1),
-        "totals": (run.total_records, run.total_fields, run.total_omissions,
-                   run.total_hallucinations, run.total_batch_errors),
-        "per_field": {
-            path: (agg.mean_score, agg.matches, agg.mismatches, agg.omissions,
-                   agg.hallucinations)
-            for path, agg in run.per_field.items()
-        },
-    }
-
-
-def sx_summary_ours(run: Any) -> dict[str, Any]:
+def sx_summary(run: Any, per_field: dict[str, Any]) -> dict[str, Any]:
+    """What a run reports, in a form both packages' runs give (statuses as strings)."""
     return {
         "records": [
             (rec.record_id, [(f.path, str(f.status), f.score) for f in rec.field_results])
@@ -768,12 +751,24 @@ def sx_summary_ours(run: Any) -> dict[str, Any]:
         "means": (run.mean_precision, run.mean_recall, run.mean_f1),
         "totals": (run.total_records, run.total_fields, run.total_omissions,
                    run.total_hallucinations, run.total_batch_errors),
-        "per_field": {
-            path: (agg.mean_score, agg.counts.matches, agg.counts.mismatches,
-                   agg.counts.omissions, agg.counts.hallucinations)
-            for path, agg in run.per_field.items()
-            if agg.counts.scored
-        },
+        "per_field": per_field,
+    }
+
+
+def sx_per_field_real(run: Any) -> dict[str, Any]:
+    return {
+        path: (agg.mean_score, agg.matches, agg.mismatches, agg.omissions, agg.hallucinations)
+        for path, agg in run.per_field.items()
+    }
+
+
+def sx_per_field_ours(run: Any) -> dict[str, Any]:
+    """Ours lists skipped-only paths too; the package lists paths with a scored result."""
+    return {
+        path: (agg.mean_score, agg.counts.matches, agg.counts.mismatches,
+               agg.counts.omissions, agg.counts.hallucinations)
+        for path, agg in run.per_field.items()
+        if agg.counts.scored
     }
 
 
@@ -813,7 +808,8 @@ def check_sx(real: Any, case: tuple[Any, ...], tally: Tally) -> None:
     finally:
         logging.disable(logging.NOTSET)
     got = ours.evaluate(gold, extracted, schema, id_field=id_field, post_process=ours_pp)
-    theirs, mine = sx_summary_real(want), sx_summary_ours(got)
+    theirs = sx_summary(want, sx_per_field_real(want))
+    mine = sx_summary(got, sx_per_field_ours(got))
     for key in theirs:
         assert sx_same(mine[key], theirs[key]), (key, case, mine[key], theirs[key])
     tally.scored += 1
