@@ -2,9 +2,13 @@
 
 The native engine is struct_extract_eval's scoring model with a handful of
 deliberate changes (``evalschema.policy``); this module switches them back and
-adds what policy cannot express: equal-length record lists, per-field results
+adds what policy cannot express: equal-length record lists paired by position
+(records of any JSON type; ``id_field`` only labels them), per-field results
 keyed by instance path, numeric comparison without float slack, comparators
-required on every leaf, and unknown ``x-eval-*`` keys only tolerated.
+required on every leaf, unknown ``x-eval-*`` keys only tolerated, and its walk
+where values are not what the schema says (``_SeedScorer``: wrong-typed
+containers, one-sided values, dotted property names), which the native walk
+handles on purpose otherwise. docs/compat.md lists each behaviour.
 """
 
 from __future__ import annotations
