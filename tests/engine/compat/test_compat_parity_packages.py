@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import importlib
 import logging
 import math
 import os
+import subprocess
+import sys
 import warnings
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+import struct_extract_eval_parity as sx
 
 from evalschema.compat import CompatInputError, agenta, lynxius, uipath
 
@@ -478,425 +481,96 @@ def compare_multi_field(handlers: Any, e: Any, a: Any, fields: list[str], tally:
 
 # -- struct_extract_eval --------------------------------------------------------------------
 #
-# FAIRmat-NFDI/extract-eval @ 6a51aa28 (package struct_extract_eval 0.1.0) is not on PyPI:
-# install it from a checkout of that commit (``pip install PATH``) to run these tests.
-# Each case is scored by its ``evaluate`` and by ``evalschema.compat.struct_extract_eval``,
-# and every figure it reports must agree: per record the id, P/R/F1 and the (path, status,
-# score) of every field result in order; per run the macro means, the totals and
-# ``per_field`` (mean score and status counts per instance path).
+# FAIRmat-NFDI/extract-eval @ 6a51aa28 (package struct_extract_eval 0.1.0) is not on PyPI, so
+# these tests compare compat with a recording of what it reports
+# (tests/data/parity/struct_extract_eval.json, written by
+# scripts/record_struct_extract_eval_parity.py); the cases and the comparison are in
+# tests/engine/struct_extract_eval_parity.py.
 
-SX_S = {"type": "string", "x-eval-compare": "exact"}
-SX_N = {"type": "number", "x-eval-compare": "numeric"}
-SX_ID = {"type": "string", "x-eval-skip": True}
+SX_RECORDED = sx.load()
+SX_SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "record_struct_extract_eval_parity.py"
 
 
-def sx_obj(**props: Any) -> dict[str, Any]:
-    return {"type": "object", "properties": props}
+def test_struct_extract_eval_recording_is_current() -> None:
+    """The recording holds exactly the cases defined now (re-record after changing them),
+    each with the package's outcome."""
+    assert SX_RECORDED["package"] == sx.PACKAGE
+    assert SX_RECORDED["schemas"] == sx.SCHEMAS
+    current = sx.cases()
+    assert current == sx.cases()  # generating them changes nothing shared
+    recorded = [{k: v for k, v in c.items() if k != "expected"} for c in SX_RECORDED["cases"]]
+    assert recorded == current
+    assert all("expected" in c for c in SX_RECORDED["cases"])
 
 
-def sx_arr(items: Any, **align: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "array", "items": items}
-    if align:
-        out["x-eval-align"] = align
-    return out
+#: Per group of recorded cases: at least this many scored runs and raised errors.
+SX_GROUPS = {"edge": (200, 150), "schema-error": (1, 6), "generated-1": (150, 50),
+             "generated-2": (150, 50), "odd": (80, 50)}
 
 
-#: Schemas with every container kind the edge cases need: nested objects, arrays of
-#: objects and of scalars (each alignment), a skipped id, property names with dots
-#: (with and without the last segment as a sibling), a container judged by a comparator
-#: and a transform.
-SX_SCHEMAS: list[dict[str, Any]] = [
-    sx_obj(
-        id=SX_ID,
-        name=SX_S,
-        total=SX_N,
-        vendor=sx_obj(city=SX_S, geo=sx_obj(lat=SX_N)),
-        tags=sx_arr(SX_S),
-        items=sx_arr(sx_obj(sku=SX_S, qty=SX_N)),
-    ),
-    sx_obj(**{"a.b": SX_S, "b": SX_S, "c.d": sx_obj(e=SX_S), "x.y": sx_arr(SX_N)}),
-    {
-        # evalschema's own keys, which that package only logs as unknown
-        **sx_obj(**{
-            "id": SX_ID,
-            "v.w": {**SX_S, "x-eval-null": "absent"},
-            "meta": sx_obj(**{"k.l": {**SX_N, "x-eval-threshold": 0.0}, "n": SX_S}),
-        }),
-        "x-eval-id": "id",
-    },
-    sx_obj(
-        id=SX_ID,
-        lines=sx_arr(sx_obj(id=SX_ID, k=SX_S, v=SX_N), match_by="key_field", key="k"),
-        pts=sx_arr(sx_obj(x=SX_N, y=SX_N), match_by="hungarian"),
-        nums=sx_arr(SX_N, match_by="hungarian"),
-    ),
-    sx_obj(
-        any={"type": "object", "x-eval-compare": "exact",
-             "properties": {"z": SX_S, "w": sx_arr(SX_N), "o": sx_obj(p=SX_S)}},
-        raw={"type": "array", "x-eval-compare": "exact", "items": sx_obj(q=SX_S)},
-        bare={"type": "object", "x-eval-compare": "exact"},
-        multi={"type": ["object", "array", "null"], "x-eval-compare": "exact",
-               "properties": {"m": {"type": "string"}}},
-        low={"type": "string", "x-eval-compare": "exact", "x-eval-transform": ["lowercase"]},
-        inner=sx_obj(s=SX_S, arr=sx_arr(sx_arr(SX_N))),
-    ),
-    # records that are arrays, or one value, by the schema
-    sx_arr(sx_obj(**{"a": SX_S, "b.c": SX_N}), match_by="hungarian"),
-    SX_S,
-]
-
-#: What an LLM puts where a container or a record belongs.
-SX_ODD: list[Any] = [None, "text", "", 0, 1, 1.0, True, [], {}, [1], ["x"], {"z": "x"}, [{}]]
+@pytest.mark.parametrize("group", list(SX_GROUPS))
+def test_struct_extract_eval_parity(group: str) -> None:
+    """Every figure compat reports equals the package's, recorded: per record the id,
+    P/R/F1 and (path, status, score) of each field result in order; per run the means,
+    totals and per_field; where the package raised, the error compat raises for it."""
+    tally = Tally(f"struct_extract_eval {group} (recorded)")
+    failures: list[str] = []
+    for case in SX_RECORDED["cases"]:
+        if case["id"].split("/")[0] != group:
+            continue
+        failures += [f"{case['id']} {d}" for d in sx.compare(
+            sx.outcome_ours(case), case["expected"], exact_errors=False)]
+        if "raises" in case["expected"]:
+            tally.raised += 1
+        else:
+            tally.scored += 1
+    assert not failures, "\n".join(failures[:20])
+    scored, raised = SX_GROUPS[group]
+    tally.report(minimum=scored)
+    assert tally.raised >= raised
 
 
-class SxCases:
-    """Records conforming to a schema, then broken the ways the compat bullets list."""
+def test_struct_extract_eval_compare_finds_each_difference() -> None:
+    """The comparison the tests and ``--check`` share: a changed score, status, order,
+    id, per_field count or error is a difference; float noise below 1e-9 is not."""
+    case = next(c for c in SX_RECORDED["cases"] if c["id"].startswith("edge/")
+                and "raises" not in c["expected"] and len(c["expected"]["records"][0]["fields"]) > 1)
+    want = case["expected"]
+    assert sx.compare(copy.deepcopy(want), want, exact_errors=True) == []
 
-    def __init__(self, gen: Any) -> None:
-        self.gen = gen
-        self.r = gen.rng
+    def changed(edit: Callable[[dict[str, Any]], None]) -> list[str]:
+        got = copy.deepcopy(want)
+        edit(got)
+        return sx.compare(got, want, exact_errors=True)
 
-    def conform(self, schema: dict[str, Any], depth: int = 0) -> Any:
-        r = self.r
-        t = schema["type"]
-        if t == "object" and "properties" in schema and "x-eval-compare" not in schema:
-            out: dict[str, Any] = {}
-            for name, sub in schema["properties"].items():
-                if r.random() < 0.85:
-                    # a dotted name is read from its last segment: write either or both
-                    keys = [name, name.rsplit(".", 1)[-1]]
-                    for key in r.sample(keys, r.randint(1, 2)) if "." in name else [name]:
-                        out[key] = self.conform(sub, depth + 1)
-            if r.random() < 0.15:  # the last dot segment of a dotted name, or an unknown key
-                out[r.choice(["b", "d", "y", "w", "l", "zz", "a.b"])] = r.choice(["x", 1])
-            return out
-        if t == "array" and "x-eval-compare" not in schema:
-            return [self.conform(schema["items"], depth + 1) for _ in range(r.randint(0, 3))]
-        if t == "object" or t == "array":
-            return self.gen.value(2)
-        if t == "number":
-            return r.choice([0, 1, 2.5, 10, -3, "4"])
-        if schema.get("x-eval-skip"):
-            return r.choice(["r1", "r2", "r3", 7])
-        return r.choice(["apple", "Apple", "x", "", "a b"])
+    def score(g: dict[str, Any]) -> None:
+        g["records"][0]["fields"][0][2] += 1e-6
 
-    def near(self, schema: dict[str, Any], value: Any) -> Any:
-        """A near-copy of ``value`` with containers retyped, emptied or dropped."""
-        r = self.r
-        roll = r.random()
-        if roll < 0.12:
-            return r.choice(SX_ODD)
-        if roll < 0.18:
-            return self.conform(schema)
-        t = schema["type"]
-        if isinstance(value, dict) and t == "object" and "properties" in schema:
-            props = schema["properties"]
-            out = {
-                k: self.near(props[k], v) if k in props and r.random() < 0.6 else v
-                for k, v in value.items()
-            }
-            if out and r.random() < 0.2:
-                out.pop(r.choice(list(out)))
-            if r.random() < 0.1:
-                out[r.choice(["b", "a.b", "zz", "id"])] = r.choice(SX_ODD)
-            return out
-        if isinstance(value, list) and t == "array" and "items" in schema:
-            out_list = [self.near(schema["items"], v) if r.random() < 0.5 else v for v in value]
-            if r.random() < 0.3:
-                r.shuffle(out_list)
-            if out_list and r.random() < 0.2:
-                out_list.pop()
-            if r.random() < 0.2:
-                out_list.append(self.conform(schema["items"]))
-            return out_list
-        return self.gen.mutate(value, 2)
+    def noise(g: dict[str, Any]) -> None:
+        g["means"][2] += 1e-12
 
-    def record(self, schema: dict[str, Any]) -> Any:
-        r = self.r
-        return r.choice(SX_ODD) if r.random() < 0.08 else self.conform(schema)
-
-    def run(self, schema: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-        r = self.r
-        gold = [self.record(schema) for _ in range(r.randint(1, 4))]
-        extracted = [
-            self.near(schema, g) if r.random() < 0.85 else self.record(schema) for g in gold
-        ]
-        return gold, extracted
+    assert changed(score) and not changed(noise)
+    assert changed(lambda g: g["records"][0]["fields"][0].__setitem__(1, "no such status"))
+    assert changed(lambda g: g["records"][0]["fields"].reverse())
+    assert changed(lambda g: g["records"][0].__setitem__("id", "other"))
+    assert changed(lambda g: g["totals"].__setitem__(1, g["totals"][1] + 1))
+    assert changed(lambda g: g["per_field"].popitem())
+    error = {"raises": {"class": "KeyError", "message": "'id'"}}
+    ours = {"raises": {"class": "CompatInputError", "original": "KeyError", "message": "..."}}
+    assert sx.compare(ours, error, exact_errors=False) == []
+    assert sx.compare({**ours, "raises": {**ours["raises"], "original": "TypeError"}}, error,
+                      exact_errors=False)
+    assert sx.compare(ours, error, exact_errors=True)
+    assert sx.compare(want, error, exact_errors=False)
 
 
-#: Edge cases written out: each names the bullet it covers.
-SX_ADVERSARIAL: list[tuple[int, list[Any], list[Any]]] = [
-    # non-object records
-    (0, ["text"], ["text"]),
-    (0, ["text"], [{"name": "x"}]),
-    (0, [{"name": "x"}], ["text"]),
-    (0, [["a"]], [["a"]]),
-    (0, [None], [None]),
-    (0, [None], [{"name": "x", "vendor": {"city": "y"}}]),
-    (0, [{"name": "x", "tags": ["a", "b"]}], [None]),
-    (0, [1], [True]),
-    (0, [{}], [None]),
-    (0, [{}], [[]]),
-    # containers of the wrong type
-    (0, [{"vendor": {"city": "x"}}], [{"vendor": ["x"]}]),
-    (0, [{"vendor": {"city": "x"}}], [{"vendor": "x"}]),
-    (0, [{"tags": ["a"]}], [{"tags": {"0": "a"}}]),
-    (0, [{"tags": ["a"]}], [{"tags": "a"}]),
-    (0, [{"vendor": "x"}], [{"vendor": {"city": "x"}}]),
-    (0, [{"tags": "a"}], [{"tags": ["a"]}]),
-    (0, [{"vendor": 1}], [{"vendor": True}]),
-    (0, [{"vendor": 1}], [{"vendor": 1.0}]),
-    (0, [{"vendor": "x"}], [{}]),
-    (0, [{}], [{"vendor": "x"}]),
-    (0, [{"tags": "a"}], [{}]),
-    (0, [{"items": ["x", {"sku": "1"}]}], [{"items": [{"sku": "1"}, "x"]}]),
-    (0, [{"items": [None]}], [{"items": [{"sku": "1"}]}]),
-    # empty objects against missing ones
-    (0, [{"vendor": {}}], [{}]),
-    (0, [{}], [{"vendor": {}}]),
-    (0, [{"vendor": {}}], [{"vendor": None}]),
-    (0, [{"vendor": None}], [{"vendor": {}}]),
-    (0, [{"vendor": {"geo": {}}}], [{"vendor": {}}]),
-    (0, [{"vendor": {"geo": None}}], [{}]),
-    (0, [{"tags": []}], [{}]),
-    (0, [{}], [{}]),
-    (0, [{"vendor": {}}], [{"vendor": {}}]),
-    # property names containing dots
-    (1, [{"a.b": "x", "b": "y"}], [{"a.b": "x", "b": "y"}]),
-    (1, [{"a.b": "x"}], [{"a.b": "x"}]),
-    (1, [{"b": "y"}], [{"b": "y", "d": "z"}]),
-    (1, [{"c.d": {"e": "1"}, "d": {"e": "1"}}], [{"d": {"e": "2"}}]),
-    (1, [{"x.y": [1, 2], "y": [1]}], [{"y": [1, 3]}]),
-    (2, [{"meta": {"k.l": 1, "l": 2}}], [{"meta": {"l": 2, "k.l": 1}}]),
-    (2, [{"meta": {"l": 1}, "w": None, "v.w": "x"}], [{"meta": {"l": 2}, "w": None}]),
-    (2, [{"meta": {"l": 1}, "w": "x"}], [{"meta": {"l": 0.5}, "w": None}]),
-    # skipped id fields under positional pairing
-    (3, [{"id": "r1", "lines": [{"id": 1, "k": "a", "v": 1}]}],
-     [{"id": "r2", "lines": [{"id": 2, "k": "a", "v": 1}]}]),
-    (3, [{"id": "r1"}, {"id": "r2"}], [{"id": "r2"}, {"id": "r1"}]),
-    (3, [{"lines": [{"k": "a"}, "x"]}], [{"lines": {"k": "a"}}]),
-    (3, [{"pts": [{"x": 1}, "p"]}], [{"pts": ["p", {"x": 1}]}]),
-    (3, [{"pts": [{"x": 1}], "nums": [1, "2"]}], [{"pts": [{}], "nums": {"0": 1}}]),
-    # containers judged by a comparator
-    (4, [{"any": [1], "raw": {"a": 1}}], [{"any": [1], "raw": {"a": 1}}]),
-    (4, [{"inner": {"arr": [[1], 2]}}], [{"inner": {"arr": [3, [1]]}}]),
-    (4, [{"any": {"z": "x", "w": [1, 2], "o": {"p": "y"}}, "raw": [{"q": "1"}, 2]}], [{}]),
-    (4, [{"any": None, "raw": None}], [{"any": {"z": "x", "o": {}}, "raw": []}]),
-    (4, [{"bare": {"a": 1}, "multi": {"m": "x"}}], [{"bare": None}]),
-    # a Hungarian matrix above 256 pairs (computed a whole matrix at a time natively)
-    (3, [{"pts": [{"x": i, "y": i % 3} if i % 4 else "p" for i in range(17)]}],
-     [{"pts": [{"x": 16 - i, "y": i % 2} if i % 5 else [i] for i in range(17)]}]),
-    (5, [[{"a": "x", "c": 1}, "y", {}]], [[{}, {"a": "x", "b.c": 1}, {"c": 1}]]),
-    (5, [{"a": "x"}], [[{"a": "x"}]]),
-    (6, ["x", None, {}], ["x", "y", None]),
-]
-
-#: Schemas that package refuses (SchemaError), each the first record of a run.
-SX_BAD_SCHEMAS: list[Any] = [
-    sx_obj(any={"type": "object", "x-eval-compare": "exact", "properties": {"z": {"type": "string"}}}),
-    sx_obj(raw={"type": "array", "x-eval-compare": "exact",
-                "items": {"type": "string", "x-eval-compare": "nope"}}),
-    sx_obj(a={"type": "string"}),
-    sx_obj(a={**SX_S, "x-eval-skip": "yes"}),
-    sx_obj(a=sx_arr(SX_S, match_by="key_field", key="k")),
-    [],
-]
-
-
-@pytest.fixture(scope="module")
-def sx_real() -> Any:
-    return pytest.importorskip(
-        "struct_extract_eval",
-        reason="struct_extract_eval (FAIRmat-NFDI/extract-eval @ 6a51aa28) not installed",
-    )
-
-
-def sx_post_processors(real: Any) -> list[tuple[str, Any, Any]]:
-    """(name, the package's post-processor, compat's): none, a user's own, and null
-    handling two ways."""
-    from evalschema.compat import struct_extract_eval as ours
-
-    pp = importlib.import_module("struct_extract_eval.postprocess")
-    configs = [
-        ([None], True),
-        ([None, "", [], {}], False),
-    ]
-    def drop_root_and_omissions(frs: list[Any]) -> list[Any]:
-        """A user's own post-processor: the same code over either package's results."""
-        return [f for f in frs if f.path != "" and f.status != "omission"]
-
-    out: list[tuple[str, Any, Any]] = [
-        ("none", None, None),
-        ("user's own", drop_root_and_omissions, drop_root_and_omissions),
-    ]
-    for absent, skip in configs:
-        theirs_cfg = pp.NullHandling(absent_values=list(absent), both_absent_skip=skip)
-        ours_cfg = ours.NullHandling(absent_values=list(absent), both_absent_skip=skip)
-        out.append((
-            f"nulls {absent} skip={skip}",
-            lambda frs, c=theirs_cfg: pp.reclassify_nulls(frs, c),
-            lambda frs, c=ours_cfg: ours.reclassify_nulls(frs, c),
-        ))
-    return out
-
-
-def sx_summary(run: Any, per_field: dict[str, Any]) -> dict[str, Any]:
-    """What a run reports, in a form both packages' runs give (statuses as strings)."""
-    return {
-        "records": [
-            (rec.record_id, [(f.path, str(f.status), f.score) for f in rec.field_results])
-            for rec in run.records
-        ],
-        "metrics": [(rec.precision, rec.recall, rec.f1) for rec in run.records],
-        "means": (run.mean_precision, run.mean_recall, run.mean_f1),
-        "totals": (run.total_records, run.total_fields, run.total_omissions,
-                   run.total_hallucinations, run.total_batch_errors),
-        "per_field": per_field,
-    }
-
-
-def sx_per_field_real(run: Any) -> dict[str, Any]:
-    return {
-        path: (agg.mean_score, agg.matches, agg.mismatches, agg.omissions, agg.hallucinations)
-        for path, agg in run.per_field.items()
-    }
-
-
-def sx_per_field_ours(run: Any) -> dict[str, Any]:
-    """Ours lists skipped-only paths too; the package lists paths with a scored result."""
-    return {
-        path: (agg.mean_score, agg.counts.matches, agg.counts.mismatches,
-               agg.counts.omissions, agg.counts.hallucinations)
-        for path, agg in run.per_field.items()
-        if agg.counts.scored
-    }
-
-
-def sx_same(a: Any, b: Any) -> bool:
-    """Equal, floats within TOL (NaN equal to NaN), containers element-wise."""
-    if isinstance(a, float) or isinstance(b, float):
-        return isinstance(a, int | float) and isinstance(b, int | float) and same(a, b)
-    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
-        return len(a) == len(b) and all(sx_same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(sx_same(a[k], b[k]) for k in a)
-    return bool(a == b) and type(a) is type(b)
-
-
-#: The package's exceptions and the class of error compat raises for each.
-SX_RAISES = {"ValueError": "CompatInputError", "TypeError": "CompatInputError",
-             "KeyError": "CompatInputError", "SchemaError": "SchemaError"}
-
-
-def check_sx(real: Any, case: tuple[Any, ...], tally: Tally) -> None:
-    from evalschema.compat import struct_extract_eval as ours
-
-    schema, gold, extracted, id_field, (_, theirs_pp, ours_pp) = case
-    logging.disable(logging.WARNING)  # the package logs every wrong type it meets
-    try:
-        want = real.evaluate(copy.deepcopy(gold), copy.deepcopy(extracted), schema,
-                             id_field=id_field, post_process=theirs_pp)
-    except Exception as exc:
-        expected = SX_RAISES[type(exc).__name__]
-        with pytest.raises(Exception) as info:
-            ours.evaluate(gold, extracted, schema, id_field=id_field, post_process=ours_pp)
-        assert type(info.value).__name__ == expected, (case, exc, info.value)
-        if expected == "CompatInputError":
-            assert info.value.original == type(exc).__name__, (case, exc, info.value)
-        tally.raised += 1
-        return
-    finally:
-        logging.disable(logging.NOTSET)
-    got = ours.evaluate(gold, extracted, schema, id_field=id_field, post_process=ours_pp)
-    theirs = sx_summary(want, sx_per_field_real(want))
-    mine = sx_summary(got, sx_per_field_ours(got))
-    for key in theirs:
-        assert sx_same(mine[key], theirs[key]), (key, case, mine[key], theirs[key])
-    tally.scored += 1
-
-
-def sx_cases(real: Any, random_json: Any, seed: int, n: int) -> Iterator[tuple[Any, ...]]:
-    """Seeded generated runs: (schema, gold, extracted, id_field, post-processors)."""
-    gen = SxCases(random_json(seed))
-    pps = sx_post_processors(real)
-    for i in range(n):
-        schema = SX_SCHEMAS[i % len(SX_SCHEMAS)]
-        gold, extracted = gen.run(schema)
-        if gen.r.random() < 0.1:  # a record dropped: the lengths differ
-            extracted = extracted[:-1]
-        id_field = "id" if i % 3 == 0 else None
-        if id_field and gen.r.random() < 0.7:
-            for k, g in enumerate(gold):
-                if isinstance(g, dict):
-                    g["id"] = f"r{k}"
-        yield schema, gold, extracted, id_field, pps[i % len(pps)]
-
-
-def test_struct_extract_eval_parity_edge_cases(sx_real: Any) -> None:
-    """The edge cases written out, under each post-processor and both kinds of ids."""
-    tally = Tally("struct_extract_eval edge cases")
-    for pp in sx_post_processors(sx_real):
-        for schema_index, gold, extracted in SX_ADVERSARIAL:
-            for id_field in (None, "id"):
-                case = (SX_SCHEMAS[schema_index], gold, extracted, id_field, pp)
-                check_sx(sx_real, case, tally)
-    tally.report(minimum=100)
-
-
-def test_struct_extract_eval_parity_schema_errors(sx_real: Any) -> None:
-    """Schemas it refuses, including the children of a container judged by a comparator,
-    which it checks too; and the valid multi-type schema whose properties it never reads."""
-    tally = Tally("struct_extract_eval schema errors")
-    none = sx_post_processors(sx_real)[0]
-    for schema in SX_BAD_SCHEMAS:
-        check_sx(sx_real, (schema, [{"a": "x"}], [{"a": "x"}], None, none), tally)
-    assert tally.raised == len(SX_BAD_SCHEMAS)
-    check_sx(sx_real, (SX_SCHEMAS[4], [{"multi": {"m": 1}}], [{}], None, none), tally)
-    assert tally.scored == 1
-
-
-@pytest.mark.parametrize("seed", [1, 2])
-def test_struct_extract_eval_parity_generated(
-    sx_real: Any, random_json: Any, seed: int
-) -> None:
-    tally = Tally(f"struct_extract_eval generated (seed {seed})")
-    for case in sx_cases(sx_real, random_json, seed, CASES):
-        check_sx(sx_real, case, tally)
-    tally.report(minimum=150)
-
-
-def test_struct_extract_eval_parity_hypothesis(sx_real: Any) -> None:
-    """Hypothesis draws the broken records: any JSON value in place of a record or of
-    a container, against each schema."""
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import strategies as st
-
-    pps = sx_post_processors(sx_real)
-    tally = Tally("struct_extract_eval hypothesis")
-    odd = st.one_of(st.sampled_from(SX_ODD), st.recursive(
-        st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(["", "x", "a b"])),
-        lambda inner: st.one_of(
-            st.lists(inner, max_size=3),
-            st.dictionaries(st.sampled_from(["name", "a.b", "b", "city", "z", "k", "x"]),
-                            inner, max_size=3),
-        ),
-        max_leaves=6,
-    ))
-
-    @settings(max_examples=200, deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck))
-    @given(
-        schema_index=st.integers(0, len(SX_SCHEMAS) - 1),
-        gold=st.lists(odd, min_size=1, max_size=3),
-        extracted=st.lists(odd, min_size=1, max_size=3),
-        pp_index=st.integers(0, len(pps) - 1),
-        id_field=st.sampled_from([None, "id"]),
-    )
-    def run(schema_index: int, gold: list[Any], extracted: list[Any], pp_index: int,
-            id_field: str | None) -> None:
-        extracted = (extracted * 3)[: len(gold)]
-        check_sx(sx_real, (SX_SCHEMAS[schema_index], gold, extracted, id_field, pps[pp_index]),
-                 tally)
-
-    run()
-    tally.report(minimum=80)
+def test_struct_extract_eval_record_script_without_the_package() -> None:
+    """Without the package the script exits 2 and says how to install it."""
+    code = ("import runpy, sys; sys.modules['struct_extract_eval'] = None; "
+            f"sys.argv = [{str(SX_SCRIPT)!r}, '--check']; "
+            f"runpy.run_path({str(SX_SCRIPT)!r}, run_name='__main__')")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert "not on PyPI" in proc.stderr and "6a51aa28" in proc.stderr
+    assert "pip install" in proc.stderr and "Traceback" not in proc.stderr
