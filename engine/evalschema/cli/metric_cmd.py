@@ -13,7 +13,7 @@ from typing import Any
 from evalschema.cli.options import EXIT_INPUT, EXIT_OK, emit
 from evalschema.errors import InputError, Problem, SchemaError
 from evalschema.io.atomicwrite import Input, check_target
-from evalschema.io.records import load_json, load_records
+from evalschema.io.records import RawRecord, load_json, load_records
 from evalschema.report import field_table, text_report
 from evalschema.safetext import json_text, one_line, shown
 
@@ -29,6 +29,14 @@ def metric_options(pairs: Sequence[str]) -> dict[str, Any]:
         except ValueError:
             out[key] = value
     return out
+
+
+def _record_location(gold: Sequence[RawRecord], index: int | None) -> str:
+    """``file:line: `` of the gold record a peer metric raised on, when known."""
+    if index is None or not 0 <= index < len(gold) or gold[index].source is None:
+        return ""
+    rec = gold[index]
+    return f"{rec.source}:{rec.line}: " if rec.line is not None else f"{rec.source}: "
 
 
 def run_metric_cmd(args: argparse.Namespace, schema_path: str) -> int:
@@ -51,7 +59,8 @@ def run_metric_cmd(args: argparse.Namespace, schema_path: str) -> int:
                                 schema=schema, id_field=args.id_field or root.id_field,
                                 options=metric_options(args.metric_option))
         except CompatInputError as exc:
-            print(f"evalschema: {shown(exc)}", file=sys.stderr)
+            where = _record_location(gold, exc.record)
+            print(f"evalschema: {where}{shown(exc)}", file=sys.stderr)
             return EXIT_INPUT
         except SchemaError as exc:  # the problems name the schema file, as check's do
             raise SchemaError([replace(p, source=p.source or schema_path)

@@ -14,9 +14,12 @@ class CompatInputError(ValueError):
 
     ``original`` names what the peer raises (e.g. ``"ZeroDivisionError"``) when
     the error reproduces a peer failure, and is ``None`` when the input is
-    outside what this compat layer supports.
+    outside what this compat layer supports. ``record`` is the 0-based index of the
+    record pair that raised, when one did (the CLI turns it into the file and line).
     """
 
-    def __init__(self, message: str, *, original: str | None = None) -> None:
+    def __init__(self, message: str, *, original: str | None = None,
+                 record: int | None = None) -> None:
         super().__init__(f"{message} [the original raises {original}]" if original else message)
         self.original = original
+        self.record = record

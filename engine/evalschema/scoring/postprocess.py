@@ -20,14 +20,20 @@ def _is_absent(value: Any, absent_values: Sequence[Any]) -> bool:
     return any(value is a or (type(value) is type(a) and value == a) for a in absent_values)
 
 
-def reclassify_nulls(absent_values: Sequence[Any] = (None,), both_absent_skip: bool = True
+def _values(r: FieldResult) -> tuple[Any, Any]:
+    return r.gold, r.extracted
+
+
+def reclassify_nulls(absent_values: Sequence[Any] = (None,), both_absent_skip: bool = True,
+                     *, compared: Callable[[FieldResult], tuple[Any, Any]] = _values
                      ) -> PostProcessor:
     """Treat the listed values (null by default) as absent, after comparing.
 
     Both absent: skipped (or a match with ``both_absent_skip=False``); only gold
     absent: hallucination; only extracted absent: omission. Statuses that already
     say absent or skipped are left alone. Same type and value is required, so
-    ``False`` is not absent when ``0`` is listed.
+    ``False`` is not absent when ``0`` is listed. ``compared`` gives the (gold,
+    extracted) values a result is judged absent by (compat reads them its own way).
     """
     absent = tuple(absent_values)
 
@@ -37,7 +43,8 @@ def reclassify_nulls(absent_values: Sequence[Any] = (None,), both_absent_skip: b
             if r.status in _FINAL:
                 out.append(r)
                 continue
-            ga, ea = _is_absent(r.gold, absent), _is_absent(r.extracted, absent)
+            gv, ev = compared(r)
+            ga, ea = _is_absent(gv, absent), _is_absent(ev, absent)
             if ga and ea:
                 out.append(r._replace(status=Status.SKIPPED if both_absent_skip else Status.MATCH,
                                    score=0.0 if both_absent_skip else 1.0,

@@ -9,14 +9,19 @@ packages' scoring entry points are called.
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import math
 import os
+import subprocess
+import sys
 import warnings
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+import struct_extract_eval_parity as sx
 
 from evalschema.compat import CompatInputError, agenta, lynxius, uipath
 
@@ -472,3 +477,100 @@ def compare_multi_field(handlers: Any, e: Any, a: Any, fields: list[str], tally:
         agenta.json_multi_field_match(e, a, fields, explain=True).score, want["aggregate_score"]
     )
     tally.scored += 1
+
+
+# -- struct_extract_eval --------------------------------------------------------------------
+#
+# FAIRmat-NFDI/extract-eval @ 6a51aa28 (package struct_extract_eval 0.1.0) is not on PyPI, so
+# these tests compare compat with a recording of what it reports
+# (tests/data/parity/struct_extract_eval.json, written by
+# scripts/record_struct_extract_eval_parity.py); the cases and the comparison are in
+# tests/engine/struct_extract_eval_parity.py.
+
+SX_RECORDED = sx.load()
+SX_SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "record_struct_extract_eval_parity.py"
+
+
+def test_struct_extract_eval_recording_is_current() -> None:
+    """The recording holds exactly the cases defined now (re-record after changing them),
+    each with the package's outcome."""
+    assert SX_RECORDED["package"] == sx.PACKAGE
+    assert SX_RECORDED["schemas"] == sx.SCHEMAS
+    current = sx.cases()
+    assert current == sx.cases()  # generating them changes nothing shared
+    recorded = [{k: v for k, v in c.items() if k != "expected"} for c in SX_RECORDED["cases"]]
+    assert recorded == current
+    assert all("expected" in c for c in SX_RECORDED["cases"])
+
+
+#: Per group of recorded cases: at least this many scored runs and raised errors.
+SX_GROUPS = {"edge": (200, 150), "schema-error": (1, 6), "generated-1": (150, 50),
+             "generated-2": (150, 50), "odd": (80, 50)}
+
+
+@pytest.mark.parametrize("group", list(SX_GROUPS))
+def test_struct_extract_eval_parity(group: str) -> None:
+    """Every figure compat reports equals the package's, recorded: per record the id,
+    P/R/F1 and (path, status, score) of each field result in order; per run the means,
+    totals and per_field; where the package raised, the error compat raises for it."""
+    tally = Tally(f"struct_extract_eval {group} (recorded)")
+    failures: list[str] = []
+    for case in SX_RECORDED["cases"]:
+        if case["id"].split("/")[0] != group:
+            continue
+        failures += [f"{case['id']} {d}" for d in sx.compare(
+            sx.outcome_ours(case), case["expected"], exact_errors=False)]
+        if "raises" in case["expected"]:
+            tally.raised += 1
+        else:
+            tally.scored += 1
+    assert not failures, "\n".join(failures[:20])
+    scored, raised = SX_GROUPS[group]
+    tally.report(minimum=scored)
+    assert tally.raised >= raised
+
+
+def test_struct_extract_eval_compare_finds_each_difference() -> None:
+    """The comparison the tests and ``--check`` share: a changed score, status, order,
+    id, per_field count or error is a difference; float noise below 1e-9 is not."""
+    case = next(c for c in SX_RECORDED["cases"] if c["id"].startswith("edge/")
+                and "raises" not in c["expected"] and len(c["expected"]["records"][0]["fields"]) > 1)
+    want = case["expected"]
+    assert sx.compare(copy.deepcopy(want), want, exact_errors=True) == []
+
+    def changed(edit: Callable[[dict[str, Any]], None]) -> list[str]:
+        got = copy.deepcopy(want)
+        edit(got)
+        return sx.compare(got, want, exact_errors=True)
+
+    def score(g: dict[str, Any]) -> None:
+        g["records"][0]["fields"][0][2] += 1e-6
+
+    def noise(g: dict[str, Any]) -> None:
+        g["means"][2] += 1e-12
+
+    assert changed(score) and not changed(noise)
+    assert changed(lambda g: g["records"][0]["fields"][0].__setitem__(1, "no such status"))
+    assert changed(lambda g: g["records"][0]["fields"].reverse())
+    assert changed(lambda g: g["records"][0].__setitem__("id", "other"))
+    assert changed(lambda g: g["totals"].__setitem__(1, g["totals"][1] + 1))
+    assert changed(lambda g: g["per_field"].popitem())
+    error = {"raises": {"class": "KeyError", "message": "'id'"}}
+    ours = {"raises": {"class": "CompatInputError", "original": "KeyError", "message": "..."}}
+    assert sx.compare(ours, error, exact_errors=False) == []
+    assert sx.compare({**ours, "raises": {**ours["raises"], "original": "TypeError"}}, error,
+                      exact_errors=False)
+    assert sx.compare(ours, error, exact_errors=True)
+    assert sx.compare(want, error, exact_errors=False)
+
+
+def test_struct_extract_eval_record_script_without_the_package() -> None:
+    """Without the package the script exits 2 and says how to install it."""
+    code = ("import runpy, sys; sys.modules['struct_extract_eval'] = None; "
+            f"sys.argv = [{str(SX_SCRIPT)!r}, '--check']; "
+            f"runpy.run_path({str(SX_SCRIPT)!r}, run_name='__main__')")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert "not on PyPI" in proc.stderr and "6a51aa28" in proc.stderr
+    assert "pip install" in proc.stderr and "Traceback" not in proc.stderr

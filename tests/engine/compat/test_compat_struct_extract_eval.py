@@ -181,3 +181,181 @@ def test_agrees_with_native_outside_the_documented_differences(case: int) -> Non
     assert (ours.mean_precision, ours.mean_recall, ours.mean_f1) == (
         theirs.mean_precision, theirs.mean_recall, theirs.mean_f1)
     assert [statuses(ours, i) for i in range(2)] == [statuses(theirs, i) for i in range(2)]
+
+
+# -- edge cases reproduced (issue 13); tests/engine/compat/test_compat_parity_packages.py
+# checks each kind against the real package where it is installed --------------------------
+
+SHOP = obj(id={"type": "string", "x-eval-skip": True}, name=S,
+           vendor=obj(city=S, geo=obj(lat=N)), tags={"type": "array", "items": S})
+
+
+def results(run: Any, i: int = 0) -> list[tuple[str, str, float]]:
+    return [(r.path, str(r.status), r.score) for r in run.records[i].field_results]
+
+
+def test_a_record_of_another_type_is_one_result_at_the_root() -> None:
+    run = evaluate(["text", ["a"], 1, "text"], ["text", ["a"], True, {"name": "x"}], SHOP)
+    assert [results(run, i) for i in range(4)] == [
+        [("", "match", 1.0)], [("", "match", 1.0)],
+        [("", "match", 1.0)],  # 1 == True: the package compares with ==
+        [("", "mismatch", 0.0)]]
+
+
+def test_a_null_record_expands_into_the_other_sides_fields() -> None:
+    gold = [None, {"id": "a", "name": "x", "vendor": {"city": "y"}, "tags": ["t", "u"]}, None]
+    extracted = [{"id": "b", "name": "x", "vendor": {"city": "y"}, "tags": []}, None, None]
+    run = evaluate(gold, extracted, SHOP)
+    assert results(run, 0) == [("name", "hallucination", 0.0), ("vendor.city", "hallucination", 0.0),
+                               ("tags", "hallucination", 0.0)]
+    assert results(run, 1) == [("name", "omission", 0.0), ("vendor.city", "omission", 0.0),
+                               ("tags[0]", "omission", 0.0), ("tags[1]", "omission", 0.0)]
+    assert results(run, 2) == []
+    assert run.records[2].f1 == 1.0
+
+
+def test_a_container_of_the_wrong_type_is_one_result_equal_only_by_value() -> None:
+    gold = [{"vendor": {"city": "x"}, "tags": ["a"]}, {"vendor": "x", "tags": "a"},
+            {"vendor": 1, "tags": [1]}]
+    extracted = [{"vendor": ["x"], "tags": {"0": "a"}}, {"vendor": {"city": "x"}, "tags": ["a"]},
+                 {"vendor": 1.0, "tags": [True]}]
+    run = evaluate(gold, extracted, SHOP)
+    skipped_id = ("id", "skipped", 0.0)  # listed wherever its object is judged
+    assert results(run, 0) == [skipped_id, ("vendor", "mismatch", 0.0), ("tags", "mismatch", 0.0)]
+    assert results(run, 1) == [skipped_id, ("vendor", "mismatch", 0.0), ("tags", "mismatch", 0.0)]
+    # 1 == 1.0; [1] is a list as the schema says, so its element is judged by `exact`.
+    assert results(run, 2) == [skipped_id, ("vendor", "match", 1.0), ("tags[0]", "mismatch", 0.0)]
+
+
+def test_a_wrong_typed_container_on_one_side_only() -> None:
+    run = evaluate([{"vendor": "x", "tags": "a"}, {}, {"vendor": "x"}, {"vendor": {"city": "x"}}],
+                   [{}, {"vendor": 5, "tags": 5}, {"vendor": None}, {"vendor": []}], SHOP)
+    # Missing key: an object node finds none of its fields in a string, so nothing is
+    # scored; an array node reports the value as one omission or hallucination.
+    skipped_id = ("id", "skipped", 0.0)
+    assert results(run, 0) == [skipped_id, ("tags", "omission", 0.0)]
+    assert results(run, 1) == [skipped_id, ("tags", "hallucination", 0.0)]
+    # Present but null: one result for the value itself.
+    assert results(run, 2) == [skipped_id, ("vendor", "omission", 0.0)]
+    assert results(run, 3) == [skipped_id, ("vendor", "mismatch", 0.0)]
+
+
+def test_an_empty_object_against_a_missing_one_scores_nothing() -> None:
+    gold = [{"vendor": {}}, {}, {"vendor": {}}, {"vendor": {"geo": {}}}, {}, {"tags": []}]
+    extracted = [{}, {"vendor": {}}, {"vendor": None}, {"vendor": {}}, None, {}]
+    run = evaluate(gold, extracted, SHOP)
+    skipped_id = ("id", "skipped", 0.0)
+    assert [results(run, i) for i in range(5)] == [[skipped_id]] * 4 + [[]]
+    assert [r.f1 for r in run.records[:5]] == [1.0] * 5
+    # An empty array is one omission.
+    assert results(run, 5) == [skipped_id, ("tags", "omission", 0.0)]
+    both_empty = evaluate([{"vendor": {}}], [{"vendor": {}}], SHOP)
+    assert results(both_empty) == [skipped_id, ("vendor", "match", 1.0)]
+
+
+def test_a_dotted_property_is_read_from_its_last_segment() -> None:
+    schema = obj(**{"a.b": S, "c.d": obj(e=S)})
+    run = evaluate([{"a.b": "x", "b": "y", "d": {"e": "1"}}],
+                   [{"a.b": "x", "b": "y", "d": {"e": "2"}}], schema)
+    assert results(run) == [("a.b", "match", 1.0), ("c.d.e", "mismatch", 0.0),
+                            ("a.b", "hallucination", 0.0)]
+    assert run.per_field["a.b"].counts.matches == 1
+    assert run.per_field["a.b"].counts.hallucinations == 1
+    assert run.per_field["a.b"].mean_score == 0.5
+
+
+def test_records_pair_by_position_and_ids_only_label_them() -> None:
+    schema = {**SHOP, "x-eval-id": "id"}
+    gold = [{"id": "a", "name": "x"}, {"id": "b", "name": "y"}]
+    extracted = [{"id": "b", "name": "y"}, {"id": "a", "name": "x"}]
+    run = evaluate(gold, extracted, schema)  # x-eval-id is not its key: ignored
+    assert [r.record_id for r in run.records] == [0, 1]
+    assert results(run, 0) == [("id", "skipped", 0.0), ("name", "mismatch", 0.0)]
+    run = evaluate(gold, extracted, schema, id_field="id")
+    assert [r.record_id for r in run.records] == ["a", "b"]
+    assert results(run, 1) == [("id", "skipped", 0.0), ("name", "mismatch", 0.0)]
+
+
+@pytest.mark.parametrize(("gold", "original"), [([{"name": "x"}], "KeyError"),
+                                                (["text"], "TypeError"), ([None], "TypeError")])
+def test_a_gold_record_without_the_id_field_raises_like_the_original(
+        gold: list[Any], original: str) -> None:
+    with pytest.raises(CompatInputError, match="gold record 1 has no id field 'id'") as info:
+        evaluate(gold, [{"name": "x"}], SHOP, id_field="id")
+    assert info.value.original == original
+    assert info.value.record == 0
+
+
+def test_x_eval_threshold_is_not_its_key() -> None:
+    schema = obj(n={**N, "x-eval-threshold": 0.0})
+    assert results(evaluate([{"n": 1}], [{"n": 2}], schema)) == [("n", "mismatch", 0.0)]
+
+
+def test_key_field_results_follow_gold_order_then_first_keys_then_the_rest() -> None:
+    schema = obj(xs={"type": "array", "x-eval-align": {"match_by": "key_field", "key": "k"},
+                     "items": obj(k=S)})
+    run = evaluate([{"xs": [{"k": "a"}, {"k": "z"}, {"k": "b"}]}],
+                   [{"xs": [{"k": "a"}, {"k": "a"}, "x", {"k": "b"}, {"k": "c"}]}], schema)
+    assert results(run) == [
+        ("xs[0].k", "match", 1.0), ("xs[1].k", "omission", 0.0), ("xs[2].k", "match", 1.0),
+        ("xs[-1].k", "hallucination", 0.0),  # {"k": "c"}: the first holder of its key
+        ("xs[-2].k", "hallucination", 0.0)]  # the second {"k": "a"}; "x" holds no field
+    assert run.records[0].field_results[3].extracted == "c"
+
+
+def test_reclassify_nulls_reads_the_compared_values() -> None:
+    from evalschema.compat.struct_extract_eval import NullHandling, reclassify_nulls
+
+    schema = obj(name={**S, "x-eval-transform": ["lowercase"]}, vendor=obj(city=S))
+    gold = [{"name": None, "vendor": {"city": "x"}}, {"vendor": {}}, "text"]
+    extracted = [{"name": "A", "vendor": "x"}, {"vendor": {}}, "text"]
+    run = evaluate(gold, extracted, schema,
+                   post_process=lambda frs: reclassify_nulls(frs, NullHandling()))
+    # A container judged without a comparator has no compared values: both "absent".
+    assert results(run, 0) == [("name", "hallucination", 0.0), ("vendor", "skipped", 0.0)]
+    assert results(run, 1) == [("vendor", "skipped", 0.0)]
+    assert results(run, 2) == [("", "skipped", 0.0)]
+    run = evaluate(gold, extracted, schema, post_process=lambda frs: reclassify_nulls(
+        frs, NullHandling(absent_values=[None], both_absent_skip=False)))
+    assert results(run, 0) == [("name", "hallucination", 0.0), ("vendor", "match", 1.0)]
+
+
+def test_cli_scores_records_of_any_type_and_locates_what_raises(
+        tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from evalschema.cli.main import main
+
+    (tmp_path / "s.json").write_text(json.dumps(SHOP))
+    (tmp_path / "g.jsonl").write_text('{"id": "a", "name": "x"}\n"text"\nnull\n{"vendor": {}}\n')
+    (tmp_path / "x.jsonl").write_text('{"id": "b", "name": "x"}\n"text"\n{"name": "z"}\nnull\n')
+    base = ["eval", str(tmp_path / "s.json"), "--gold", str(tmp_path / "g.jsonl"),
+            "--extracted", str(tmp_path / "x.jsonl"), "--metric", "struct_extract_eval.evaluate"]
+    assert main([*base, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    run = doc["runs"][0] if "runs" in doc else doc
+    assert run["mean_f1"] == pytest.approx((1 + 1 + 0 + 1) / 4)
+    assert run["total_hallucinations"] == 1 and run["total_matches"] == 2
+    assert main([*base, "--id-field", "id"]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'g.jsonl'}:2: gold record 2 has no id field 'id'" in err
+    assert "Traceback" not in err
+
+
+def test_a_container_judged_by_a_comparator_expands_into_its_own_fields_when_one_sided() -> None:
+    schema = obj(any={"type": "object", "x-eval-compare": "exact",
+                      "properties": {"z": S, "w": {"type": "array", "items": N}}},
+                 raw={"type": "array", "x-eval-compare": "exact", "items": obj(q=S)})
+    run = evaluate([{"any": {"z": "x", "w": [1, 2]}, "raw": [{"q": "1"}, 2]},
+                    {"any": {"z": "x"}, "raw": [{"q": "1"}]}],
+                   [{}, {"any": {"z": "x"}, "raw": [{"q": 1}]}], schema)
+    assert results(run, 0) == [("any.z", "omission", 0.0), ("any.w[0]", "omission", 0.0),
+                               ("any.w[1]", "omission", 0.0), ("raw[0].q", "omission", 0.0)]
+    assert results(run, 1) == [("any", "match", 1.0), ("raw", "mismatch", 0.0)]  # judged whole
+
+
+def test_the_fields_of_a_container_judged_by_a_comparator_are_checked_too() -> None:
+    schema = obj(any={"type": "object", "x-eval-compare": "exact",
+                      "properties": {"z": {"type": "string"}}})
+    with pytest.raises(SchemaError, match="/properties/any/properties/z"):
+        evaluate([{"any": {}}], [{"any": {}}], schema)
