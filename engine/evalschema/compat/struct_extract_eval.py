@@ -9,6 +9,7 @@ required on every leaf, and unknown ``x-eval-*`` keys only tolerated.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 from evalschema.compat.errors import CompatInputError
 from evalschema.errors import SchemaError
 from evalschema.policy import STRUCT_EXTRACT_EVAL
-from evalschema.results import FieldResult, RunResult
+from evalschema.results import Counts, FieldAggregation, FieldResult, RecordResult, RunResult
 from evalschema.rules.builtins import builtin_registry
 from evalschema.rules.registry import ComparatorDef, Compare, CompareTypeError, Registry
 from evalschema.run.accumulator import RunAccumulator
@@ -65,6 +66,32 @@ def compat_registry() -> Registry:
     return reg
 
 
+class SeedCounts(Counts):
+    """Counts with struct_extract_eval's figures: an empty denominator gives 1.0 and
+    nothing judged gives F1 1.0, where the native engine says undefined (None)."""
+
+    __slots__ = ()
+
+    def metrics(self) -> tuple[float, float, float, float]:
+        p, r, f1, w = Counts.metrics(self)
+        return (1.0 if p is None else p, 1.0 if r is None else r,
+                1.0 if f1 is None else f1, 1.0 if w is None else w)
+
+
+class _SeedAccumulator(RunAccumulator):
+    """A run accumulated with ``SeedCounts``: its records, fields, totals and means."""
+
+    def add(self, record: RecordResult, *, counted: bool = True) -> None:
+        super().add(record._replace(counts=SeedCounts(*record.counts)), counted=counted)
+
+    def result(self) -> RunResult:
+        run = super().result()
+        return dataclasses.replace(
+            run, totals=SeedCounts(*run.totals),
+            per_field={k: FieldAggregation(k, SeedCounts(*a.counts))
+                       for k, a in run.per_field.items()})
+
+
 def _key_by_instance_path(results: list[FieldResult]) -> list[FieldResult]:
     return [r._replace(field=r.path) for r in results]
 
@@ -93,7 +120,7 @@ def evaluate(gold: Sequence[Any], extracted: Sequence[Any], schema: Any, *,
     pps.append(_key_by_instance_path)
     evaluator = Evaluator(check.root, id_field or check.root.id_field, pps,
                           policy=STRUCT_EXTRACT_EVAL)
-    acc = RunAccumulator()
+    acc = _SeedAccumulator()
     try:
         for _ in iter_evaluate(gold, extracted, evaluator, acc):
             pass
