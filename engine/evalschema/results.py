@@ -358,6 +358,9 @@ class Undefined(NamedTuple):
         return self._asdict()
 
 
+_NONE_UNDEFINED = Undefined()
+
+
 @dataclass(frozen=True, slots=True)
 class RunResult:
     """A whole run: records, macro and micro metrics, and per-field aggregates.
@@ -373,7 +376,7 @@ class RunResult:
     mean_f1: float | None
     mean_weighted_score: float | None
     total_records: int
-    undefined: Undefined = Undefined()
+    undefined: Undefined = _NONE_UNDEFINED
 
     @property
     def micro_precision(self) -> float | None:

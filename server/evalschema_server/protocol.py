@@ -43,12 +43,13 @@ class CommandArgs(TypedDict, total=False):
 
 
 class Figures(TypedDict):
-    """A run's figures: precision, recall and F1 macro (mean over records), F1 micro."""
+    """A run's figures: precision, recall and F1 macro (mean over records), F1 micro.
+    null when undefined (nothing was judged for it; docs/metrics.md): shown as "—"."""
 
-    precision: float
-    recall: float
-    f1: float
-    micro_f1: float
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    micro_f1: float | None
 
 
 class RunSummary(Figures):
@@ -104,9 +105,12 @@ class WorstExample(TypedDict):
 
 class FieldRow(TypedDict):
     field: str
-    precision: float
-    recall: float
-    f1: float
+    #: null when undefined (nothing extracted, nothing in gold, nothing judged): "—".
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    #: Results skipped (x-eval-skip, both sides null): a field only skipped shows "skipped".
+    skipped: int
     matches: int
     mismatches: int
     omissions: int

@@ -22,34 +22,50 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
 }
 
-export function formatScore(x: number): string {
-  return Number.isFinite(x) ? x.toFixed(3) : "–";
+/** The text for an undefined figure (null: nothing was judged for it; never 1.0). */
+export const UNDEFINED = "—";
+
+export function formatScore(x: number | null): string {
+  return x !== null && Number.isFinite(x) ? x.toFixed(3) : UNDEFINED;
+}
+
+/** A field's F1 cell: "skipped" when every result was skipped, "—" when otherwise undefined. */
+export function formatF1(row: FieldRow): string {
+  const judged = row.matches + row.mismatches + row.omissions + row.hallucinations;
+  return row.f1 === null && row.skipped > 0 && judged === 0 ? "skipped" : formatScore(row.f1);
+}
+
+/** Compare two figures, an undefined one after every defined one (whatever the direction). */
+function compareFigures(a: number | null, b: number | null, sign: number): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
+  return sign * (a - b);
 }
 
 /** Stable sort; ties broken by field name so the order never depends on the server's. */
 export function sortRows(rows: readonly FieldRow[], key: SortKey, dir: SortDir): FieldRow[] {
   const sign = dir === "asc" ? 1 : -1;
   return [...rows].sort((a, b) => {
-    const c = key === "field" ? a.field.localeCompare(b.field) : a[key] - b[key];
-    return c !== 0 ? sign * c : a.field.localeCompare(b.field);
+    const c = key === "field" ? sign * a.field.localeCompare(b.field) : compareFigures(a[key], b[key], sign);
+    return c !== 0 ? c : a.field.localeCompare(b.field);
   });
 }
 
-/** Theme colour class of an F1: good, fair or poor. */
-export function grade(f1: number): "good" | "fair" | "poor" {
+/** Theme colour class of an F1: good, fair or poor; "undefined" when nothing was judged. */
+export function grade(f1: number | null): "good" | "fair" | "poor" | "undefined" {
+  if (f1 === null) return "undefined";
   return f1 >= 0.9 ? "good" : f1 >= 0.7 ? "fair" : "poor";
 }
 
 function renderRow(row: FieldRow): string {
-  const pct = Math.max(0, Math.min(100, row.f1 * 100));
-  const data = COLUMNS.map((c) => `data-${c.key}="${escapeHtml(String(row[c.key]))}"`).join(" ");
+  const pct = row.f1 === null ? 0 : Math.max(0, Math.min(100, row.f1 * 100));
+  const data = COLUMNS.map((c) => `data-${c.key}="${escapeHtml(String(row[c.key] ?? ""))}"`).join(" ");
   const open = row.worst
     ? ` class="has-worst" tabindex="0" title="Open the worst example of ${escapeHtml(row.field)}" data-uri="${escapeHtml(row.worst.uri)}" data-range="${escapeHtml(JSON.stringify(row.worst.range))}"`
     : "";
   return (
     `<tr ${data}${open}>` +
     `<td class="field"><code>${escapeHtml(row.field)}</code></td>` +
-    `<td class="num f1"><span class="bar ${grade(row.f1)}"><span class="fill" data-w="${pct.toFixed(1)}"></span></span>${formatScore(row.f1)}</td>` +
+    `<td class="num f1"><span class="bar ${grade(row.f1)}"><span class="fill" data-w="${pct.toFixed(1)}"></span></span>${formatF1(row)}</td>` +
     `<td class="num">${formatScore(row.precision)}</td>` +
     `<td class="num">${formatScore(row.recall)}</td>` +
     `<td class="num">${row.matches}</td>` +
@@ -126,6 +142,7 @@ h2 { font-size: 1.1em; font-weight: 600; margin: 20px 0 2px; }
 .good { color: var(--vscode-charts-green, var(--vscode-testing-iconPassed)); }
 .fair { color: var(--vscode-charts-yellow, var(--vscode-editorWarning-foreground)); }
 .poor { color: var(--vscode-charts-red, var(--vscode-errorForeground)); }
+.undefined { color: var(--vscode-descriptionForeground); }
 table.fields { border-collapse: collapse; width: 100%; }
 th, td { padding: 3px 8px; text-align: left; border-bottom: 1px solid var(--vscode-editorWidget-border, var(--vscode-panel-border)); white-space: nowrap; }
 th button { all: unset; cursor: pointer; font-weight: 600; }
@@ -165,8 +182,10 @@ for (const table of document.querySelectorAll('table.fields')) {
       const sign = dir === 'ascending' ? 1 : -1;
       rows.sort((a, b) => {
         const x = a.dataset[key], y = b.dataset[key];
-        const c = numeric.has(key) ? Number(x) - Number(y) : x.localeCompare(y);
-        return c !== 0 ? sign * c : a.dataset.field.localeCompare(b.dataset.field);
+        // An undefined figure (empty) sorts after every defined one, either way.
+        const c = !numeric.has(key) ? sign * x.localeCompare(y)
+          : x === '' || y === '' ? (x === y ? 0 : x === '' ? 1 : -1) : sign * (Number(x) - Number(y));
+        return c !== 0 ? c : a.dataset.field.localeCompare(b.dataset.field);
       });
       for (const row of rows) tbody.appendChild(row);
     });

@@ -198,8 +198,8 @@ def _tally(records: Sequence[RecordResult], units: dict[Any, int],
         if key is None:
             continue
         u = units[key]
-        p, r, f1, _ = rec.counts.metrics()
-        rec_stats[u] = (*_defined(p), *_defined(r), *_defined(f1))
+        prec, rec_recall, f1, _ = rec.counts.metrics()
+        rec_stats[u] = (*_defined(prec), *_defined(rec_recall), *_defined(f1))
         row = x[u]
         for r in rec.field_results:
             st = r.status

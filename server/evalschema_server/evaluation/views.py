@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evalschema.report.figures import f1_figure, figure
 from evalschema.results import Counts, FieldResult, RunResult, Status
 from evalschema.safetext import finite
 
@@ -179,7 +180,7 @@ def report(outcome: SuiteOutcome, to_uri: ToUri, worst: Callable[[RunOutcome, st
         for name, agg in sorted(r.result.per_field.items()):
             c = agg.counts
             rows.append({"field": name, "precision": c.precision, "recall": c.recall,
-                         "f1": c.f1, "matches": c.matches, "mismatches": c.mismatches,
+                         "f1": c.f1, "skipped": c.skipped, "matches": c.matches, "mismatches": c.mismatches,
                          "omissions": c.omissions, "hallucinations": c.hallucinations,
                          "invented": agg.invented, "worst": worst(r, name)})
         runs.append({"extracted": to_uri(r.path), "label": r.label,
@@ -210,7 +211,8 @@ def worst_example(run: RunOutcome, field: str) -> tuple[ScoredRecord, FieldResul
 
 def field_line(counts: Counts) -> str:
     c = counts
-    return (f"P {c.precision:.2f} · R {c.recall:.2f} · F1 {c.f1:.2f} · ✓{c.matches} "
+    return (f"P {figure(c.precision, 2)} · R {figure(c.recall, 2)} · "
+            f"F1 {f1_figure(c, c.f1, 2)} · ✓{c.matches} "
             f"≠{c.mismatches} ∅{c.omissions} +{c.hallucinations}")
 
 
@@ -222,7 +224,8 @@ def field_runs(outcomes: Iterable[SuiteOutcome], field: str
 
 
 def field_hover(outcomes: Iterable[SuiteOutcome], field: str) -> str | None:
-    rows = [f"| {o.suite.name} · {r.label} | {c.precision:.3f} | {c.recall:.3f} | {c.f1:.3f} | "
+    rows = [f"| {o.suite.name} · {r.label} | {figure(c.precision)} | {figure(c.recall)} | "
+            f"{f1_figure(c, c.f1)} | "
             f"{c.matches} | {c.mismatches} | {c.omissions} | {c.hallucinations} |"
             for o, r, c in field_runs(outcomes, field)]
     if not rows:

@@ -58,12 +58,12 @@ export interface CommandArgs {
   runs?: string[];
 }
 
-/** A run's figures: precision, recall and F1 macro (mean over records), F1 micro. */
+/** A run's figures: precision, recall and F1 macro (mean over records), F1 micro. null when undefined (nothing was judged for it; docs/metrics.md): shown as "—". */
 export interface Figures {
-  precision: number;
-  recall: number;
-  f1: number;
-  micro_f1: number;
+  precision: number | null;
+  recall: number | null;
+  f1: number | null;
+  micro_f1: number | null;
 }
 
 export interface RunSummary extends Figures {
@@ -116,9 +116,12 @@ export interface WorstExample {
 
 export interface FieldRow {
   field: string;
-  precision: number;
-  recall: number;
-  f1: number;
+  /** null when undefined (nothing extracted, nothing in gold, nothing judged): "—". */
+  precision: number | null;
+  recall: number | null;
+  f1: number | null;
+  /** Results skipped (x-eval-skip, both sides null): a field only skipped shows "skipped". */
+  skipped: number;
   matches: number;
   mismatches: number;
   omissions: number;
