@@ -358,7 +358,52 @@ class Undefined(NamedTuple):
         return self._asdict()
 
 
+class Coverage(NamedTuple):
+    """How much of the gold the schema judges.
+
+    ``judged`` gold values were judged (matched, mismatched or omitted); ``off_schema``
+    gold values sit under keys no schema node covers, tallied by pointer pattern in
+    ``keys`` (most values first). Values under ``x-eval-skip`` nodes are in neither: the
+    schema names them and chose to skip them.
+    """
+
+    judged: int = 0
+    off_schema: int = 0
+    keys: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def share(self) -> float | None:
+        """The share of gold values the schema judges; None when gold had no value."""
+        total = self.judged + self.off_schema
+        return self.judged / total if total else None
+
+    @classmethod
+    def of(cls, judged: int, tally: dict[str, int]) -> Coverage:
+        keys = tuple(sorted(tally.items(), key=lambda kv: (-kv[1], kv[0])))
+        return cls(judged, sum(tally.values()), keys)
+
+    def describe(self, top: int = 5) -> str:
+        """"gold coverage 38.0% (1,204 of 3,170 values); not in the schema: /events
+        (1,966), …" — one line for tables and summaries."""
+        share = self.share
+        if share is None:
+            return "gold coverage —: gold had no value"
+        text = (f"gold coverage {share:.1%} ({self.judged:,} of {self.judged + self.off_schema:,}"
+                " values)")
+        if self.keys:
+            shown = ", ".join(f"{k} ({n:,})" for k, n in self.keys[:top])
+            more = f", … {len(self.keys) - top} more" if len(self.keys) > top else ""
+            text += f"; not in the schema: {shown}{more}"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"share": self.share, "judged_values": self.judged,
+                "off_schema_values": self.off_schema,
+                "off_schema_keys": [{"pointer": k, "values": n} for k, n in self.keys]}
+
+
 _NONE_UNDEFINED = Undefined()
+_NO_COVERAGE = Coverage()
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,6 +422,8 @@ class RunResult:
     mean_weighted_score: float | None
     total_records: int
     undefined: Undefined = _NONE_UNDEFINED
+    #: How much of the gold the schema judges (``Coverage``).
+    coverage: Coverage = _NO_COVERAGE
 
     @property
     def micro_precision(self) -> float | None:
@@ -437,6 +484,7 @@ class RunResult:
             "micro_recall": self.micro_recall,
             "micro_f1": self.micro_f1,
             "undefined_records": self.undefined.to_dict(),
+            "coverage": self.coverage.to_dict(),
             "per_field": {k: v.to_dict() for k, v in self.per_field.items()},
         }
         if include_records:

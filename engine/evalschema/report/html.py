@@ -252,7 +252,7 @@ def _run_section(rep: RunReport, anchor: str, worst: int) -> str:
     parts.append(_status_stack({"match": t.matches, "mismatch": t.mismatches,
                                 "omission": t.omissions, "hallucination": t.hallucinations,
                                 "error": t.errors, "skipped": t.skipped}))
-    notes = []
+    notes = [run.coverage.describe()]
     if (undefined := undefined_note(run)) is not None:
         notes.append(undefined)
     if rep.repaired_count:

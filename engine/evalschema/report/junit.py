@@ -90,7 +90,9 @@ def runs_junit(reports: Sequence[RunReport]) -> str:
                            ("mean_f1", figure(run.mean_f1, 6)),
                            ("micro_f1", figure(run.micro_f1, 6)),
                            ("mean_precision", figure(run.mean_precision, 6)),
-                           ("mean_recall", figure(run.mean_recall, 6))):
+                           ("mean_recall", figure(run.mean_recall, 6)),
+                           ("gold_coverage", figure(run.coverage.share, 6)),
+                           ("gold_off_schema_keys", " ".join(k for k, _ in run.coverage.keys))):
             ET.SubElement(props, "property", name=key, value=_x(value))
         suite.extend(cases)
         total += len(cases)

@@ -24,6 +24,10 @@ def code(text: str) -> str:
     return f"{fence}{pad}{s}{pad}{fence}"
 
 
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + "."
+
+
 def run_markdown(report: RunReport, *, sort: str = "schema", level: int = 2) -> str:
     run, t = report.run, report.run.totals
     h = "#" * level
@@ -37,7 +41,8 @@ def run_markdown(report: RunReport, *, sort: str = "schema", level: int = 2) -> 
         f"F1 **{figure(run.mean_f1, 4)}** (macro), {figure(run.micro_f1, 4)} (micro); "
         f"precision {figure(run.mean_precision, 4)}, recall {figure(run.mean_recall, 4)}, "
         f"weighted score {figure(run.mean_weighted_score, 4)}."
-        + (f" {note.capitalize()}." if (note := undefined_note(run)) else ""), "",
+        + (f" {_sentence(note)}" if (note := undefined_note(run)) else ""), "",
+        _sentence(cell(run.coverage.describe())), "",
         "| match | mismatch | omission | hallucination | skipped | error |",
         "|---:|---:|---:|---:|---:|---:|",
         f"| {t.matches} | {t.mismatches} | {t.omissions} | {t.hallucinations} | {t.skipped} "

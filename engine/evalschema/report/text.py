@@ -45,6 +45,7 @@ def summary_lines(run: RunResult, label: str = "", *, repaired: int | None = Non
     note = undefined_note(run)
     if note:
         lines.append(f"  {note}")
+    lines.append(f"  {one_line(run.coverage.describe())}")
     if repaired is None:
         repaired = sum(1 for r in run.records if r.repaired)
     if problems is None:

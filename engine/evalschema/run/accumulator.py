@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from evalschema.results import (
     Counts,
+    Coverage,
     FieldAggregation,
     FieldResult,
     RecordResult,
@@ -38,6 +39,8 @@ class RunAccumulator:
     n_r: int = 0
     n_f1: int = 0
     n_w: int = 0
+    #: Gold values under keys no schema node covers, by pointer pattern (``schema.coverage``).
+    off_schema: dict[str, int] = field(default_factory=dict)
 
     def tally(self, results: Sequence[FieldResult]) -> Counts:
         """Fold one record's results into the per-field tallies; return the record's counts."""
@@ -85,6 +88,8 @@ class RunAccumulator:
         self.n_r += other.n_r
         self.n_f1 += other.n_f1
         self.n_w += other.n_w
+        for k, v in other.off_schema.items():
+            self.off_schema[k] = self.off_schema.get(k, 0) + v
 
     def copy(self, *, records: bool = True) -> RunAccumulator:
         """An independent copy of the sums, to resume from later (the language server
@@ -94,7 +99,7 @@ class RunAccumulator:
         return RunAccumulator({k: list(t) for k, t in self.per_field.items()},
                               list(self.records) if records else [], self.keep_records,
                               self.n, self.sum_p, self.sum_r, self.sum_f1, self.sum_w,
-                              self.n_p, self.n_r, self.n_f1, self.n_w)
+                              self.n_p, self.n_r, self.n_f1, self.n_w, dict(self.off_schema))
 
     def merge(self, other: RunAccumulator) -> RunAccumulator:
         out = RunAccumulator(keep_records=self.keep_records and other.keep_records)
@@ -109,6 +114,9 @@ class RunAccumulator:
         out.sum_f1, out.sum_w = self.sum_f1 + other.sum_f1, self.sum_w + other.sum_w
         out.n_p, out.n_r = self.n_p + other.n_p, self.n_r + other.n_r
         out.n_f1, out.n_w = self.n_f1 + other.n_f1, self.n_w + other.n_w
+        out.off_schema = dict(self.off_schema)
+        for k, v in other.off_schema.items():
+            out.off_schema[k] = out.off_schema.get(k, 0) + v
         return out
 
     def result(self) -> RunResult:
@@ -128,5 +136,7 @@ class RunAccumulator:
             mean_weighted_score=self.sum_w / self.n_w if self.n_w else None,
             total_records=n,
             undefined=Undefined(n - self.n_p, n - self.n_r, n - self.n_f1, n - self.n_w),
+            coverage=Coverage.of(totals.matches + totals.mismatches + totals.omissions,
+                                 self.off_schema),
         )
 
