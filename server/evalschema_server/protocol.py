@@ -52,7 +52,24 @@ class Figures(TypedDict):
     micro_f1: float | None
 
 
-class RunSummary(Figures):
+class OffSchemaKey(TypedDict):
+    """Gold values under a key no schema node covers (never scored)."""
+
+    #: A JSON Pointer pattern into the gold records, array indices as ``*``: ``/results/*/split``.
+    pointer: str
+    values: int
+
+
+class CoverageFigures(TypedDict):
+    """How much of the gold the schema judges."""
+
+    #: The share of gold values the schema judges (null: gold had no value).
+    coverage: float | None
+    #: The gold keys no schema node covers, most values first (the first 10).
+    off_schema: list[OffSchemaKey]
+
+
+class RunSummary(Figures, CoverageFigures):
     #: The URI of the run's extracted file.
     extracted: str
     label: str

@@ -46,6 +46,8 @@ export function readRunSummary(v: unknown): RunSummary | undefined {
     recall: figure(v.recall),
     f1: figure(v.f1),
     micro_f1: figure(v.micro_f1),
+    coverage: figure(v.coverage),
+    off_schema: Array.isArray(v.off_schema) ? v.off_schema.filter(isObject).filter((k) => typeof k.pointer === "string").map((k) => ({ pointer: str(k.pointer), values: num(k.values) })) : [],
   };
 }
 

@@ -2,7 +2,7 @@
 // mismatches, omissions, hallucinations), sortable by any column, worst F1 first; a click on a
 // field opens its worst example. Pure (strings in, string out), so it is unit-tested; colours
 // come from the editor theme's CSS variables.
-import type { FieldRow, RunReport, SuiteReport } from "./protocol";
+import type { FieldRow, RunReport, RunSummary, SuiteReport } from "./protocol";
 
 export type SortKey = "field" | "precision" | "recall" | "f1" | "matches" | "mismatches" | "omissions" | "hallucinations";
 export type SortDir = "asc" | "desc";
@@ -27,6 +27,14 @@ export const UNDEFINED = "—";
 
 export function formatScore(x: number | null): string {
   return x !== null && Number.isFinite(x) ? x.toFixed(3) : UNDEFINED;
+}
+
+/** How much of the gold the schema judges, and the gold keys it never scores. */
+export function formatCoverage(run: RunSummary): string {
+  if (run.coverage === null) return "gold coverage —";
+  const text = `gold coverage ${(run.coverage * 100).toFixed(1)}%`;
+  if (!run.off_schema.length) return text;
+  return `${text} · not in the schema: ${run.off_schema.slice(0, 5).map((k) => `${k.pointer} (${k.values})`).join(", ")}`;
 }
 
 /** A field's F1 cell: "skipped" when every result was skipped, "—" when otherwise undefined. */
@@ -89,6 +97,7 @@ export function renderRun(run: RunReport, suite: string, sort: { key: SortKey; d
     `<h2>${escapeHtml(run.label)}</h2>\n` +
     `<p class="summary"><span class="big ${grade(run.f1)}">F1 ${formatScore(run.f1)}</span> macro · ${formatScore(run.micro_f1)} micro · ` +
     `precision ${formatScore(run.precision)} · recall ${formatScore(run.recall)} · ${run.records} records</p>\n` +
+    `<p class="coverage${run.off_schema.length ? " partial" : ""}">${escapeHtml(formatCoverage(run))}</p>\n` +
     `<table class="fields"><thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table>\n` +
     renderInvented(run.fields.filter((f) => f.invented)) +
     `</section>`
@@ -139,6 +148,8 @@ h2 { font-size: 1.1em; font-weight: 600; margin: 20px 0 2px; }
 .toolbar button:hover { background: var(--vscode-button-hoverBackground); }
 .summary { color: var(--vscode-descriptionForeground); margin: 2px 0 8px; }
 .summary .big { font-weight: 600; font-size: 1.1em; }
+.coverage { color: var(--vscode-descriptionForeground); margin: 0 0 8px; }
+.coverage.partial { color: var(--vscode-editorWarning-foreground); }
 .good { color: var(--vscode-charts-green, var(--vscode-testing-iconPassed)); }
 .fair { color: var(--vscode-charts-yellow, var(--vscode-editorWarning-foreground)); }
 .poor { color: var(--vscode-charts-red, var(--vscode-errorForeground)); }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { FieldRow, RunReport, SuiteReport } from "../src/protocol";
 import { readSuiteReports } from "../src/protocol";
-import { COLUMNS, escapeHtml, formatScore, grade, renderReport, renderRun, sortRows } from "../src/report";
+import { COLUMNS, escapeHtml, formatCoverage, formatScore, grade, renderReport, renderRun, sortRows } from "../src/report";
 
 function row(field: string, f1: number, extra: Partial<FieldRow> = {}): FieldRow {
   return { field, precision: f1, recall: f1, f1, skipped: 0, matches: Math.round(f1 * 100), mismatches: 3, omissions: 2, hallucinations: 1, invented: false, worst: null, ...extra };
@@ -18,6 +18,8 @@ const run: RunReport = {
   recall: 0.914,
   f1: 0.9151,
   micro_f1: 0.9138,
+  coverage: 1,
+  off_schema: [],
   fields: [
     row("vendor.name", 0.941, { worst: worstAt("file:///w/invoices.model-a.extracted.jsonl") }),
     row("total", 0.759),
@@ -147,4 +149,13 @@ test("undefined figures (null) render as — and a field only skipped as skipped
   }
   const [read] = readSuiteReports({ suites: [{ ...suite, runs: [{ ...undef }] }] });
   assert.deepEqual(read?.runs[0], undef, "null survives the tolerant reader");
+});
+
+test("the run's gold coverage is shown, with the gold keys no schema node covers", () => {
+  assert.match(renderRun(run, "s"), /<p class="coverage">gold coverage 100\.0%<\/p>/);
+  const partial: RunReport = { ...run, coverage: 0.015, off_schema: [{ pointer: "/events<x>", values: 66 }] };
+  assert.match(renderRun(partial, "s"), /<p class="coverage partial">gold coverage 1\.5% · not in the schema: \/events&lt;x&gt; \(66\)<\/p>/);
+  assert.equal(formatCoverage({ ...run, coverage: null }), "gold coverage —");
+  const [read] = readSuiteReports({ suites: [{ ...suite, runs: [{ ...partial, off_schema: [{ pointer: "/a", values: 2 }, { nopointer: 1 }, "x"] }] }] });
+  assert.deepEqual(read?.runs[0]?.off_schema, [{ pointer: "/a", values: 2 }]);
 });

@@ -15,6 +15,7 @@ from evalschema.results import Counts, FieldResult, RunResult, Status
 from evalschema.safetext import finite
 
 from ..protocol import (
+    CoverageFigures,
     FieldRow,
     Figures,
     RunReport,
@@ -28,6 +29,8 @@ from .locate import RecordLocator, Span
 from .runner import RunOutcome, ScoredRecord, SuiteOutcome
 
 ToUri = Callable[[Path], str]
+#: Off-schema gold keys a run summary lists.
+_OFF_SCHEMA_KEYS = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,10 +165,17 @@ def figures(result: RunResult) -> Figures:
             "f1": result.mean_f1, "micro_f1": result.micro_f1}
 
 
+def coverage(result: RunResult) -> CoverageFigures:
+    c = result.coverage
+    return {"coverage": c.share,
+            "off_schema": [{"pointer": k, "values": n} for k, n in c.keys[:_OFF_SCHEMA_KEYS]]}
+
+
 def summary(outcome: SuiteOutcome, to_uri: ToUri) -> SuiteSummary:
     return {"name": outcome.suite.name, "key": outcome.suite.key,
             "runs": [{"extracted": to_uri(r.path), "label": r.label,
-                      "records": r.result.total_records, **figures(r.result)}
+                      "records": r.result.total_records, **figures(r.result),
+                      **coverage(r.result)}
                      for r in outcome.runs],
             "problems": len(outcome.issues) + len(outcome.schema_problems)}
 
@@ -184,7 +194,8 @@ def report(outcome: SuiteOutcome, to_uri: ToUri, worst: Callable[[RunOutcome, st
                          "omissions": c.omissions, "hallucinations": c.hallucinations,
                          "invented": agg.invented, "worst": worst(r, name)})
         runs.append({"extracted": to_uri(r.path), "label": r.label,
-                     "records": r.result.total_records, **figures(r.result), "fields": rows,
+                     "records": r.result.total_records, **figures(r.result),
+                     **coverage(r.result), "fields": rows,
                      "result": finite(r.result.to_dict())})  # no bare NaN on the wire
     return {"name": cfg.name, "key": outcome.suite.key, "schema": to_uri(cfg.schema),
             "gold": to_uri(cfg.gold), "runs": runs,

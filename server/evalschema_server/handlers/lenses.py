@@ -41,7 +41,9 @@ def code_lenses(ls: EvalSchemaServer, uri: str) -> list[types.CodeLens]:
             r = run.result
             out.append(types.CodeLens(top, types.Command(
                 f"{suite.name} · {run.label}: P {figure(r.mean_precision)} · "
-                f"R {figure(r.mean_recall)} · F1 {figure(r.mean_f1)} ({r.total_records} records)",
+                f"R {figure(r.mean_recall)} · F1 {figure(r.mean_f1)} ({r.total_records} records)"
+                + (f" · gold coverage {share:.0%}" if (share := r.coverage.share) is not None
+                   and share < 1 else ""),
                 PREFIX + "showReport", arguments=args)))
         running = suite.key in ls.evaluation.scheduler.active
         out.append(types.CodeLens(top, types.Command(

@@ -66,7 +66,30 @@ export interface Figures {
   micro_f1: number | null;
 }
 
-export interface RunSummary extends Figures {
+/** Gold values under a key no schema node covers (never scored). */
+export interface OffSchemaKey {
+  /** A JSON Pointer pattern into the gold records, array indices as ``*``: ``/results/*\/split``. */
+  pointer: string;
+  values: number;
+}
+
+/** How much of the gold the schema judges. */
+export interface CoverageFigures {
+  /** The share of gold values the schema judges (null: gold had no value). */
+  coverage: number | null;
+  /** The gold keys no schema node covers, most values first (the first 10). */
+  off_schema: OffSchemaKey[];
+}
+
+export interface RunSummary {
+  precision: number | null;
+  recall: number | null;
+  f1: number | null;
+  micro_f1: number | null;
+  /** The share of gold values the schema judges (null: gold had no value). */
+  coverage: number | null;
+  /** The gold keys no schema node covers, most values first (the first 10). */
+  off_schema: OffSchemaKey[];
   /** The URI of the run's extracted file. */
   extracted: string;
   label: string;
