@@ -44,8 +44,70 @@ def _one(value: Any, tally: dict[str, int]) -> int:
     return 0 if value is None else 1
 
 
-def off_schema(node: SchemaNode, count_judged: bool = False, pattern: str = "") -> Walker:
-    """A walker for gold values of ``node`` (see the module docstring)."""
+def off_schema(node: SchemaNode, count_judged: bool = False) -> Walker:
+    """A walker for gold values of ``node`` (see the module docstring): compiled into one
+    function without calls when it only tallies (the per-record path of every run)."""
+    if count_judged:
+        return _walker(node, True, "")
+    return _compile(node) if _descends(node) else _none
+
+
+def _descends(node: SchemaNode) -> bool:
+    """The walker has something to check below ``node``: an object (its keys), or an array
+    whose items have."""
+    if node.skip:
+        return False
+    if node.kind == "object":
+        return node.closed
+    return node.kind == "array" and node.items is not None and _descends(node.items)
+
+
+#: Nested blocks a compiled walker may open (Python allows 20); deeper is called.
+_MAX_BLOCKS = 16
+
+
+def _compile(root: SchemaNode) -> Walker:
+    """``_walker(root)``, unrolled into the source of one function (objects and arrays as
+    nested ``if``/``for`` blocks), compiled once per schema. Names, key sets and patterns
+    reach it as constants of its namespace, never as source text."""
+    ns: dict[str, Any] = {"_extras": _extras}
+    lines = ["def walk(value, tally):"]
+
+    def const(value: Any) -> str:
+        name = f"c{len(ns)}"
+        ns[name] = value
+        return name
+
+    def emit(node: SchemaNode, var: str, pattern: str, pad: str, blocks: int) -> None:
+        if blocks + 2 > _MAX_BLOCKS:
+            lines.append(f"{pad}{const(_walker(node, False, pattern))}({var}, tally)")
+            return
+        if node.kind == "object":
+            known = const(frozenset(node.child_map))
+            lines.append(f"{pad}if type({var}) is dict:")
+            lines.append(f"{pad}    if not {var}.keys() <= {known}:")
+            lines.append(f"{pad}        _extras({var}, {known}, {const(pattern)}, tally)")
+            for c in node.children:
+                if _descends(c):
+                    sub = f"v{len(lines)}"
+                    lines.append(f"{pad}    {sub} = {var}.get({const(c.name)})")
+                    emit(c, sub, pattern + "/" + escape(c.name or ""), pad + "    ", blocks + 1)
+            return
+        assert node.items is not None
+        item = f"v{len(lines)}"
+        lines.append(f"{pad}if type({var}) is list:")
+        lines.append(f"{pad}    for {item} in {var}:")
+        emit(node.items, item, pattern + "/*", pad + "        ", blocks + 2)
+
+    emit(root, "value", "", "    ", 1)
+    lines.append("    return 0")
+    exec(compile("\n".join(lines), "<evalschema.schema.coverage>", "exec"), ns)
+    walk: Walker = ns["walk"]
+    return walk
+
+
+def _walker(node: SchemaNode, count_judged: bool, pattern: str) -> Walker:
+    """A walker for gold values of ``node``, of closures (one call per container)."""
     if node.skip:
         return _none
     if node.kind == "array" and node.items is not None:
@@ -56,35 +118,70 @@ def off_schema(node: SchemaNode, count_judged: bool = False, pattern: str = "") 
     return _one if count_judged and node.kind == "leaf" else _none
 
 
+def _extras(value: dict[str, Any], known: frozenset[str], pattern: str,
+            tally: dict[str, int]) -> None:
+    """Tally the keys of ``value`` outside ``known`` (off the hot path: only when some are)."""
+    for k, v in value.items():
+        if k not in known:
+            key = pattern + "/" + escape(k)
+            tally[key] = tally.get(key, 0) + values_below(v)
+
+
+def _flat(node: SchemaNode) -> bool:
+    """An object of leaves only: checked inline by its parent, without a call."""
+    return node.kind == "object" and node.closed and not node.skip and all(
+        c.kind == "leaf" or c.skip for c in node.children)
+
+
 def _array(items: SchemaNode, count_judged: bool, pattern: str) -> Walker:
-    each = off_schema(items, count_judged, pattern)
+    if not count_judged and _flat(items):
+        known = frozenset(items.child_map)
+
+        def flat_items(value: Any, tally: dict[str, int]) -> int:
+            if type(value) is list:
+                for v in value:
+                    if type(v) is dict and not v.keys() <= known:
+                        _extras(v, known, pattern, tally)
+            return 0
+
+        return flat_items
+    each = _walker(items, count_judged, pattern)
     if each is _none:
         return _none
 
     def walk(value: Any, tally: dict[str, int]) -> int:
-        if type(value) is not list:
-            return 0
-        return sum(each(v, tally) for v in value)
+        n = 0
+        if type(value) is list:
+            for v in value:
+                n += each(v, tally)
+        return n
 
     return walk
 
 
 def _object(node: SchemaNode, count_judged: bool, pattern: str) -> Walker:
     known = frozenset(node.child_map)
-    subs = tuple((c.name, w) for c in node.children
-                 if (w := off_schema(c, count_judged, pattern + "/" + escape(c.name or "")))
-                 is not _none)
+    flat: list[tuple[str, frozenset[str], str]] = []
+    subs: list[tuple[str, Walker]] = []
+    for c in node.children:
+        cpattern = pattern + "/" + escape(c.name or "")
+        if not count_judged and _flat(c):
+            flat.append((c.name or "", frozenset(c.child_map), cpattern))
+        elif (w := _walker(c, count_judged, cpattern)) is not _none:
+            subs.append((c.name or "", w))
+    flats, walkers = tuple(flat), tuple(subs)
 
     def walk(value: Any, tally: dict[str, int]) -> int:
         if type(value) is not dict:
             return 0
         if not value.keys() <= known:
-            for k, v in value.items():
-                if k not in known:
-                    key = pattern + "/" + escape(k)
-                    tally[key] = tally.get(key, 0) + values_below(v)
+            _extras(value, known, pattern, tally)
+        for name, sub_known, sub_pattern in flats:
+            v = value.get(name)
+            if type(v) is dict and not v.keys() <= sub_known:
+                _extras(v, sub_known, sub_pattern, tally)
         n = 0
-        for name, w in subs:
+        for name, w in walkers:
             v = value.get(name)
             if v is not None:
                 n += w(v, tally)

@@ -148,7 +148,7 @@ def test_a_record_with_nothing_extracted_counts_as_f1_0_not_left_out(
     _write(tmp_path / "schema.json", SCHEMA)
     _jsonl(tmp_path / "gold.jsonl", [{"name": "a"}, {"name": "b"}, {}])
     _jsonl(tmp_path / "ext.jsonl", [{"name": "a"}, {}, {"name": "c"}])
-    code, out, _ = run(capsys, "eval", "schema.json", "--gold", "gold.jsonl", "--extracted",
+    _code, out, _ = run(capsys, "eval", "schema.json", "--gold", "gold.jsonl", "--extracted",
                        "ext.jsonl", "--format", "json")
     doc = json.loads(out)
     assert [(r["precision"], r["recall"], r["f1"]) for r in doc["records"]] == [
@@ -224,7 +224,7 @@ def test_check_gold_lists_the_keys_no_schema_node_covers(swimming: Path, capsys:
     events = _events_values()
     assert (f"gold.jsonl#/events: warning gold-not-covered: {events} gold values under "
             "/events, which no schema node covers: never scored") in out
-    assert f"schema.json: gold coverage " in out and f"/events ({events}) in gold.jsonl" in out
+    assert "schema.json: gold coverage " in out and f"/events ({events}) in gold.jsonl" in out
     code, out, _ = run(capsys, "check", "schema.json", "--gold", "gold.jsonl", "--format",
                        "json")
     [problem] = [p for p in json.loads(out) if p["code"] == "gold-not-covered"]

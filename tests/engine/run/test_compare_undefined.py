@@ -31,7 +31,7 @@ def test_a_field_only_one_run_judges_has_an_undefined_difference() -> None:
 
 
 def test_macro_means_leave_undefined_records_out_as_the_run_does() -> None:
-    gold = GOLD + [{"id": "empty"}]
+    gold = [*GOLD, {"id": "empty"}]
     runs = [evaluate(gold, [dict(g) for g in gold], SCHEMA),
             evaluate(gold, [dict(g) for g in gold[:-1]] + [{"id": "empty", "a": "new"}], SCHEMA)]
     cmp = compare_runs(runs, resamples=100)

@@ -102,3 +102,34 @@ def test_describe_is_one_line_with_the_top_keys() -> None:
     assert text.startswith("gold coverage 26.3% (10 of 38 values); not in the schema: /k6 (7),")
     assert text.endswith("… 2 more") and "\n" not in text
     assert Coverage().describe() == "gold coverage —: gold had no value"
+
+
+def _nested(depth: int) -> tuple[dict[str, Any], Any, str]:
+    """An object/array chain ``depth`` levels deep with an off-schema key at the bottom,
+    and property names that would break out of generated source if they were pasted."""
+    schema: dict[str, Any] = {"type": "object", "properties": {"leaf": S}}
+    gold: Any = {"leaf": "x", "extra\"')\n#": 1}
+    pattern = "/extra\"')\n#"
+    for i in range(depth):
+        name = f"k{i}'\"\\"
+        if i % 3 == 2:
+            schema, gold, pattern = ({"type": "array", "items": schema}, [gold, gold],
+                                     "/*" + pattern)
+        schema = {"type": "object", "properties": {name: schema}}
+        gold = {name: gold}
+        pattern = "/" + name.replace("~", "~0").replace("/", "~1") + pattern
+    return schema, gold, pattern
+
+
+@pytest.mark.parametrize("depth", [0, 1, 5, 30])
+def test_the_compiled_walker_equals_the_closures_at_any_depth(depth: int) -> None:
+    from evalschema.schema.coverage import _walker
+
+    schema, gold, pattern = _nested(depth)
+    root = parse_eval_schema(schema)
+    fast: dict[str, int] = {}
+    slow: dict[str, int] = {}
+    off_schema(root)(gold, fast)
+    _walker(root, False, "")(gold, slow)
+    copies = 2 ** (depth // 3)
+    assert fast == slow == {pattern: copies}
