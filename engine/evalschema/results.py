@@ -98,29 +98,35 @@ class Counts(NamedTuple):
         """Results that count in precision/recall (match, mismatch, omission, hallucination)."""
         return self.matches + self.mismatches + self.omissions + self.hallucinations
 
-    def metrics(self) -> tuple[float, float, float, float]:
-        """(precision, recall, F1, weighted score), computed together."""
+    def metrics(self) -> tuple[float | None, float | None, float | None, float | None]:
+        """(precision, recall, F1, weighted score), computed together; None where
+        undefined (docs/metrics.md: nothing was judged for it)."""
         precision, recall, f1 = precision_recall_f1(
             self.score_sum, self.matches + self.mismatches, self.omissions, self.hallucinations)
-        weighted = self.weighted_score_sum / self.weight_sum if self.weight_sum else 1.0
+        weighted = self.weighted_score_sum / self.weight_sum if self.weight_sum else None
         return precision, recall, f1, weighted
 
     @property
-    def precision(self) -> float:
+    def precision(self) -> float | None:
         return self.metrics()[0]
 
     @property
-    def recall(self) -> float:
+    def recall(self) -> float | None:
         return self.metrics()[1]
 
     @property
-    def f1(self) -> float:
+    def f1(self) -> float | None:
         return self.metrics()[2]
 
     @property
-    def weighted_score(self) -> float:
+    def weighted_score(self) -> float | None:
         """Weighted mean of field scores; omissions and hallucinations count as 0."""
         return self.metrics()[3]
+
+    def pair_similarity(self) -> float:
+        """These counts as the similarity of two array elements (``pair_similarity``)."""
+        return pair_similarity(self.score_sum, self.matches + self.mismatches, self.omissions,
+                               self.hallucinations)
 
     def merge(self, other: Counts) -> Counts:
         return Counts(
@@ -155,24 +161,45 @@ class Counts(NamedTuple):
         }
 
 
-def precision_recall_f1(score_sum: float, both: int, omissions: int,
-                        hallucinations: int) -> tuple[float, float, float]:
+def precision_recall_f1(score_sum: float, both: int, omissions: int, hallucinations: int
+                        ) -> tuple[float | None, float | None, float | None]:
     """Precision, recall and F1 from the score sum of the fields judged on both sides
     (``both`` of them) and the omission and hallucination counts: the one place these
-    formulas live (``Counts.metrics``, and the pair F1 of Hungarian alignment)."""
+    formulas live (docs/metrics.md states the convention).
+
+    Precision is undefined (None) when nothing was extracted (``both + hallucinations``
+    is 0), recall when the gold had nothing (``both + omissions`` is 0). F1 is undefined
+    only when both are; when just one is, the other is 0 (only omissions, or only
+    hallucinations, were judged) and F1 is 0: errors and nothing right is a 0, never a
+    value to leave out of a mean.
+    """
     p_denom = both + hallucinations
     r_denom = both + omissions
-    precision = score_sum / p_denom if p_denom else 1.0
-    recall = score_sum / r_denom if r_denom else 1.0
-    return precision, recall, f1_score(precision, recall, p_denom + omissions)
+    precision = score_sum / p_denom if p_denom else None
+    recall = score_sum / r_denom if r_denom else None
+    if precision is None or recall is None:
+        return precision, recall, (None if precision is None and recall is None else 0.0)
+    return precision, recall, f1_score(precision, recall)
 
 
-def f1_score(precision: float, recall: float, scored: int = 1) -> float:
-    """Harmonic mean; 1.0 when nothing was scored (both denominators empty)."""
-    if scored == 0:
-        return 1.0
+def f1_score(precision: float, recall: float) -> float:
+    """The harmonic mean of two defined figures (0 when both are 0)."""
     total = precision + recall
     return 2 * precision * recall / total if total else 0.0
+
+
+def pair_similarity(score_sum: float, both: int, omissions: int, hallucinations: int) -> float:
+    """The similarity of two array elements that Hungarian alignment maximises: the F1
+    of their fields, where two elements with nothing to judge (two empty objects) are
+    identical (1.0). An internal figure, never a reported metric, so it keeps the
+    convention the aligners (and the systems compat/ reproduces) rely on."""
+    p_denom = both + hallucinations
+    r_denom = both + omissions
+    if p_denom + omissions == 0:
+        return 1.0
+    precision = score_sum / p_denom if p_denom else 1.0
+    recall = score_sum / r_denom if r_denom else 1.0
+    return f1_score(precision, recall)
 
 
 def leaf_status(score: float, threshold: float) -> Status:
@@ -236,19 +263,19 @@ class RecordResult(NamedTuple):
     problem: str | None = None
 
     @property
-    def precision(self) -> float:
+    def precision(self) -> float | None:
         return self.counts.precision
 
     @property
-    def recall(self) -> float:
+    def recall(self) -> float | None:
         return self.counts.recall
 
     @property
-    def f1(self) -> float:
+    def f1(self) -> float | None:
         return self.counts.f1
 
     @property
-    def weighted_score(self) -> float:
+    def weighted_score(self) -> float | None:
         return self.counts.weighted_score
 
     def to_dict(self) -> dict[str, Any]:
@@ -292,21 +319,22 @@ class FieldAggregation:
         return c.hallucinations > 0 and c.matches + c.mismatches + c.omissions == 0
 
     @property
-    def mean_score(self) -> float:
-        """Mean score over scored results, omissions and hallucinations counting as 0."""
+    def mean_score(self) -> float | None:
+        """Mean score over scored results, omissions and hallucinations counting as 0;
+        None when none was scored."""
         scored = self.counts.scored
-        return self.counts.score_sum / scored if scored else 1.0
+        return self.counts.score_sum / scored if scored else None
 
     @property
-    def precision(self) -> float:
+    def precision(self) -> float | None:
         return self.counts.precision
 
     @property
-    def recall(self) -> float:
+    def recall(self) -> float | None:
         return self.counts.recall
 
     @property
-    def f1(self) -> float:
+    def f1(self) -> float | None:
         return self.counts.f1
 
     def merge(self, other: FieldAggregation) -> FieldAggregation:
@@ -317,29 +345,96 @@ class FieldAggregation:
                 **self.counts.to_dict()}
 
 
+class Undefined(NamedTuple):
+    """How many counted records each macro mean left out because the record's figure
+    was undefined (docs/metrics.md)."""
+
+    precision: int = 0
+    recall: int = 0
+    f1: int = 0
+    weighted_score: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return self._asdict()
+
+
+class Coverage(NamedTuple):
+    """How much of the gold the schema judges.
+
+    ``judged`` gold values were judged (matched, mismatched or omitted); ``off_schema``
+    gold values sit under keys no schema node covers, tallied by pointer pattern in
+    ``keys`` (most values first). Values under ``x-eval-skip`` nodes are in neither: the
+    schema names them and chose to skip them.
+    """
+
+    judged: int = 0
+    off_schema: int = 0
+    keys: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def share(self) -> float | None:
+        """The share of gold values the schema judges; None when gold had no value."""
+        total = self.judged + self.off_schema
+        return self.judged / total if total else None
+
+    @classmethod
+    def of(cls, judged: int, tally: dict[str, int]) -> Coverage:
+        keys = tuple(sorted(tally.items(), key=lambda kv: (-kv[1], kv[0])))
+        return cls(judged, sum(tally.values()), keys)
+
+    def describe(self, top: int = 5) -> str:
+        """"gold coverage 38.0% (1,204 of 3,170 values); not in the schema: /events
+        (1,966), …" — one line for tables and summaries."""
+        share = self.share
+        if share is None:
+            return "gold coverage —: gold had no value"
+        text = (f"gold coverage {share:.1%} ({self.judged:,} of {self.judged + self.off_schema:,}"
+                " values)")
+        if self.keys:
+            shown = ", ".join(f"{k} ({n:,})" for k, n in self.keys[:top])
+            more = f", … {len(self.keys) - top} more" if len(self.keys) > top else ""
+            text += f"; not in the schema: {shown}{more}"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"share": self.share, "judged_values": self.judged,
+                "off_schema_values": self.off_schema,
+                "off_schema_keys": [{"pointer": k, "values": n} for k, n in self.keys]}
+
+
+_NONE_UNDEFINED = Undefined()
+_NO_COVERAGE = Coverage()
+
+
 @dataclass(frozen=True, slots=True)
 class RunResult:
-    """A whole run: records, macro and micro metrics, and per-field aggregates."""
+    """A whole run: records, macro and micro metrics, and per-field aggregates.
+
+    A mean is over the records whose figure is defined; ``undefined`` says how many were
+    left out of each, and a mean with no record to average is None."""
 
     records: tuple[RecordResult, ...]
     per_field: dict[str, FieldAggregation]
     totals: Counts
-    mean_precision: float
-    mean_recall: float
-    mean_f1: float
-    mean_weighted_score: float
+    mean_precision: float | None
+    mean_recall: float | None
+    mean_f1: float | None
+    mean_weighted_score: float | None
     total_records: int
+    undefined: Undefined = _NONE_UNDEFINED
+    #: How much of the gold the schema judges (``Coverage``).
+    coverage: Coverage = _NO_COVERAGE
 
     @property
-    def micro_precision(self) -> float:
+    def micro_precision(self) -> float | None:
         return self.totals.precision
 
     @property
-    def micro_recall(self) -> float:
+    def micro_recall(self) -> float | None:
         return self.totals.recall
 
     @property
-    def micro_f1(self) -> float:
+    def micro_f1(self) -> float | None:
         return self.totals.f1
 
     @property
@@ -388,6 +483,8 @@ class RunResult:
             "micro_precision": self.micro_precision,
             "micro_recall": self.micro_recall,
             "micro_f1": self.micro_f1,
+            "undefined_records": self.undefined.to_dict(),
+            "coverage": self.coverage.to_dict(),
             "per_field": {k: v.to_dict() for k, v in self.per_field.items()},
         }
         if include_records:

@@ -43,15 +43,33 @@ class CommandArgs(TypedDict, total=False):
 
 
 class Figures(TypedDict):
-    """A run's figures: precision, recall and F1 macro (mean over records), F1 micro."""
+    """A run's figures: precision, recall and F1 macro (mean over records), F1 micro.
+    null when undefined (nothing was judged for it; docs/metrics.md): shown as "—"."""
 
-    precision: float
-    recall: float
-    f1: float
-    micro_f1: float
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    micro_f1: float | None
 
 
-class RunSummary(Figures):
+class OffSchemaKey(TypedDict):
+    """Gold values under a key no schema node covers (never scored)."""
+
+    #: A JSON Pointer pattern into the gold records, array indices as ``*``: ``/results/*/split``.
+    pointer: str
+    values: int
+
+
+class CoverageFigures(TypedDict):
+    """How much of the gold the schema judges."""
+
+    #: The share of gold values the schema judges (null: gold had no value).
+    coverage: float | None
+    #: The gold keys no schema node covers, most values first (the first 10).
+    off_schema: list[OffSchemaKey]
+
+
+class RunSummary(Figures, CoverageFigures):
     #: The URI of the run's extracted file.
     extracted: str
     label: str
@@ -104,9 +122,12 @@ class WorstExample(TypedDict):
 
 class FieldRow(TypedDict):
     field: str
-    precision: float
-    recall: float
-    f1: float
+    #: null when undefined (nothing extracted, nothing in gold, nothing judged): "—".
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    #: Results skipped (x-eval-skip, both sides null): a field only skipped shows "skipped".
+    skipped: int
     matches: int
     mismatches: int
     omissions: int

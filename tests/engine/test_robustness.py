@@ -351,7 +351,8 @@ def test_unreadable_text_by_position_omits_every_gold_field() -> None:
     assert rec.problem is not None and rec.problem.startswith("unreadable extracted record")
     assert [(fr.path, fr.status) for fr in rec.field_results] == [
         ("a", Status.OMISSION), ("n", Status.OMISSION)]
-    assert (rec.precision, rec.recall, rec.f1) == (1.0, 0.0, 0.0)
+    # Nothing extracted: precision undefined (never 1.0), recall 0, F1 0 (docs/metrics.md).
+    assert (rec.precision, rec.recall, rec.f1) == (None, 0.0, 0.0)
 
 
 def test_unreadable_text_by_id_leaves_the_gold_record_unmatched() -> None:

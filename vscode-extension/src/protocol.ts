@@ -26,6 +26,11 @@ function num(v: unknown): number {
   return typeof v === "number" && Number.isFinite(v) ? v : 0;
 }
 
+/** A figure that may be undefined (null: nothing was judged for it), shown as "—". */
+function figure(v: unknown): number | null {
+  return typeof v === "number" && Number.isFinite(v) ? v : null;
+}
+
 function str(v: unknown): string {
   return typeof v === "string" ? v : "";
 }
@@ -37,10 +42,12 @@ export function readRunSummary(v: unknown): RunSummary | undefined {
     extracted: v.extracted,
     label: str(v.label) || v.extracted.split("/").pop() || v.extracted,
     records: num(v.records),
-    precision: num(v.precision),
-    recall: num(v.recall),
-    f1: num(v.f1),
-    micro_f1: num(v.micro_f1),
+    precision: figure(v.precision),
+    recall: figure(v.recall),
+    f1: figure(v.f1),
+    micro_f1: figure(v.micro_f1),
+    coverage: figure(v.coverage),
+    off_schema: Array.isArray(v.off_schema) ? v.off_schema.filter(isObject).filter((k) => typeof k.pointer === "string").map((k) => ({ pointer: str(k.pointer), values: num(k.values) })) : [],
   };
 }
 
@@ -94,9 +101,10 @@ function readFieldRow(v: unknown): FieldRow | undefined {
   const worst = readWorst(v.worst);
   return {
     field: v.field,
-    precision: num(v.precision),
-    recall: num(v.recall),
-    f1: num(v.f1),
+    precision: figure(v.precision),
+    recall: figure(v.recall),
+    f1: figure(v.f1),
+    skipped: num(v.skipped),
     matches: num(v.matches),
     mismatches: num(v.mismatches),
     omissions: num(v.omissions),

@@ -2,7 +2,7 @@
 // mismatches, omissions, hallucinations), sortable by any column, worst F1 first; a click on a
 // field opens its worst example. Pure (strings in, string out), so it is unit-tested; colours
 // come from the editor theme's CSS variables.
-import type { FieldRow, RunReport, SuiteReport } from "./protocol";
+import type { FieldRow, RunReport, RunSummary, SuiteReport } from "./protocol";
 
 export type SortKey = "field" | "precision" | "recall" | "f1" | "matches" | "mismatches" | "omissions" | "hallucinations";
 export type SortDir = "asc" | "desc";
@@ -22,34 +22,58 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
 }
 
-export function formatScore(x: number): string {
-  return Number.isFinite(x) ? x.toFixed(3) : "–";
+/** The text for an undefined figure (null: nothing was judged for it; never 1.0). */
+export const UNDEFINED = "—";
+
+export function formatScore(x: number | null): string {
+  return x !== null && Number.isFinite(x) ? x.toFixed(3) : UNDEFINED;
+}
+
+/** How much of the gold the schema judges, and the gold keys it never scores. */
+export function formatCoverage(run: RunSummary): string {
+  if (run.coverage === null) return "gold coverage —";
+  const text = `gold coverage ${(run.coverage * 100).toFixed(1)}%`;
+  if (!run.off_schema.length) return text;
+  return `${text} · not in the schema: ${run.off_schema.slice(0, 5).map((k) => `${k.pointer} (${k.values})`).join(", ")}`;
+}
+
+/** A field's F1 cell: "skipped" when every result was skipped, "—" when otherwise undefined. */
+export function formatF1(row: FieldRow): string {
+  const judged = row.matches + row.mismatches + row.omissions + row.hallucinations;
+  return row.f1 === null && row.skipped > 0 && judged === 0 ? "skipped" : formatScore(row.f1);
+}
+
+/** Compare two figures, an undefined one after every defined one (whatever the direction). */
+function compareFigures(a: number | null, b: number | null, sign: number): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
+  return sign * (a - b);
 }
 
 /** Stable sort; ties broken by field name so the order never depends on the server's. */
 export function sortRows(rows: readonly FieldRow[], key: SortKey, dir: SortDir): FieldRow[] {
   const sign = dir === "asc" ? 1 : -1;
   return [...rows].sort((a, b) => {
-    const c = key === "field" ? a.field.localeCompare(b.field) : a[key] - b[key];
-    return c !== 0 ? sign * c : a.field.localeCompare(b.field);
+    const c = key === "field" ? sign * a.field.localeCompare(b.field) : compareFigures(a[key], b[key], sign);
+    return c !== 0 ? c : a.field.localeCompare(b.field);
   });
 }
 
-/** Theme colour class of an F1: good, fair or poor. */
-export function grade(f1: number): "good" | "fair" | "poor" {
+/** Theme colour class of an F1: good, fair or poor; "undefined" when nothing was judged. */
+export function grade(f1: number | null): "good" | "fair" | "poor" | "undefined" {
+  if (f1 === null) return "undefined";
   return f1 >= 0.9 ? "good" : f1 >= 0.7 ? "fair" : "poor";
 }
 
 function renderRow(row: FieldRow): string {
-  const pct = Math.max(0, Math.min(100, row.f1 * 100));
-  const data = COLUMNS.map((c) => `data-${c.key}="${escapeHtml(String(row[c.key]))}"`).join(" ");
+  const pct = row.f1 === null ? 0 : Math.max(0, Math.min(100, row.f1 * 100));
+  const data = COLUMNS.map((c) => `data-${c.key}="${escapeHtml(String(row[c.key] ?? ""))}"`).join(" ");
   const open = row.worst
     ? ` class="has-worst" tabindex="0" title="Open the worst example of ${escapeHtml(row.field)}" data-uri="${escapeHtml(row.worst.uri)}" data-range="${escapeHtml(JSON.stringify(row.worst.range))}"`
     : "";
   return (
     `<tr ${data}${open}>` +
     `<td class="field"><code>${escapeHtml(row.field)}</code></td>` +
-    `<td class="num f1"><span class="bar ${grade(row.f1)}"><span class="fill" data-w="${pct.toFixed(1)}"></span></span>${formatScore(row.f1)}</td>` +
+    `<td class="num f1"><span class="bar ${grade(row.f1)}"><span class="fill" data-w="${pct.toFixed(1)}"></span></span>${formatF1(row)}</td>` +
     `<td class="num">${formatScore(row.precision)}</td>` +
     `<td class="num">${formatScore(row.recall)}</td>` +
     `<td class="num">${row.matches}</td>` +
@@ -73,6 +97,7 @@ export function renderRun(run: RunReport, suite: string, sort: { key: SortKey; d
     `<h2>${escapeHtml(run.label)}</h2>\n` +
     `<p class="summary"><span class="big ${grade(run.f1)}">F1 ${formatScore(run.f1)}</span> macro · ${formatScore(run.micro_f1)} micro · ` +
     `precision ${formatScore(run.precision)} · recall ${formatScore(run.recall)} · ${run.records} records</p>\n` +
+    `<p class="coverage${run.off_schema.length ? " partial" : ""}">${escapeHtml(formatCoverage(run))}</p>\n` +
     `<table class="fields"><thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table>\n` +
     renderInvented(run.fields.filter((f) => f.invented)) +
     `</section>`
@@ -123,9 +148,12 @@ h2 { font-size: 1.1em; font-weight: 600; margin: 20px 0 2px; }
 .toolbar button:hover { background: var(--vscode-button-hoverBackground); }
 .summary { color: var(--vscode-descriptionForeground); margin: 2px 0 8px; }
 .summary .big { font-weight: 600; font-size: 1.1em; }
+.coverage { color: var(--vscode-descriptionForeground); margin: 0 0 8px; }
+.coverage.partial { color: var(--vscode-editorWarning-foreground); }
 .good { color: var(--vscode-charts-green, var(--vscode-testing-iconPassed)); }
 .fair { color: var(--vscode-charts-yellow, var(--vscode-editorWarning-foreground)); }
 .poor { color: var(--vscode-charts-red, var(--vscode-errorForeground)); }
+.undefined { color: var(--vscode-descriptionForeground); }
 table.fields { border-collapse: collapse; width: 100%; }
 th, td { padding: 3px 8px; text-align: left; border-bottom: 1px solid var(--vscode-editorWidget-border, var(--vscode-panel-border)); white-space: nowrap; }
 th button { all: unset; cursor: pointer; font-weight: 600; }
@@ -165,8 +193,10 @@ for (const table of document.querySelectorAll('table.fields')) {
       const sign = dir === 'ascending' ? 1 : -1;
       rows.sort((a, b) => {
         const x = a.dataset[key], y = b.dataset[key];
-        const c = numeric.has(key) ? Number(x) - Number(y) : x.localeCompare(y);
-        return c !== 0 ? sign * c : a.dataset.field.localeCompare(b.dataset.field);
+        // An undefined figure (empty) sorts after every defined one, either way.
+        const c = !numeric.has(key) ? sign * x.localeCompare(y)
+          : x === '' || y === '' ? (x === y ? 0 : x === '' ? 1 : -1) : sign * (Number(x) - Number(y));
+        return c !== 0 ? c : a.dataset.field.localeCompare(b.dataset.field);
       });
       for (const row of rows) tbody.appendChild(row);
     });

@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { FieldRow, RunReport, SuiteReport } from "../src/protocol";
 import { readSuiteReports } from "../src/protocol";
-import { COLUMNS, escapeHtml, grade, renderReport, renderRun, sortRows } from "../src/report";
+import { COLUMNS, escapeHtml, formatCoverage, formatScore, grade, renderReport, renderRun, sortRows } from "../src/report";
 
 function row(field: string, f1: number, extra: Partial<FieldRow> = {}): FieldRow {
-  return { field, precision: f1, recall: f1, f1, matches: Math.round(f1 * 100), mismatches: 3, omissions: 2, hallucinations: 1, invented: false, worst: null, ...extra };
+  return { field, precision: f1, recall: f1, f1, skipped: 0, matches: Math.round(f1 * 100), mismatches: 3, omissions: 2, hallucinations: 1, invented: false, worst: null, ...extra };
 }
 
 const worstRange = { start: { line: 41, character: 20 }, end: { line: 41, character: 28 } };
@@ -18,6 +18,8 @@ const run: RunReport = {
   recall: 0.914,
   f1: 0.9151,
   micro_f1: 0.9138,
+  coverage: 1,
+  off_schema: [],
   fields: [
     row("vendor.name", 0.941, { worst: worstAt("file:///w/invoices.model-a.extracted.jsonl") }),
     row("total", 0.759),
@@ -120,9 +122,40 @@ test("server answers of the wrong shape become empty data, not a crash", () => {
   assert.deepEqual(readSuiteReports(null), []);
   assert.deepEqual(readSuiteReports({ suites: [{ name: 3 }, "x"] }), []);
   const [s] = readSuiteReports({ suites: [{ name: "s", runs: [{ extracted: "file:///e.jsonl", f1: "bad", fields: [{ field: "a", f1: 0.5, worst: { uri: "file:///e.jsonl" } }, { nofield: 1 }] }] }] });
-  assert.equal(s?.runs[0]?.f1, 0);
+  assert.equal(s?.runs[0]?.f1, null, "not a number: undefined, never a made-up figure");
   assert.equal(s?.runs[0]?.label, "e.jsonl");
   assert.deepEqual(s?.runs[0]?.fields.map((f) => [f.field, f.worst]), [["a", null]]);
   assert.equal(s?.key, "s", "the key defaults to the name");
   assert.deepEqual(s?.problems, []);
+});
+
+test("undefined figures (null) render as — and a field only skipped as skipped, never 1.000", () => {
+  assert.equal(formatScore(null), "—");
+  assert.equal(grade(null), "undefined");
+  const skipped = row("notes", 0, { precision: null, recall: null, f1: null, skipped: 4, matches: 0, mismatches: 0, omissions: 0, hallucinations: 0 });
+  const invented = row("extra", 0, { precision: 0, recall: null, f1: 0, matches: 0, mismatches: 0, omissions: 0, hallucinations: 2 });
+  const nothing = row("gone", 0, { precision: null, recall: 0, f1: 0, matches: 0, mismatches: 0, omissions: 3, hallucinations: 0 });
+  const undef: RunReport = { ...run, precision: null, recall: 0.5, f1: null, micro_f1: null, fields: [...run.fields, skipped, invented, nothing] };
+  const html = renderRun(undef, "invoices");
+  assert.match(html, /<span class="big undefined">F1 —<\/span> macro · — micro · precision — · recall 0\.500/);
+  assert.match(html, /data-field="notes"[^>]*><td class="field"><code>notes<\/code><\/td><td class="num f1"><span class="bar undefined"><span class="fill" data-w="0\.0"><\/span><\/span>skipped<\/td><td class="num">—<\/td><td class="num">—<\/td>/);
+  assert.match(html, /data-field="extra"[^>]*>.*?<\/span><\/span>0\.000<\/td><td class="num">0\.000<\/td><td class="num">—<\/td>/);
+  assert.match(html, /data-field="gone"[^>]*>.*?<\/span><\/span>0\.000<\/td><td class="num">—<\/td><td class="num">0\.000<\/td>/);
+  assert.doesNotMatch(html, /1\.000/);
+  // undefined figures sort after every defined one, in either direction
+  for (const dir of ["asc", "desc"] as const) {
+    assert.equal(sortRows(undef.fields, "f1", dir).at(-1)?.field, "notes", dir);
+    assert.equal(sortRows(undef.fields, "recall", dir).slice(-2).map((r) => r.field).sort().join(), "extra,notes", dir);
+  }
+  const [read] = readSuiteReports({ suites: [{ ...suite, runs: [{ ...undef }] }] });
+  assert.deepEqual(read?.runs[0], undef, "null survives the tolerant reader");
+});
+
+test("the run's gold coverage is shown, with the gold keys no schema node covers", () => {
+  assert.match(renderRun(run, "s"), /<p class="coverage">gold coverage 100\.0%<\/p>/);
+  const partial: RunReport = { ...run, coverage: 0.015, off_schema: [{ pointer: "/events<x>", values: 66 }] };
+  assert.match(renderRun(partial, "s"), /<p class="coverage partial">gold coverage 1\.5% · not in the schema: \/events&lt;x&gt; \(66\)<\/p>/);
+  assert.equal(formatCoverage({ ...run, coverage: null }), "gold coverage —");
+  const [read] = readSuiteReports({ suites: [{ ...suite, runs: [{ ...partial, off_schema: [{ pointer: "/a", values: 2 }, { nopointer: 1 }, "x"] }] }] });
+  assert.deepEqual(read?.runs[0]?.off_schema, [{ pointer: "/a", values: 2 }]);
 });

@@ -9,7 +9,7 @@ const suites: SuiteInfo[] = [
   { name: "invoices", key: "invoices", folder: dir, schema: `${dir}/invoices.eval.json`, gold: `${dir}/invoices.gold.jsonl`, extracted: [`${dir}/a.extracted.jsonl`, `${dir}/b.extracted.jsonl`], config: `${dir}/evalschema.toml` },
   { name: "receipts", key: "ws/receipts", folder: dir, schema: `${dir}/receipts.eval.json`, gold: `${dir}/receipts.gold.jsonl`, extracted: [`${dir}/r.jsonl`], config: null },
 ];
-const run = (extracted: string, label: string, f1: number) => ({ extracted, label, records: 10, precision: f1, recall: f1, f1, micro_f1: f1 });
+const run = (extracted: string, label: string, f1: number) => ({ extracted, label, records: 10, precision: f1, recall: f1, f1, micro_f1: f1, coverage: 1, off_schema: [] });
 const summaries = new Map<string, SuiteSummary>([
   ["invoices", { name: "invoices", key: "invoices", runs: [run(`${dir}/a.extracted.jsonl`, "a", 0.9151), run(`${dir}/b.extracted.jsonl`, "b", 0.8059)] }],
 ]);
@@ -63,8 +63,16 @@ test("list and run answers are read defensively", () => {
   ]);
   assert.equal(readSuiteInfos({ suites: [{ name: "s", config: "file:///w/evalschema.toml" }] })[0]?.config, "file:///w/evalschema.toml");
   assert.deepEqual(readSuiteSummaries({ suites: [{ name: "s", runs: [{ extracted: "file:///x/e.jsonl", f1: 0.5 }, {}] }] }), [
-    { name: "s", key: "s", runs: [{ extracted: "file:///x/e.jsonl", label: "e.jsonl", records: 0, precision: 0, recall: 0, f1: 0.5, micro_f1: 0 }] },
+    { name: "s", key: "s", runs: [{ extracted: "file:///x/e.jsonl", label: "e.jsonl", records: 0, precision: null, recall: null, f1: 0.5, micro_f1: null, coverage: null, off_schema: [] }] },
   ]);
   assert.equal(readSuiteSummaries({ suites: [{ name: "s", runs: [], problems: 2 }] })[0]?.problems, 2, "problems kept when sent");
   assert.deepEqual(readSuiteSummaries(undefined), []);
+});
+
+test("an undefined F1 (null: nothing was judged) shows as — in the status bar and its tooltip", () => {
+  const undef = { extracted: `${dir}/a.extracted.jsonl`, label: "a", records: 0, precision: null, recall: null, f1: null, micro_f1: null, coverage: null, off_schema: [] };
+  const v = statusView({ suites, summaries: new Map([["invoices", { name: "invoices", key: "invoices", runs: [undef] }]]), running: new Set<string>(), activeUri: `${dir}/a.extracted.jsonl` });
+  assert.equal(v.text, "$(graph) invoices F1 —");
+  assert.match(v.tooltip, /▶ a: F1 — macro, — micro \(P —, R —, 0 records\)/);
+  assert.doesNotMatch(v.tooltip, /1\.000|0\.000/);
 });

@@ -24,6 +24,7 @@ from evalschema.cli.progress import ProgressBar, count_lines
 from evalschema.cli.suites import resolve
 from evalschema.errors import EvalSchemaError
 from evalschema.io.atomicwrite import check_target
+from evalschema.report.figures import UNDEFINED, figure
 from evalschema.results import RunResult
 from evalschema.run.compare import (
     DEFAULT_RESAMPLES,
@@ -171,19 +172,28 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
          force=args.force)
     if args.fail_on_regression:
         key = f"{args.fail_metric}_f1"
+        undefined = [label for label, v in zip(comparison.labels, comparison.overall[key].values,
+                                               strict=True) if v is None]
+        for label in undefined:  # a regression cannot be ruled out on nothing
+            print(f"evalschema: {shown(label)}: {args.fail_metric} F1 undefined: nothing was "
+                  "judged, so a regression cannot be ruled out", file=sys.stderr)
         worse = [(comparison.labels[k + 1], d) for k, d in
                  enumerate(comparison.overall[key].differences)
-                 if d.significant and d.delta < 0]
+                 if d.significant and d.delta is not None and d.delta < 0]
+        if undefined and not worse:
+            return EXIT_THRESHOLD
         if worse:
             for label, d in worse:
                 print(f"evalschema: {shown(label)}: {args.fail_metric} F1 is significantly lower "
-                      f"than {shown(comparison.labels[0])}'s ({d.delta:+.4f} [{d.low:+.4f}, {d.high:+.4f}])",
+                      f"than {shown(comparison.labels[0])}'s ({_d(d).rstrip(' *')})",
                       file=sys.stderr)
             return EXIT_THRESHOLD
     return EXIT_OK
 
 
 def _d(d: Difference) -> str:
+    if d.delta is None or d.low is None or d.high is None:
+        return UNDEFINED  # undefined on one side
     return f"{d.delta:+.4f} [{d.low:+.4f}, {d.high:+.4f}]{' *' if d.significant else '  '}"
 
 
@@ -202,13 +212,13 @@ def compare_text(c: Comparison, *, flips: int = 20) -> str:
     lines += [head, "─" * len(head)]
     for m in c.overall.values():
         lines.append(f"{m.metric:<{w}}  " + "  ".join(
-            f"{v:>{n}.4f}" for v, n in zip(m.values, cols, strict=True)) + "  "
+            figure(v, 4, n) for v, n in zip(m.values, cols, strict=True)) + "  "
             + "  ".join(f"{_d(d):<{dw}}" for d in m.differences))
     lines += ["", f"F1 per field{'':<{max(0, w - 12)}}  " + head[w + 2:]
               + "  match→wrong  wrong→match", "─" * (len(head) + 26)]
     for f, name in zip(c.fields, fields, strict=True):
         lines.append(f"{name or '(record)':<{w}}  " + "  ".join(
-            f"{v:>{n}.3f}" for v, n in zip(f.f1.values, cols, strict=True)) + "  "
+            figure(v, 3, n) for v, n in zip(f.f1.values, cols, strict=True)) + "  "
             + "  ".join(f"{_d(d):<{dw}}" for d in f.f1.differences)
             + f"  {'/'.join(str(x) for x in f.regressed):>11}  "
             f"{'/'.join(str(x) for x in f.fixed):>11}")

@@ -22,6 +22,7 @@ from evalschema.errors import InputError, Problem, ProblemWarning, Severity
 from evalschema.io.atomicwrite import Input, check_target, write_text
 from evalschema.io.records import load_json, load_records
 from evalschema.safetext import json_text, nonfinite_pointer, shown, surrogate_pointer
+from evalschema.schema.coverage import coverage_problems, gold_coverage
 from evalschema.schema.infer import annotate, annotate_xeval, infer_schema
 from evalschema.schema.tree import check_eval_schema
 
@@ -32,9 +33,13 @@ def add_parsers(sub: Any) -> None:
         description="Validate eval schemas: every problem, each with its JSON Pointer, code "
         "and a suggestion. Exit 2 when a schema has an error (warnings alone exit 0).",
         epilog="examples:\n  evalschema check invoices.eval.json\n"
+        "  evalschema check invoices.eval.json --gold invoices.gold.jsonl\n"
         "  evalschema check schemas/*.eval.json --format json\n\n" + EXIT_CODES,
         formatter_class=Formatter)
     ck.add_argument("schemas", nargs="+", metavar="SCHEMA")
+    ck.add_argument("--gold", metavar="FILE",
+                    help="also report how much of this gold the schema judges, and list the "
+                    "gold keys no schema node covers (never scored)")
     ck.add_argument("--format", choices=("text", "json"), default="text")
     ck.set_defaults(run=run_check, command_parser=ck)
 
@@ -97,10 +102,20 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser,
         problems = [w.message.problem for w in caught if isinstance(w.message, ProblemWarning)]
         problems += [Problem(p.code, p.message, p.pointer, p.suggestion, p.severity, p.target,
                              path, p.line, p.column, p.data) for p in result.problems]
+        coverage = None
+        if args.gold is not None and not result.errors:
+            try:
+                coverage = gold_coverage(result.root, [r.value for r in load_records(args.gold)])
+            except InputError as exc:
+                problems += exc.problems
+            else:
+                problems += coverage_problems(coverage, args.gold)
         report.extend(p.to_dict() for p in problems)
         if args.format == "text":
             for p in problems:
                 print(shown(p.format()))
+            if coverage is not None:
+                print(f"{shown(path)}: {shown(coverage.describe())} in {shown(args.gold)}")
             if not any(p.severity is not Severity.INFO for p in problems):
                 print(f"{shown(path)}: ok ({len(result.root.walk())} nodes)")
         if any(p.severity is Severity.ERROR for p in problems):

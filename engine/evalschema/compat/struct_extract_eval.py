@@ -25,7 +25,15 @@ from evalschema.errors import Problem, SchemaError
 from evalschema.pointer import escape
 from evalschema.pointer import resolve as resolve_pointer
 from evalschema.policy import STRUCT_EXTRACT_EVAL
-from evalschema.results import FieldResult, RecordResult, RunResult, Status, count_results
+from evalschema.results import (
+    Counts,
+    FieldAggregation,
+    FieldResult,
+    RecordResult,
+    RunResult,
+    Status,
+    count_results,
+)
 from evalschema.rules.builtins import builtin_registry
 from evalschema.rules.registry import (
     ComparatorDef,
@@ -84,6 +92,32 @@ def compat_registry() -> Registry:
     return reg
 
 
+class SeedCounts(Counts):
+    """Counts with struct_extract_eval's figures: an empty denominator gives 1.0 and
+    nothing judged gives F1 1.0, where the native engine says undefined (None)."""
+
+    __slots__ = ()
+
+    def metrics(self) -> tuple[float, float, float, float]:
+        p, r, f1, w = Counts.metrics(self)
+        return (1.0 if p is None else p, 1.0 if r is None else r,
+                1.0 if f1 is None else f1, 1.0 if w is None else w)
+
+
+class _SeedAccumulator(RunAccumulator):
+    """A run accumulated with ``SeedCounts``: its records, fields, totals and means."""
+
+    def add(self, record: RecordResult, *, counted: bool = True) -> None:
+        super().add(record._replace(counts=SeedCounts(*record.counts)), counted=counted)
+
+    def result(self) -> RunResult:
+        run = super().result()
+        return replace(
+            run, totals=SeedCounts(*run.totals),
+            per_field={k: FieldAggregation(k, SeedCounts(*a.counts))
+                       for k, a in run.per_field.items()})
+
+
 def _key_by_instance_path(results: list[FieldResult]) -> list[FieldResult]:
     return [r._replace(field=r.path) for r in results]
 
@@ -125,7 +159,7 @@ class _SeedScorer(RecordScorer):
             sub = _SeedScorer(items, self.policy, judged=self.judged)
 
             def f1(gv: Any, ev: Any) -> float:
-                return count_results(sub.score(gv, ev)).f1
+                return SeedCounts(*count_results(sub.score(gv, ev))).metrics()[2]
 
             self.helpers[id(items)] = f1
         return f1
@@ -362,7 +396,7 @@ def evaluate(gold: Sequence[Any], extracted: Sequence[Any], schema: Any, *,
         pps.extend([post_process] if callable(post_process) else post_process)
     pps.append(_key_by_instance_path)
     scorer = _SeedScorer(check.root, STRUCT_EXTRACT_EVAL, judged=judged)
-    acc = RunAccumulator()
+    acc = _SeedAccumulator()
     for i, (g, e) in enumerate(zip(gold, extracted, strict=True)):
         try:
             results = scorer.score(g, e, index=i, record_id=ids[i])

@@ -22,17 +22,19 @@ _EPS = 1e-9
 class Check:
     """One threshold and how the run fared against it.
 
-    ``field`` is a field path, or ``None`` for the overall F1.
+    ``field`` is a field path, or ``None`` for the overall F1. ``value`` is None when
+    the figure is undefined (nothing was judged): such a check fails, since a threshold
+    that nothing was measured against has not been met.
     """
 
     field: str | None
     metric: str
-    value: float
+    value: float | None
     threshold: float
 
     @property
     def passed(self) -> bool:
-        return self.value + _EPS >= self.threshold
+        return self.value is not None and self.value + _EPS >= self.threshold
 
     @property
     def name(self) -> str:
@@ -41,6 +43,9 @@ class Check:
     def describe(self) -> str:
         sign = ">=" if self.passed else "<"
         head = f"{self.name}:" if self.field is not None else "overall"
+        if self.value is None:
+            return (f"{head} {self.metric} undefined: nothing was judged "
+                    f"(needs >= {self.threshold:.4f})")
         return f"{head} {self.metric} {self.value:.4f} {sign} {self.threshold:.4f}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -48,7 +53,7 @@ class Check:
                 "threshold": self.threshold, "passed": self.passed}
 
 
-def overall_f1(run: RunResult, metric: FailMetric = "macro") -> float:
+def overall_f1(run: RunResult, metric: FailMetric = "macro") -> float | None:
     return run.micro_f1 if metric == "micro" else run.mean_f1
 
 
@@ -59,7 +64,7 @@ def check_run(run: RunResult, *, fail_under: float | None = None,
 
     The overall figure is the macro F1 (mean over records) unless ``fail_metric`` is
     ``"micro"`` (pooled). A field threshold is on the field's pooled F1; a field the
-    run never judged has F1 1.0 (nothing was wrong).
+    run never judged has an undefined F1, and its check fails (``Check.describe``).
     """
     checks: list[Check] = []
     if fail_under is not None:

@@ -15,6 +15,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evalschema.report.figures import f1_figure, sort_key, undefined_note
 from evalschema.report.html_page import (
     bar,
     config_html,
@@ -68,7 +69,7 @@ def f1_chart(per_field: Mapping[str, FieldAggregation],
              thresholds: Mapping[str, float] | None = None) -> str:
     """Horizontal bars of per-field F1, worst first; one ``rect.bar`` per field."""
     thresholds = thresholds or {}
-    rows = sorted(per_field.values(), key=lambda a: (a.f1, a.field))
+    rows = sorted(per_field.values(), key=lambda a: (sort_key(a.f1), a.field))
     label_w, bar_w, val_w, row_h, top = 270, 700, 70, 22, 26
     width = label_w + bar_w + val_w
     height = top + row_h * len(rows) + 8
@@ -84,24 +85,32 @@ def f1_chart(per_field: Mapping[str, FieldAggregation],
     for i, agg in enumerate(rows):
         y = top + i * row_h
         name = agg.field or "(record)"
-        w = max(0.0, min(1.0, agg.f1)) * bar_w
-        out.append(f'<g class="row" data-field="{e(name)}" data-f1="{agg.f1:.6f}">'
-                   f"<title>{e(name)}: F1 {agg.f1:.4f} (precision {agg.precision:.4f}, "
-                   f"recall {agg.recall:.4f})</title>"
+        f1 = agg.f1
+        w = 0.0 if f1 is None else max(0.0, min(1.0, f1)) * bar_w
+        shown = f1_figure(agg.counts, f1)  # "—" or "skipped" when undefined, no bar
+        out.append(f'<g class="row" data-field="{e(name)}" '
+                   f'data-f1="{"" if f1 is None else f"{f1:.6f}"}">'
+                   f"<title>{e(name)}: F1 {f1_figure(agg.counts, f1, 4)} (precision "
+                   f"{num(agg.precision, 4)}, recall {num(agg.recall, 4)})</title>"
                    f'<text x="{label_w - 10}" y="{y + 15}" text-anchor="end">'
                    f"{e(short(name))}</text>"
                    f'<rect class="track" x="{label_w}" y="{y + 4}" width="{bar_w}" '
                    f'height="14" rx="3"/>'
                    f'<rect class="bar" x="{label_w}" y="{y + 4}" width="{w:.2f}" height="14" '
-                   f'rx="3" fill="{f1_color(agg.f1)}"/>')
+                   f'rx="3" fill="{f1_color(f1)}"/>')
         limit = thresholds.get(agg.field)
         if limit is not None:
             tx = label_w + limit * bar_w
             out.append(f'<line class="tick" x1="{tx:.1f}" y1="{y + 1}" x2="{tx:.1f}" '
                        f'y2="{y + 21}"><title>threshold {limit:g}</title></line>')
-        out.append(f'<text x="{label_w + bar_w + 8}" y="{y + 15}">{agg.f1:.3f}</text></g>')
+        out.append(f'<text x="{label_w + bar_w + 8}" y="{y + 15}">{e(shown)}</text></g>')
     out.append("</svg>")
     return "".join(out)
+
+
+def _data(value: float | None) -> str:
+    """A sort key attribute: empty for an undefined figure."""
+    return "" if value is None else f"{value:.6f}"
 
 
 def field_table(per_field: Mapping[str, FieldAggregation],
@@ -122,10 +131,10 @@ def field_table(per_field: Mapping[str, FieldAggregation],
     for i, a in enumerate(aggs):
         c = a.counts
         limit = thresholds.get(a.field)
-        below = limit is not None and a.f1 + 1e-9 < limit
+        below = limit is not None and (a.f1 is None or a.f1 + 1e-9 < limit)
         name = a.field or "(record)"
-        attrs = (f'data-order="{i}" data-s-field="{e(name)}" data-s-f1="{a.f1:.6f}" '
-                 f'data-s-precision="{a.precision:.6f}" data-s-recall="{a.recall:.6f}" '
+        attrs = (f'data-order="{i}" data-s-field="{e(name)}" data-s-f1="{_data(a.f1)}" '
+                 f'data-s-precision="{_data(a.precision)}" data-s-recall="{_data(a.recall)}" '
                  f'data-s-match="{c.matches}" data-s-mismatch="{c.mismatches}" '
                  f'data-s-omission="{c.omissions}" data-s-hallucination="{c.hallucinations}" '
                  f'data-s-skipped="{c.skipped}" data-s-error="{c.errors}" '
@@ -133,8 +142,8 @@ def field_table(per_field: Mapping[str, FieldAggregation],
         th_cell = "" if limit is None else (f'<span class="{"low" if below else "pos"}">'
                                          f'{limit:g} {"✗" if below else "✓"}</span>')
         body.append(f"<tr {attrs}><td class=name><code>{e(name)}</code></td>"
-                    f"<td class=num>{bar(a.f1)}</td>"
-                    f"<td class=num>{a.precision:.3f}</td><td class=num>{a.recall:.3f}</td>"
+                    f"<td class=num>{bar(a.f1, f1_figure(c, None))}</td>"
+                    f"<td class=num>{num(a.precision)}</td><td class=num>{num(a.recall)}</td>"
                     f"<td class=num>{c.matches:,}</td><td class=num>{c.mismatches:,}</td>"
                     f"<td class=num>{c.omissions:,}</td><td class=num>{c.hallucinations:,}</td>"
                     + (f"<td class=num>{c.skipped:,}</td>" if skipped else "")
@@ -208,7 +217,7 @@ def _record(rank: int, w: Any, open_: bool) -> str:
     repaired = ' <span class="muted">(repaired)</span>' if rec.repaired else ""
     return (f'<details class="record"{" open" if open_ else ""} data-record="{e(rid)}">'
             f'<summary><span class="muted">#{rank}</span><span class="rid">{e(rid)}</span>'
-            f"<span>F1 <b>{rec.f1:.3f}</b></span>"
+            f"<span>F1 <b>{num(rec.f1)}</b></span>"
             f'<span class="muted">{c.mismatches} mismatch · {c.omissions} omission · '
             f"{c.hallucinations} hallucination · {c.matches} match</span>{repaired}{note}"
             f'</summary><div class="recbody"><table class="diffs"><thead><tr><th>path</th>'
@@ -243,7 +252,9 @@ def _run_section(rep: RunReport, anchor: str, worst: int) -> str:
     parts.append(_status_stack({"match": t.matches, "mismatch": t.mismatches,
                                 "omission": t.omissions, "hallucination": t.hallucinations,
                                 "error": t.errors, "skipped": t.skipped}))
-    notes = []
+    notes = [run.coverage.describe()]
+    if (undefined := undefined_note(run)) is not None:
+        notes.append(undefined)
     if rep.repaired_count:
         notes.append(f"{rep.repaired_count:,} extracted record(s) needed lenient parsing")
     if rep.seconds is not None:
@@ -290,8 +301,9 @@ def runs_html(reports: Sequence[RunReport], *, title: str = "evalschema report",
         rows = "".join(
             f'<tr><td><a href="#run-{i + 1}">{e(r.label)}</a></td>'
             f"<td class=num>{r.run.total_records:,}</td><td class=num>{bar(r.run.mean_f1)}</td>"
-            f"<td class=num>{r.run.micro_f1:.4f}</td><td class=num>{r.run.mean_precision:.4f}</td>"
-            f"<td class=num>{r.run.mean_recall:.4f}</td><td>"
+            f"<td class=num>{num(r.run.micro_f1, 4)}</td>"
+            f"<td class=num>{num(r.run.mean_precision, 4)}</td>"
+            f"<td class=num>{num(r.run.mean_recall, 4)}</td><td>"
             + ("" if not r.checks else ('<span class="pos">passed</span>' if r.passed
                                         else '<span class="neg">failed</span>'))
             + "</td></tr>" for i, r in enumerate(reports))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evalschema.report.html_page import bar, config_html, e, meta, page, short, th
+from evalschema.report.html_page import bar, config_html, e, meta, num, page, short, th
 from evalschema.run.compare import Comparison, Difference, FieldComparison
 
 #: Records listed under "records that flipped".
@@ -15,12 +15,14 @@ MAX_FLIPS = 100
 
 
 def _diff_class(d: Difference) -> str:
-    if not d.significant:
+    if not d.significant or d.delta is None:
         return "ns"
     return "pos" if d.delta > 0 else "neg"
 
 
 def _diff_text(d: Difference) -> str:
+    if d.delta is None or d.low is None or d.high is None:
+        return f'<span class="ns">{num(d.delta)}</span>'  # undefined on one side
     cls = _diff_class(d)
     badge = "" if cls == "ns" else f'<span class="sig {cls}">{"better" if cls == "pos" else "worse"}</span>'
     return (f'<span class="{cls}">{d.delta:+.3f}</span> <span class="ci">'
@@ -35,14 +37,17 @@ def _nice(x: float) -> float:
 def diff_chart(c: Comparison) -> str:
     """Each field's F1 difference (and the overall F1s') against the baseline, with
     its confidence interval: one ``g.diff`` per field and compared run."""
-    rows: list[tuple[str, int, Difference]] = []
+    rows: list[tuple[str, int, float, float, float]] = []  # undefined differences left out
     for key in ("macro_f1", "micro_f1"):
         m = c.overall[key]
-        rows.extend((f"overall {m.metric}", k, d) for k, d in enumerate(m.differences))
+        rows.extend((f"overall {m.metric}", k, d.delta, d.low, d.high)
+                    for k, d in enumerate(m.differences)
+                    if d.delta is not None and d.low is not None and d.high is not None)
     for f in c.fields:
         if not f.only_extracted:
-            rows.extend((f.field, k, d) for k, d in enumerate(f.f1.differences))
-    span = max([0.01, *(max(abs(d.low), abs(d.high), abs(d.delta)) for _, _, d in rows)])
+            rows.extend((f.field, k, d.delta, d.low, d.high) for k, d in enumerate(f.f1.differences)
+                        if d.delta is not None and d.low is not None and d.high is not None)
+    span = max([0.01, *(max(abs(lo), abs(hi), abs(dv)) for _, _, dv, lo, hi in rows)])
     half = _nice(span)
     label_w, plot_w, val_w, row_h, top = 270, 600, 170, 20, 26
     width = label_w + plot_w + val_w
@@ -60,22 +65,22 @@ def diff_chart(c: Comparison) -> str:
                    f'x2="{x(v):.1f}" y2="{height - 4}"/><text x="{x(v):.1f}" y="{top - 10}" '
                    f'text-anchor="middle">{v:+.2f}</text>')
     out.append("</g>")
-    for i, (name, k, d) in enumerate(rows):
+    for i, (name, k, delta, low, high) in enumerate(rows):
         y = top + i * row_h + 10
-        cls = _diff_class(d)
+        cls = _diff_class(Difference(delta, low, high))
         color = {"pos": "var(--good)", "neg": "var(--bad)"}.get(cls, "#868e96")
         label = name if len(c.labels) == 2 else f"{name} · {c.labels[k + 1]}"
         out.append(f'<g class="diff {cls}" data-field="{e(name)}" data-run="{k + 1}" '
-                   f'data-delta="{d.delta:.6f}"><title>{e(label)}: {d.delta:+.4f} '
-                   f"[{d.low:+.4f}, {d.high:+.4f}]</title>"
+                   f'data-delta="{delta:.6f}"><title>{e(label)}: {delta:+.4f} '
+                   f"[{low:+.4f}, {high:+.4f}]</title>"
                    f'<text x="{label_w - 10}" y="{y + 4}" text-anchor="end">{e(short(label))}'
-                   f'</text><line class="ci" x1="{x(d.low):.1f}" y1="{y}" x2="{x(d.high):.1f}" '
-                   f'y2="{y}" stroke="{color}"/><line x1="{x(d.low):.1f}" y1="{y - 4}" '
-                   f'x2="{x(d.low):.1f}" y2="{y + 4}" stroke="{color}"/><line '
-                   f'x1="{x(d.high):.1f}" y1="{y - 4}" x2="{x(d.high):.1f}" y2="{y + 4}" '
-                   f'stroke="{color}"/><circle cx="{x(d.delta):.1f}" cy="{y}" r="4.5" '
+                   f'</text><line class="ci" x1="{x(low):.1f}" y1="{y}" x2="{x(high):.1f}" '
+                   f'y2="{y}" stroke="{color}"/><line x1="{x(low):.1f}" y1="{y - 4}" '
+                   f'x2="{x(low):.1f}" y2="{y + 4}" stroke="{color}"/><line '
+                   f'x1="{x(high):.1f}" y1="{y - 4}" x2="{x(high):.1f}" y2="{y + 4}" '
+                   f'stroke="{color}"/><circle cx="{x(delta):.1f}" cy="{y}" r="4.5" '
                    f'fill="{color}"/><text x="{label_w + plot_w + 10}" y="{y + 4}">'
-                   f"{d.delta:+.3f} [{d.low:+.3f}, {d.high:+.3f}]</text></g>")
+                   f"{delta:+.3f} [{low:+.3f}, {high:+.3f}]</text></g>")
         if i == 1 and rows[2:]:
             out.append(f'<line class="grid" x1="0" y1="{y + row_h / 2:.1f}" x2="{width}" '
                        f'y2="{y + row_h / 2:.1f}"/>')
@@ -100,10 +105,11 @@ def _compare_row(n: int, f: FieldComparison) -> str:
     attrs = [f'data-order="{n}"', f'data-s-field="{e(f.field)}"']
     cells = [f"<td class=name><code>{e(f.field or '(record)')}</code></td>"]
     for i, v in enumerate(f.f1.values):
-        attrs.append(f'data-s-f1_{i}="{v:.6f}"')
+        attrs.append(f'data-s-f1_{i}="{"" if v is None else f"{v:.6f}"}"')
         cells.append(f"<td class=num>{bar(v)}</td>")
     for k, d in enumerate(f.f1.differences, start=1):
-        attrs += [f'data-s-d_{k}="{d.delta:.6f}"', f'data-s-reg_{k}="{f.regressed[k - 1]}"',
+        delta = "" if d.delta is None else f"{d.delta:.6f}"
+        attrs += [f'data-s-d_{k}="{delta}"', f'data-s-reg_{k}="{f.regressed[k - 1]}"',
                   f'data-s-fix_{k}="{f.fixed[k - 1]}"']
         cells += [f"<td class=num>{_diff_text(d)}</td>",
                   f"<td class=num>{f.regressed[k - 1]:,}</td>",
@@ -123,7 +129,7 @@ def compare_html(c: Comparison, *, settings: Mapping[str, Any] | None = None,
     head = "<tr><th>metric</th>" + "".join(f"<th class=num>{e(lab)}</th>" for lab in c.labels) \
         + "".join(f"<th class=num>Δ {e(lab)} [CI]</th>" for lab in c.labels[1:]) + "</tr>"
     rows = "".join(
-        f"<tr><td>{e(m.metric)}</td>" + "".join(f"<td class=num>{v:.4f}</td>" for v in m.values)
+        f"<tr><td>{e(m.metric)}</td>" + "".join(f"<td class=num>{num(v, 4)}</td>" for v in m.values)
         + "".join(f"<td class=num>{_diff_text(d)}</td>" for d in m.differences) + "</tr>"
         for m in c.overall.values())
     body.append(f'<h2>Overall</h2><table class="overall"><thead>{head}</thead><tbody>{rows}'

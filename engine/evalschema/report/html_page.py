@@ -17,6 +17,7 @@ from html import escape
 from typing import Any
 
 from evalschema.pointer import join
+from evalschema.report.figures import UNDEFINED, figure
 
 #: Longest string value shown in a record before it is cut.
 MAX_STRING = 300
@@ -29,12 +30,15 @@ def e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def num(x: float, digits: int = 3) -> str:
-    return f"{x:.{digits}f}"
+def num(x: float | None, digits: int = 3) -> str:
+    """A figure; "—" when it is undefined (docs/metrics.md)."""
+    return figure(x, digits)
 
 
-def f1_color(f1: float) -> str:
-    """Red (F1 0.5 and below) through amber to green (F1 1)."""
+def f1_color(f1: float | None) -> str:
+    """Red (F1 0.5 and below) through amber to green (F1 1); grey when undefined."""
+    if f1 is None:
+        return "#adb5bd"
     t = max(0.0, min(1.0, (f1 - 0.5) / 0.5))
     hue = round(4 + t * 128)
     light = 44 if t > 0.5 else 48
@@ -232,7 +236,10 @@ def short(text: str, n: int = 38) -> str:
     return text if len(text) <= n else text[:n - 1] + "…"
 
 
-def bar(value: float) -> str:
+def bar(value: float | None, empty: str = UNDEFINED) -> str:
+    """A figure with its meter; an undefined one is ``empty`` ("—", or "skipped")."""
+    if value is None:
+        return f'<span class="barcell"><span class="meter"></span>{e(empty)}</span>'
     v = max(0.0, min(1.0, value))
     return (f'<span class="barcell"><span class="meter"><span style="width:{100 * v:.1f}%;'
             f'background:{f1_color(value)}"></span></span>{value:.3f}</span>')

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from evalschema.report.figures import f1_figure, figure, sort_key, undefined_note
 from evalschema.report.model import RunReport
 from evalschema.run.compare import Comparison, Difference
 
@@ -23,6 +24,10 @@ def code(text: str) -> str:
     return f"{fence}{pad}{s}{pad}{fence}"
 
 
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + "."
+
+
 def run_markdown(report: RunReport, *, sort: str = "schema", level: int = 2) -> str:
     run, t = report.run, report.run.totals
     h = "#" * level
@@ -33,9 +38,11 @@ def run_markdown(report: RunReport, *, sort: str = "schema", level: int = 2) -> 
         lines += [f"**{verdict}**", ""]
     lines += [
         f"**{run.total_records}** records, **{run.total_fields}** fields judged. "
-        f"F1 **{run.mean_f1:.4f}** (macro), {run.micro_f1:.4f} (micro); "
-        f"precision {run.mean_precision:.4f}, recall {run.mean_recall:.4f}, "
-        f"weighted score {run.mean_weighted_score:.4f}.", "",
+        f"F1 **{figure(run.mean_f1, 4)}** (macro), {figure(run.micro_f1, 4)} (micro); "
+        f"precision {figure(run.mean_precision, 4)}, recall {figure(run.mean_recall, 4)}, "
+        f"weighted score {figure(run.mean_weighted_score, 4)}."
+        + (f" {_sentence(note)}" if (note := undefined_note(run)) else ""), "",
+        _sentence(cell(run.coverage.describe())), "",
         "| match | mismatch | omission | hallucination | skipped | error |",
         "|---:|---:|---:|---:|---:|---:|",
         f"| {t.matches} | {t.mismatches} | {t.omissions} | {t.hallucinations} | {t.skipped} "
@@ -44,21 +51,23 @@ def run_markdown(report: RunReport, *, sort: str = "schema", level: int = 2) -> 
         lines += [f"{report.repaired_count} extracted record(s) needed lenient parsing.", ""]
     if report.checks:
         lines += [f"{h}# Thresholds", "", "| check | value | threshold | |", "|---|---:|---:|:-:|"]
-        lines += [f"| {code(c.field) if c.field is not None else cell(c.name)} | {c.value:.4f} "
+        lines += [f"| {code(c.field) if c.field is not None else cell(c.name)} | {figure(c.value, 4)} "
                   f"| {c.threshold:.4f} | {'✅' if c.passed else '❌'} |" for c in report.checks]
         lines.append("")
     thresholds = report.field_thresholds
     rows = list(run.per_field.values())
     if sort == "f1":
-        rows.sort(key=lambda a: (a.f1, a.field))
+        rows.sort(key=lambda a: (sort_key(a.f1), a.field))
     lines += [f"{h}# Fields", "",
               "| field | F1 | precision | recall | match | mismatch | omission | hallucination "
               "| threshold |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for a in rows:
         c = a.counts
         th = thresholds.get(a.field)
-        mark = "" if th is None else f"{th:.2f} {'✅' if a.f1 + 1e-9 >= th else '❌'}"
-        lines.append(f"| {code(a.field)} | {a.f1:.3f} | {a.precision:.3f} | {a.recall:.3f} | "
+        ok = a.f1 is not None and a.f1 + 1e-9 >= th if th is not None else False
+        mark = "" if th is None else f"{th:.2f} {'✅' if ok else '❌'}"
+        lines.append(f"| {code(a.field)} | {f1_figure(c, a.f1)} | {figure(a.precision)} | "
+                     f"{figure(a.recall)} | "
                      f"{c.matches} | {c.mismatches} | {c.omissions} | {c.hallucinations} | "
                      f"{mark} |")
     if report.worst:
@@ -70,7 +79,7 @@ def run_markdown(report: RunReport, *, sort: str = "schema", level: int = 2) -> 
             shown = ", ".join(f"{code(r.path)} ({r.status})" for r in wrong[:6])
             more = f", … {len(wrong) - 6} more" if len(wrong) > 6 else ""
             rid = rec.record_id if rec.record_id is not None else f"#{rec.index}"
-            lines.append(f"| {cell(rid)} | {rec.f1:.3f} | {shown}{more} |")
+            lines.append(f"| {cell(rid)} | {figure(rec.f1)} | {shown}{more} |")
     return "\n".join(lines) + "\n"
 
 
@@ -81,13 +90,15 @@ def runs_markdown(reports: Sequence[RunReport], *, sort: str = "schema") -> str:
     rows = ["| run | records | F1 (macro) | F1 (micro) | thresholds |", "|---|---:|---:|---:|:-:|"]
     for r in reports:
         gate = "" if not r.checks else ("✅" if r.passed else "❌")
-        rows.append(f"| {cell(r.label)} | {r.run.total_records} | {r.run.mean_f1:.4f} | "
-                    f"{r.run.micro_f1:.4f} | {gate} |")
+        rows.append(f"| {cell(r.label)} | {r.run.total_records} | {figure(r.run.mean_f1, 4)} | "
+                    f"{figure(r.run.micro_f1, 4)} | {gate} |")
     return head + "\n".join(rows) + "\n\n" + "\n".join(
         run_markdown(r, sort=sort) for r in reports)
 
 
 def _diff(d: Difference) -> str:
+    if d.delta is None or d.low is None or d.high is None:
+        return figure(d.delta)
     mark = (" ▲" if d.delta > 0 else " ▼") if d.significant else ""
     return f"{d.delta:+.4f} [{d.low:+.4f}, {d.high:+.4f}]{mark}"
 
@@ -105,7 +116,7 @@ def compare_markdown(c: Comparison) -> str:
              + " | ".join(f"Δ {cell(x)}" for x in others) + " |",
              "|---|" + "---:|" * (len(c.labels) + len(others))]
     for m in c.overall.values():
-        lines.append(f"| {m.metric} | " + " | ".join(f"{v:.4f}" for v in m.values) + " | "
+        lines.append(f"| {m.metric} | " + " | ".join(figure(v, 4) for v in m.values) + " | "
                      + " | ".join(_diff(d) for d in m.differences) + " |")
     lines += ["", "## Fields (F1)", "",
               "| field | " + " | ".join(cell(x) for x in c.labels) + " | "
@@ -114,7 +125,7 @@ def compare_markdown(c: Comparison) -> str:
     for f in c.fields:
         if f.only_extracted:
             continue
-        lines.append(f"| {code(f.field)} | " + " | ".join(f"{v:.3f}" for v in f.f1.values)
+        lines.append(f"| {code(f.field)} | " + " | ".join(figure(v) for v in f.f1.values)
                      + " | " + " | ".join(_diff(d) for d in f.f1.differences) + " | "
                      + " / ".join(str(x) for x in f.regressed) + " | "
                      + " / ".join(str(x) for x in f.fixed) + " |")

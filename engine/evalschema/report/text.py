@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from evalschema.report.figures import f1_figure, figure, sort_key, undefined_note
 from evalschema.results import FieldAggregation, RunResult
 from evalschema.safetext import one_line
 
@@ -18,7 +19,9 @@ if TYPE_CHECKING:
 _BAR = 12
 
 
-def _bar(value: float) -> str:
+def _bar(value: float | None) -> str:
+    if value is None:
+        return " " * _BAR
     filled = round(max(0.0, min(1.0, value)) * _BAR)
     return "█" * filled + "·" * (_BAR - filled)
 
@@ -32,13 +35,17 @@ def summary_lines(run: RunResult, label: str = "", *, repaired: int | None = Non
     head = f"{one_line(label)}: " if label else ""
     lines = [
         f"{head}{run.total_records} records, {run.total_fields} fields judged",
-        f"  F1 {run.mean_f1:.4f} (macro)  {run.micro_f1:.4f} (micro)   "
-        f"precision {run.mean_precision:.4f}  recall {run.mean_recall:.4f}   "
-        f"weighted score {run.mean_weighted_score:.4f}",
+        f"  F1 {figure(run.mean_f1, 4)} (macro)  {figure(run.micro_f1, 4)} (micro)   "
+        f"precision {figure(run.mean_precision, 4)}  recall {figure(run.mean_recall, 4)}   "
+        f"weighted score {figure(run.mean_weighted_score, 4)}",
         f"  {t.matches} match  {t.mismatches} mismatch  {t.omissions} omission  "
         f"{t.hallucinations} hallucination  {t.skipped} skipped  {t.errors} error"
         + (f"  {t.batch_errors} batch_error" if t.batch_errors else ""),
     ]
+    note = undefined_note(run)
+    if note:
+        lines.append(f"  {note}")
+    lines.append(f"  {one_line(run.coverage.describe())}")
     if repaired is None:
         repaired = sum(1 for r in run.records if r.repaired)
     if problems is None:
@@ -63,20 +70,21 @@ def field_table(per_field: dict[str, FieldAggregation], *, sort: str = "schema",
     fields are explanations, not precision/recall)."""
     rows = list(per_field.values())
     if sort == "f1":
-        rows.sort(key=lambda a: (a.mean_score if scores_only else a.f1, a.field))
+        rows.sort(key=lambda a: (sort_key(a.mean_score if scores_only else a.f1), a.field))
     names = {a.field: one_line(a.field) for a in rows}
     width = max([len("(record)"), *(len(n) for n in names.values())])
     head = "mean" if scores_only else "F1"
     tail = "" if scores_only else f"  {'prec':>6}  {'recall':>6}"
-    header = (f"{'field':<{width}}  {head:>6}  {'':<{_BAR}}{tail}  "
+    header = (f"{'field':<{width}}  {head:>7}  {'':<{_BAR}}{tail}  "
               f"{'match':>6}  {'mism':>5}  {'omit':>5}  {'hall':>5}  {'skip':>5}  {'err':>4}")
     lines = [header, "─" * len(header)]
     for a in rows:
         c = a.counts
         value = a.mean_score if scores_only else a.f1
-        cells = "" if scores_only else f"  {a.precision:6.3f}  {a.recall:6.3f}"
+        cells = "" if scores_only else f"  {figure(a.precision, 3, 6)}  {figure(a.recall, 3, 6)}"
         lines.append(
-            f"{names[a.field] or '(record)':<{width}}  {value:6.3f}  {_bar(value)}{cells}  "
+            f"{names[a.field] or '(record)':<{width}}  {f1_figure(c, value, 3, 7)}  "
+            f"{_bar(value)}{cells}  "
             f"{c.matches:6d}  {c.mismatches:5d}  {c.omissions:5d}  {c.hallucinations:5d}  "
             f"{c.skipped:5d}  {c.errors:4d}"
         )

@@ -10,7 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from evalschema.results import Counts, FieldAggregation, FieldResult, RecordResult, RunResult
+from evalschema.results import (
+    Counts,
+    Coverage,
+    FieldAggregation,
+    FieldResult,
+    RecordResult,
+    RunResult,
+    Undefined,
+)
 from evalschema.scoring.tally import fold, make_counts
 
 
@@ -26,6 +34,13 @@ class RunAccumulator:
     sum_r: float = 0.0
     sum_f1: float = 0.0
     sum_w: float = 0.0
+    #: Records whose precision, recall, F1, weighted score was defined (each mean's n).
+    n_p: int = 0
+    n_r: int = 0
+    n_f1: int = 0
+    n_w: int = 0
+    #: Gold values under keys no schema node covers, by pointer pattern (``schema.coverage``).
+    off_schema: dict[str, int] = field(default_factory=dict)
 
     def tally(self, results: Sequence[FieldResult]) -> Counts:
         """Fold one record's results into the per-field tallies; return the record's counts."""
@@ -39,10 +54,19 @@ class RunAccumulator:
             return
         self.n += 1
         p, r, f1, w = record.counts.metrics()  # once, not four property calls
-        self.sum_p += p
-        self.sum_r += r
-        self.sum_f1 += f1
-        self.sum_w += w
+        # An undefined figure (None) is left out of its mean, and counted as left out.
+        if p is not None:
+            self.sum_p += p
+            self.n_p += 1
+        if r is not None:
+            self.sum_r += r
+            self.n_r += 1
+        if f1 is not None:
+            self.sum_f1 += f1
+            self.n_f1 += 1
+        if w is not None:
+            self.sum_w += w
+            self.n_w += 1
 
     def update(self, other: RunAccumulator) -> None:
         """Fold ``other`` into this accumulator in place (the same sums as ``merge``)."""
@@ -60,6 +84,12 @@ class RunAccumulator:
         self.sum_r += other.sum_r
         self.sum_f1 += other.sum_f1
         self.sum_w += other.sum_w
+        self.n_p += other.n_p
+        self.n_r += other.n_r
+        self.n_f1 += other.n_f1
+        self.n_w += other.n_w
+        for k, v in other.off_schema.items():
+            self.off_schema[k] = self.off_schema.get(k, 0) + v
 
     def copy(self, *, records: bool = True) -> RunAccumulator:
         """An independent copy of the sums, to resume from later (the language server
@@ -68,7 +98,8 @@ class RunAccumulator:
         hence bit-identical). ``records=False`` leaves the record list empty."""
         return RunAccumulator({k: list(t) for k, t in self.per_field.items()},
                               list(self.records) if records else [], self.keep_records,
-                              self.n, self.sum_p, self.sum_r, self.sum_f1, self.sum_w)
+                              self.n, self.sum_p, self.sum_r, self.sum_f1, self.sum_w,
+                              self.n_p, self.n_r, self.n_f1, self.n_w, dict(self.off_schema))
 
     def merge(self, other: RunAccumulator) -> RunAccumulator:
         out = RunAccumulator(keep_records=self.keep_records and other.keep_records)
@@ -81,6 +112,11 @@ class RunAccumulator:
         out.n = self.n + other.n
         out.sum_p, out.sum_r = self.sum_p + other.sum_p, self.sum_r + other.sum_r
         out.sum_f1, out.sum_w = self.sum_f1 + other.sum_f1, self.sum_w + other.sum_w
+        out.n_p, out.n_r = self.n_p + other.n_p, self.n_r + other.n_r
+        out.n_f1, out.n_w = self.n_f1 + other.n_f1, self.n_w + other.n_w
+        out.off_schema = dict(self.off_schema)
+        for k, v in other.off_schema.items():
+            out.off_schema[k] = out.off_schema.get(k, 0) + v
         return out
 
     def result(self) -> RunResult:
@@ -94,10 +130,13 @@ class RunAccumulator:
         n = self.n
         return RunResult(
             records=tuple(self.records), per_field=per_field, totals=totals,
-            mean_precision=self.sum_p / n if n else 1.0,
-            mean_recall=self.sum_r / n if n else 1.0,
-            mean_f1=self.sum_f1 / n if n else 1.0,
-            mean_weighted_score=self.sum_w / n if n else 1.0,
+            mean_precision=self.sum_p / self.n_p if self.n_p else None,
+            mean_recall=self.sum_r / self.n_r if self.n_r else None,
+            mean_f1=self.sum_f1 / self.n_f1 if self.n_f1 else None,
+            mean_weighted_score=self.sum_w / self.n_w if self.n_w else None,
             total_records=n,
+            undefined=Undefined(n - self.n_p, n - self.n_r, n - self.n_f1, n - self.n_w),
+            coverage=Coverage.of(totals.matches + totals.mismatches + totals.omissions,
+                                 self.off_schema),
         )
 

@@ -12,10 +12,16 @@ denominator, recall denominator, number scored), so a resample is a weighted sum
 ``counts[b] = W[b] @ X`` with ``W`` the resample's multiplicities. Resamples are drawn
 in blocks and each block is one matrix product: no Python loop over records or over
 resamples within a block.
+
+An undefined figure (docs/metrics.md) is NaN inside the arithmetic and None in the
+result: a difference with an undefined side is None, and an interval is taken over the
+resamples where the difference is defined (None when it never is).
 """
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,13 +50,15 @@ Array = npt.NDArray[np.float64]
 class Difference:
     """A run's metric minus the baseline's, with its bootstrap confidence interval."""
 
-    delta: float
-    low: float
-    high: float
+    delta: float | None
+    low: float | None
+    high: float | None
 
     @property
     def significant(self) -> bool:
-        """The interval excludes zero."""
+        """The interval excludes zero (never, when the difference is undefined)."""
+        if self.delta is None or self.low is None or self.high is None:
+            return False
         return self.low > 0.0 or self.high < 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -64,7 +72,7 @@ class MetricComparison:
     from the first."""
 
     metric: str
-    values: tuple[float, ...]
+    values: tuple[float | None, ...]
     differences: tuple[Difference, ...]
 
     def to_dict(self) -> dict[str, Any]:
@@ -163,26 +171,35 @@ def _counted_flags(run: RunResult) -> list[bool]:
 
 def _prf(c: Array) -> tuple[Array, Array, Array]:
     """Precision, recall, F1 from counts (last axis: S, DP, DR, N), with the engine's
-    conventions: an empty denominator gives 1, nothing scored gives F1 1."""
+    conventions (``results.precision_recall_f1``): an empty denominator gives NaN
+    (undefined), F1 is NaN when nothing was scored and 0 when only one side is defined."""
     s, dp, dr, n = c[..., _S], c[..., _DP], c[..., _DR], c[..., _N]
     with np.errstate(divide="ignore", invalid="ignore"):
-        p = np.where(dp > 0, s / np.where(dp > 0, dp, 1.0), 1.0)
-        r = np.where(dr > 0, s / np.where(dr > 0, dr, 1.0), 1.0)
-        tot = p + r
-        f = np.where(n > 0, np.where(tot > 0, 2 * p * r / np.where(tot > 0, tot, 1.0), 0.0), 1.0)
+        p = np.where(dp > 0, s / np.where(dp > 0, dp, 1.0), np.nan)
+        r = np.where(dr > 0, s / np.where(dr > 0, dr, 1.0), np.nan)
+        tot = np.where((dp > 0) & (dr > 0), p + r, 0.0)
+        f = np.where(n > 0, np.where(tot > 0, 2 * p * r / np.where(tot > 0, tot, 1.0), 0.0),
+                     np.nan)
     return p, r, f
+
+
+def _defined(value: float | None) -> tuple[float, float]:
+    """(present, value) columns of a record's figure: (0, 0) when it is undefined."""
+    return (0.0, 0.0) if value is None else (1.0, value)
 
 
 def _tally(records: Sequence[RecordResult], units: dict[Any, int],
            fields: dict[str, int], keys: list[Any]) -> tuple[Array, Array]:
-    """Per (unit, field) counts, and per unit [present, P, R, F1] for the macro mean."""
+    """Per (unit, field) counts, and per unit [defined, value] of P, R and F1 for the
+    macro means."""
     x = np.zeros((len(units), len(fields), 4))
-    rec_stats = np.zeros((len(units), 4))
+    rec_stats = np.zeros((len(units), 6))
     for rec, key in zip(records, keys, strict=True):
         if key is None:
             continue
         u = units[key]
-        rec_stats[u] = (1.0, rec.precision, rec.recall, rec.f1)
+        prec, rec_recall, f1, _ = rec.counts.metrics()
+        rec_stats[u] = (*_defined(prec), *_defined(rec_recall), *_defined(f1))
         row = x[u]
         for r in rec.field_results:
             st = r.status
@@ -201,6 +218,12 @@ def _tally(records: Sequence[RecordResult], units: dict[Any, int],
                 c[_DP] += 1
                 c[_N] += 1
     return x, rec_stats
+
+
+def _figure(value: Any) -> float | None:
+    """A computed figure as reported: NaN (undefined) is None."""
+    v = float(value)
+    return None if math.isnan(v) else v
 
 
 def resample_weights(rng: np.random.Generator, n_resamples: int, n_units: int) -> Array:
@@ -263,14 +286,15 @@ def compare_runs(runs: Sequence[RunResult], labels: Sequence[str] | None = None,
     tallies = [_tally(run.records, units, fields, keys) for run, keys in zip(runs, run_keys,
                                                                               strict=True)]
 
-    # One design matrix: per run, F x 4 field counts then [present, P, R, F1] per record.
-    width = n_fields * 4 + 4
+    # One design matrix: per run, F x 4 field counts then [defined, value] of P, R, F1
+    # per record (a record's undefined figure is left out of its mean), padded to a
+    # multiple of 4 columns so that each run's block sits alike in the matrix product's
+    # vector lanes and identical runs sum to identical floats.
+    width = n_fields * 4 + 8
     design = np.zeros((n_units, n_runs * width))
     for k, (x, rec_stats) in enumerate(tallies):
         design[:, k * width:k * width + n_fields * 4] = x.reshape(n_units, n_fields * 4)
-        present = rec_stats[:, :1]
-        design[:, k * width + n_fields * 4:(k + 1) * width] = np.hstack(
-            [present, rec_stats[:, 1:] * present])
+        design[:, k * width + n_fields * 4:k * width + n_fields * 4 + 6] = rec_stats
 
     def metrics(sums: Array) -> dict[str, Array]:
         """Metric name -> array (..., runs[, fields]) from summed design columns."""
@@ -278,9 +302,11 @@ def compare_runs(runs: Sequence[RunResult], labels: Sequence[str] | None = None,
         field_counts = s[..., :n_fields * 4].reshape(*s.shape[:-1], n_fields, 4)
         fp, fr, ff = _prf(field_counts)
         mp, mr, mf = _prf(field_counts.sum(axis=-2))
-        n = s[..., n_fields * 4]
-        safe = np.where(n > 0, n, 1.0)
-        macro = [np.where(n > 0, s[..., n_fields * 4 + i] / safe, 1.0) for i in (1, 2, 3)]
+        macro = []
+        for i in (0, 2, 4):
+            n = s[..., n_fields * 4 + i]
+            macro.append(np.where(n > 0, s[..., n_fields * 4 + i + 1] / np.where(n > 0, n, 1.0),
+                                  np.nan))
         return {"field_precision": fp, "field_recall": fr, "field_f1": ff,
                 "micro_precision": mp, "micro_recall": mr, "micro_f1": mf,
                 "macro_precision": macro[0], "macro_recall": macro[1], "macro_f1": macro[2]}
@@ -299,17 +325,22 @@ def compare_runs(runs: Sequence[RunResult], labels: Sequence[str] | None = None,
             boot[name].append(value[:, 1:] - value[:, :1])
         done += b
     alpha = (1.0 - confidence) / 2.0
-    bounds = {name: np.quantile(np.concatenate(parts), [alpha, 1.0 - alpha], axis=0)
-              for name, parts in boot.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN: an undefined difference
+        bounds = {name: np.nanquantile(np.concatenate(parts), [alpha, 1.0 - alpha], axis=0)
+                  for name, parts in boot.items()}
 
     def comparison(name: str, metric: str, f: int | None = None) -> MetricComparison:
         obs, (lo, hi) = observed[name], bounds[name]
         if f is not None:
             obs, lo, hi = obs[..., f], lo[..., f], hi[..., f]
-        values = tuple(float(v) for v in obs)
-        diffs = tuple(Difference(values[k] - values[0], float(lo[k - 1]), float(hi[k - 1]))
-                      for k in range(1, n_runs))
-        return MetricComparison(metric, values, diffs)
+        values = tuple(_figure(v) for v in obs)
+        diffs = []
+        for k in range(1, n_runs):
+            a, b = values[0], values[k]
+            diffs.append(Difference(None, None, None) if a is None or b is None else
+                         Difference(b - a, _figure(lo[k - 1]), _figure(hi[k - 1])))
+        return MetricComparison(metric, values, tuple(diffs))
 
     overall = {f"{kind}_{m}": comparison(f"{kind}_{m}", f"{kind} {m.replace('f1', 'F1')}")
                for kind in ("micro", "macro") for m in ("precision", "recall", "f1")}

@@ -23,6 +23,7 @@ from evalschema.rules.registry import Registry
 from evalschema.run.accumulator import RunAccumulator
 from evalschema.run.gcpause import gc_paused
 from evalschema.run.pairing import Pair, iter_pairs
+from evalschema.schema.coverage import Walker, off_schema
 from evalschema.schema.node import SchemaNode
 from evalschema.schema.select import select_fields, select_target
 from evalschema.schema.tree import parse_eval_schema
@@ -52,9 +53,12 @@ class Evaluator:
     #: one pass; None for schemas it turns down (``specialized.specializable``).
     specialized: SpecializedScorer | None = field(init=False, default=None, repr=False,
                                             compare=False)
+    #: Tallies the gold values under keys no schema node covers (``schema.coverage``).
+    cover: Walker = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.scorer = RecordScorer(self.root, self.policy)
+        self.cover = off_schema(self.root)
         if specializable(self.root):
             self.specialized = specialize_scorer(self.scorer, self.target_path, self.target_pointer)
 
@@ -85,6 +89,8 @@ class Evaluator:
                                     extracted_index, repaired, problem)
             acc.add(unscored, counted=False)
             return unscored
+        if gold is not NO_RECORD:
+            self.cover(gold, acc.off_schema)
         specialized = self.specialized
         if specialized is not None and gold is not NO_RECORD and extracted is not NO_RECORD \
                 and not self.post_process:

@@ -141,8 +141,10 @@ def _errors(rec: RecordResult) -> int:
 
 
 def worst_key(rec: RecordResult) -> tuple[float, int, int]:
-    """Worst first: lowest F1, then most wrong fields, then record order."""
-    return (rec.f1, -_errors(rec), rec.index)
+    """Worst first: lowest F1, then most wrong fields, then record order; a record with
+    nothing judged (F1 undefined) comes after every judged one."""
+    f1 = rec.f1
+    return (2.0 if f1 is None else f1, -_errors(rec), rec.index)
 
 
 @dataclass

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from evalschema.results import precision_recall_f1
+from evalschema.results import pair_similarity
 from evalschema.rules.alignment import SMALL_MATRIX
 from evalschema.rules.registry import AlignContext, PairF1
 from evalschema.schema.node import SchemaNode
@@ -54,7 +54,7 @@ def flat_pair_f1(items: SchemaNode, shared_unknown_keys_skipped: bool
     """Pair F1 for items that are objects of leaves, without building results.
 
     A copy, for speed, of what the walk does to such a pair (``RecordScorer.object``):
-    the statuses it would give, counted, then the one formula (``precision_recall_f1``)
+    the statuses it would give, counted, then the one formula (``pair_similarity``)
     on the same score sum, so the same float; ``tests/engine/scoring/test_pair_f1.py``
     checks it bit for bit. Returns None for a pair the walk must judge (not two objects;
     a transform or comparator that raises), and is None itself for items of any other
@@ -106,6 +106,6 @@ def flat_pair_f1(items: SchemaNode, shared_unknown_keys_skipped: bool
                                   and not (shared_unknown_keys_skipped and k in g))
         if s == both and both and not omissions and not hallucinations:
             return 1.0  # all matched with full credit: what the formula gives, exactly
-        return precision_recall_f1(s, both, omissions, hallucinations)[2]
+        return pair_similarity(s, both, omissions, hallucinations)
 
     return f1

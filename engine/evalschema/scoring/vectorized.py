@@ -6,7 +6,7 @@ form) the same per-pair F1 is computed column-wise with numpy and rapidfuzz; any
 other shape returns None and the caller scores pairs one by one.
 
 The counting is a copy, column-wise, of ``pair_f1.flat_pair_f1`` (itself checked against
-the walk), and ``_f1`` an element-wise copy of ``results.precision_recall_f1``: numpy
+the walk), and ``_f1`` an element-wise copy of ``results.pair_similarity``: numpy
 cannot call the definition per cell at this speed. ``tests/engine/scoring/test_vectorized.py``
 checks the formula bit for bit and the matrix against the walked F1 of every pair.
 """
@@ -71,7 +71,7 @@ def vectorized_f1(items: SchemaNode, g: Sequence[Any], e: Sequence[Any],
 
 
 def _scalar_f1(items: SchemaNode, g: Sequence[Any], e: Sequence[Any]) -> np.ndarray | None:
-    """One leaf per element: a pair's F1 is ``precision_recall_f1(s, 1, 0, 0)``, that is
+    """One leaf per element: a pair's F1 is ``pair_similarity(s, 1, 0, 0)``, that is
     2s²/(s+s) for its score s (0 when s is 0)."""
     if items.skip or items.matrix is None or (items.null_policy == "absent" and (
             any(v is None for v in g) or any(v is None for v in e))):
@@ -106,8 +106,8 @@ def _transform(node: SchemaNode, value: Any) -> Any:
 
 
 def _f1(s: np.ndarray, both: np.ndarray, omit: np.ndarray, hall: np.ndarray) -> np.ndarray:
-    """``results.precision_recall_f1``'s F1, element-wise: the same operations in the same
-    order, so the same floats (test_vectorized.py: ..._is_precision_recall_f1)."""
+    """``results.pair_similarity``'s F1, element-wise: the same operations in the same
+    order, so the same floats (test_vectorized.py: ..._is_pair_similarity)."""
     pd = both + hall
     rd = both + omit
     with np.errstate(divide="ignore", invalid="ignore"):

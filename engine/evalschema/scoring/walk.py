@@ -83,7 +83,7 @@ class RecordScorer:
             sub = RecordScorer(items, self.policy)
 
             def walked(gv: Any, ev: Any) -> float:
-                return count_results(sub.score(gv, ev)).f1
+                return count_results(sub.score(gv, ev)).pair_similarity()
 
             f1 = self.helpers[id(items)] = make_pair_f1(
                 items, self.policy.shared_unknown_keys_skipped, walked)

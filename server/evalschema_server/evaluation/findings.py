@@ -347,12 +347,18 @@ class DiagnosticBuilder:
                 if limit is None:
                     continue
                 f1 = agg.counts.f1
-                if f1 >= limit:
+                if f1 is not None and f1 >= limit:
                     continue
                 span = self.schema_key_span(pointers.get(name, ""))
                 if span is None:
                     continue
                 c = agg.counts
+                if f1 is None:  # a threshold nothing was measured against is not met
+                    self.add(cfg.schema, *span, "threshold", "below-threshold",
+                             f"{name}: F1 undefined: nothing was judged in {run.label} "
+                             f"({c.skipped} skipped; needs >= {limit:g})",
+                             data={"field": name, "run": run.label})
+                    continue
                 self.add(cfg.schema, *span, "threshold", "below-threshold",
                          f"{name}: F1 {f1:.3f} < {limit:g} in {run.label} ({c.matches} matched, "
                          f"{c.mismatches} wrong, {c.omissions} missing, {c.hallucinations} "

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from evalschema.errors import Problem
+from evalschema.report.figures import figure
 from evalschema.run.gcpause import gc_paused
 
 from ..diagnostic_store import DIAGNOSTIC_SOURCE, DiagnosticStore
@@ -385,7 +386,7 @@ class EvaluationService:
 
 
 def _done_message(outcome: SuiteOutcome) -> str:
-    parts = [f"{r.label}: F1 {r.result.mean_f1:.3f}" for r in outcome.runs]
+    parts = [f"{r.label}: F1 {figure(r.result.mean_f1)}" for r in outcome.runs]
     return "; ".join(parts) or "no runs"
 
 

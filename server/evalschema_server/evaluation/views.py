@@ -10,10 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evalschema.report.figures import f1_figure, figure
 from evalschema.results import Counts, FieldResult, RunResult, Status
 from evalschema.safetext import finite
 
 from ..protocol import (
+    CoverageFigures,
     FieldRow,
     Figures,
     RunReport,
@@ -27,6 +29,8 @@ from .locate import RecordLocator, Span
 from .runner import RunOutcome, ScoredRecord, SuiteOutcome
 
 ToUri = Callable[[Path], str]
+#: Off-schema gold keys a run summary lists.
+_OFF_SCHEMA_KEYS = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,10 +165,17 @@ def figures(result: RunResult) -> Figures:
             "f1": result.mean_f1, "micro_f1": result.micro_f1}
 
 
+def coverage(result: RunResult) -> CoverageFigures:
+    c = result.coverage
+    return {"coverage": c.share,
+            "off_schema": [{"pointer": k, "values": n} for k, n in c.keys[:_OFF_SCHEMA_KEYS]]}
+
+
 def summary(outcome: SuiteOutcome, to_uri: ToUri) -> SuiteSummary:
     return {"name": outcome.suite.name, "key": outcome.suite.key,
             "runs": [{"extracted": to_uri(r.path), "label": r.label,
-                      "records": r.result.total_records, **figures(r.result)}
+                      "records": r.result.total_records, **figures(r.result),
+                      **coverage(r.result)}
                      for r in outcome.runs],
             "problems": len(outcome.issues) + len(outcome.schema_problems)}
 
@@ -179,11 +190,12 @@ def report(outcome: SuiteOutcome, to_uri: ToUri, worst: Callable[[RunOutcome, st
         for name, agg in sorted(r.result.per_field.items()):
             c = agg.counts
             rows.append({"field": name, "precision": c.precision, "recall": c.recall,
-                         "f1": c.f1, "matches": c.matches, "mismatches": c.mismatches,
+                         "f1": c.f1, "skipped": c.skipped, "matches": c.matches, "mismatches": c.mismatches,
                          "omissions": c.omissions, "hallucinations": c.hallucinations,
                          "invented": agg.invented, "worst": worst(r, name)})
         runs.append({"extracted": to_uri(r.path), "label": r.label,
-                     "records": r.result.total_records, **figures(r.result), "fields": rows,
+                     "records": r.result.total_records, **figures(r.result),
+                     **coverage(r.result), "fields": rows,
                      "result": finite(r.result.to_dict())})  # no bare NaN on the wire
     return {"name": cfg.name, "key": outcome.suite.key, "schema": to_uri(cfg.schema),
             "gold": to_uri(cfg.gold), "runs": runs,
@@ -210,7 +222,8 @@ def worst_example(run: RunOutcome, field: str) -> tuple[ScoredRecord, FieldResul
 
 def field_line(counts: Counts) -> str:
     c = counts
-    return (f"P {c.precision:.2f} · R {c.recall:.2f} · F1 {c.f1:.2f} · ✓{c.matches} "
+    return (f"P {figure(c.precision, 2)} · R {figure(c.recall, 2)} · "
+            f"F1 {f1_figure(c, c.f1, 2)} · ✓{c.matches} "
             f"≠{c.mismatches} ∅{c.omissions} +{c.hallucinations}")
 
 
@@ -222,7 +235,8 @@ def field_runs(outcomes: Iterable[SuiteOutcome], field: str
 
 
 def field_hover(outcomes: Iterable[SuiteOutcome], field: str) -> str | None:
-    rows = [f"| {o.suite.name} · {r.label} | {c.precision:.3f} | {c.recall:.3f} | {c.f1:.3f} | "
+    rows = [f"| {o.suite.name} · {r.label} | {figure(c.precision)} | {figure(c.recall)} | "
+            f"{f1_figure(c, c.f1)} | "
             f"{c.matches} | {c.mismatches} | {c.omissions} | {c.hallucinations} |"
             for o, r, c in field_runs(outcomes, field)]
     if not rows:

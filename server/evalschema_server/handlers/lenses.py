@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from evalschema.report.figures import f1_figure, figure
+
 from ..evaluation import views
 from ..guard import guarded
 from ..ranges import to_offset
@@ -38,8 +40,10 @@ def code_lenses(ls: EvalSchemaServer, uri: str) -> list[types.CodeLens]:
         for run in outcome.runs if outcome else ():
             r = run.result
             out.append(types.CodeLens(top, types.Command(
-                f"{suite.name} · {run.label}: P {r.mean_precision:.3f} · R {r.mean_recall:.3f}"
-                f" · F1 {r.mean_f1:.3f} ({r.total_records} records)",
+                f"{suite.name} · {run.label}: P {figure(r.mean_precision)} · "
+                f"R {figure(r.mean_recall)} · F1 {figure(r.mean_f1)} ({r.total_records} records)"
+                + (f" · gold coverage {share:.0%}" if (share := r.coverage.share) is not None
+                   and share < 1 else ""),
                 PREFIX + "showReport", arguments=args)))
         running = suite.key in ls.evaluation.scheduler.active
         out.append(types.CodeLens(top, types.Command(
@@ -70,7 +74,7 @@ def on_inlay_hints(ls: EvalSchemaServer, params: types.InlayHintParams
         if prop is None or prop.key_node is None or not lo <= prop.key_node.offset <= hi:
             continue
         runs = views.field_runs(outcomes, name)
-        figures = [f"{c.f1:.2f}" for _, _, c in runs]
+        figures = [f1_figure(c, c.f1, 2) for _, _, c in runs]
         tips = [f"{o.suite.name} · {r.label}: {views.field_line(c)}" for o, r, c in runs]
         if not figures:
             continue

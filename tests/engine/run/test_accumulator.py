@@ -81,15 +81,49 @@ def test_an_unscored_record_is_listed_but_not_counted() -> None:
     acc = RunAccumulator()
     acc.add(RecordResult(0, None, (), Counts(), problem="unreadable"), counted=False)
     run = acc.result()
-    assert len(run.records) == 1 and run.total_records == 0 and run.mean_f1 == 1.0
+    assert len(run.records) == 1 and run.total_records == 0 and run.mean_f1 is None
 
 
-def test_a_run_with_no_counted_record_is_perfect_on_every_mean() -> None:
-    """No record scored: nothing was wrong, so each mean is 1 (as an empty record's F1 is)."""
+def test_a_run_with_no_counted_record_has_every_mean_undefined() -> None:
+    """No record scored: there is nothing to average, so each mean is undefined (None),
+    never a perfect 1.0."""
     for acc in (RunAccumulator(), RunAccumulator().merge(RunAccumulator())):
         run = acc.result()
         assert (run.mean_precision, run.mean_recall, run.mean_f1,
-                run.mean_weighted_score) == (1.0, 1.0, 1.0, 1.0)
+                run.mean_weighted_score) == (None, None, None, None)
+        assert (run.micro_precision, run.micro_recall, run.micro_f1) == (None, None, None)
+        doc = run.to_dict()
+        assert doc["mean_f1"] is None and doc["micro_f1"] is None
+
+
+def _counts(m: int = 0, om: int = 0, ha: int = 0, sk: int = 0) -> Counts:
+    return Counts(m, 0, om, ha, sk, 0, 0, 0, float(m), float(m + om + ha), float(m))
+
+
+def test_macro_means_leave_out_undefined_records_and_say_how_many() -> None:
+    """A record whose gold had nothing (recall undefined), one with nothing extracted
+    (precision undefined) and one with everything skipped (all undefined): each mean is
+    over the records that define it, and ``undefined`` counts the others."""
+    recs = [_counts(m=1), _counts(ha=1), _counts(om=1), _counts(sk=2)]
+    for split in (4, 1, 2):  # one accumulator, or chunks folded in order: the same figures
+        accs = []
+        for start in range(0, 4, split):
+            acc = RunAccumulator()
+            for i in range(start, min(start + split, 4)):
+                acc.add(RecordResult(i, None, (), recs[i]))
+            accs.append(acc)
+        acc = accs[0]
+        for other in accs[1:]:
+            acc.update(other)
+        run = acc.result()
+        assert run.total_records == 4
+        assert run.mean_precision == (1.0 + 0.0) / 2  # records 0 and 1
+        assert run.mean_recall == (1.0 + 0.0) / 2  # records 0 and 2
+        assert run.mean_f1 == (1.0 + 0.0 + 0.0) / 3  # all but the skipped one
+        assert tuple(run.undefined) == (2, 2, 1, 1)
+        assert run.to_dict(include_records=False)["undefined_records"] == {
+            "precision": 2, "recall": 2, "f1": 1, "weighted_score": 1}
+        assert acc.copy().result().undefined == run.undefined
 
 
 def test_a_copy_resumes_independently() -> None:

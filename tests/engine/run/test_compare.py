@@ -40,7 +40,10 @@ def test_figures_are_each_runs_own(runs: tuple[Any, Any]) -> None:
         assert f.precision.values == pytest.approx((fa.precision, fb.precision), abs=1e-12)
         assert f.recall.values == pytest.approx((fa.recall, fb.recall), abs=1e-12)
         d = f.f1.differences[0]
-        assert d.delta == pytest.approx(fb.f1 - fa.f1)
+        if fa.f1 is None or fb.f1 is None:  # undefined on one side: so is the difference
+            assert (d.delta, d.low, d.high, d.significant) == (None, None, None, False)
+        else:
+            assert d.delta == pytest.approx(fb.f1 - fa.f1)
     assert set(a.per_field) | set(b.per_field) == {f.field for f in c.fields}
     assert c.records == a.total_records
 
@@ -57,6 +60,10 @@ def test_model_b_is_significantly_worse_and_intervals_hold_the_estimate(
     for f in c.fields:
         for m in (f.precision, f.recall, f.f1):
             x = m.differences[0]
+            if x.delta is None:
+                assert None in m.values, (f.field, x)
+                continue
+            assert x.low is not None and x.high is not None
             assert x.low - 1e-9 <= x.delta <= x.high + 1e-9 or f.only_extracted, (f.field, x)
 
 

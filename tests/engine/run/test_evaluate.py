@@ -226,9 +226,9 @@ class TestMetrics:
         assert agg.recall == 1.0
         assert agg.mean_score == 0.5
 
-    def test_no_records_is_perfect(self) -> None:
+    def test_no_records_is_undefined_not_perfect(self) -> None:
         run = evaluate([], [], SCHEMA)
-        assert (run.mean_f1, run.micro_f1, run.total_records) == (1.0, 1.0, 0)
+        assert (run.mean_f1, run.micro_f1, run.total_records) == (None, None, 0)
 
     def test_to_dict_is_plain_json(self) -> None:
         run = evaluate(GOLD, [GOLD[0]], SCHEMA)

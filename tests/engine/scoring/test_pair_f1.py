@@ -59,7 +59,7 @@ def test_flat_pair_f1_is_the_walked_f1_exactly(case: tuple[Any, ...]) -> None:
     f1 = RecordScorer(items, policy).pair_f1(items)
     for g, e in pairs:
         try:
-            want = count_results(walk.score(g, e)).f1
+            want = count_results(walk.score(g, e)).pair_similarity()
         except CompareTypeError:  # a failing transform under transform_errors_scored=False
             assert flat(g, e) is None
             with pytest.raises(CompareTypeError):

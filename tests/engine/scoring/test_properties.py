@@ -255,16 +255,31 @@ def _plain(c: Counts) -> tuple[Any, ...]:
             c.pending, c.batch_errors)
 
 
-def _assert_unit(x: float, what: str) -> None:
+def _assert_unit(x: float | None, what: str) -> None:
+    if x is None:  # undefined (docs/metrics.md); _assert_defined_iff_judged says when
+        return
     assert not math.isnan(x), what
     assert 0.0 <= x <= 1.0, f"{what} = {x}"
+
+
+def _assert_defined_iff_judged(c: Counts, what: str) -> None:
+    """Precision is defined iff something was extracted, recall iff gold had something,
+    F1 iff either; never a made-up 1.0."""
+    p, r, f1, _ = c.metrics()
+    assert (p is None) == (c.matches + c.mismatches + c.hallucinations == 0), what
+    assert (r is None) == (c.matches + c.mismatches + c.omissions == 0), what
+    assert (f1 is None) == (c.scored == 0), what
+    if f1 is not None and (p is None or r is None):
+        assert f1 == 0.0 and (p or 0.0) == 0.0 and (r or 0.0) == 0.0, what
 
 
 def _assert_bounds(run: RunResult) -> None:
     for name in ("mean_precision", "mean_recall", "mean_f1", "mean_weighted_score",
                  "micro_precision", "micro_recall", "micro_f1"):
         _assert_unit(getattr(run, name), name)
+    _assert_defined_iff_judged(run.totals, "totals")
     for rec in run.records:
+        _assert_defined_iff_judged(rec.counts, f"record {rec.index}")
         for name in ("precision", "recall", "f1", "weighted_score"):
             _assert_unit(getattr(rec, name), f"record {rec.index} {name}")
         for fr in rec.field_results:
@@ -272,6 +287,7 @@ def _assert_bounds(run: RunResult) -> None:
             if fr.status in (Status.OMISSION, Status.HALLUCINATION, Status.SKIPPED):
                 assert fr.score == 0.0, fr
     for agg in run.per_field.values():
+        _assert_defined_iff_judged(agg.counts, agg.field)
         for name in ("precision", "recall", "f1", "mean_score"):
             _assert_unit(getattr(agg, name), f"{agg.field} {name}")
 
@@ -308,12 +324,12 @@ def test_record_against_itself_is_all_matches(case: tuple[Any, ...]) -> None:
     bad = [(fr.path, fr.status, fr.reason) for rec in run.records for fr in rec.field_results
            if fr.status not in (Status.MATCH, Status.SKIPPED)]
     assert bad == []
-    assert run.mean_f1 == 1.0
-    assert run.micro_f1 == 1.0
-    assert run.mean_precision == run.mean_recall == 1.0
+    # Perfect wherever something was judged; undefined (None) where nothing was.
+    perfect = 1.0 if run.totals.scored else None
+    assert run.mean_f1 == run.micro_f1 == run.mean_precision == run.mean_recall == perfect
     assert run.total_records == len(gold)
     for rec in run.records:
-        assert rec.f1 == rec.precision == rec.recall == 1.0
+        assert rec.f1 == rec.precision == rec.recall == (1.0 if rec.counts.scored else None)
         assert rec.problem is None
         assert not rec.repaired
         for fr in rec.field_results:

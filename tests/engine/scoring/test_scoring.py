@@ -74,8 +74,13 @@ class TestFlat:
         assert statuses(rec) == {"name": "match"}
 
     def test_only_hallucinations_is_f1_zero(self) -> None:
+        """Gold had nothing: recall is undefined, not 1.0; invented values only is F1 0."""
         rec = one({}, {"name": "x"}, self.schema)
-        assert (rec.precision, rec.recall, rec.f1) == (0.0, 1.0, 0.0)
+        assert (rec.precision, rec.recall, rec.f1) == (0.0, None, 0.0)
+
+    def test_nothing_extracted_is_f1_zero_with_precision_undefined(self) -> None:
+        rec = one({"name": "x"}, {}, self.schema)
+        assert (rec.precision, rec.recall, rec.f1) == (None, 0.0, 0.0)
 
     def test_empty_objects_match(self) -> None:
         rec = one({}, {}, self.schema)

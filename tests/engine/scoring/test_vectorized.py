@@ -1,5 +1,5 @@
 """The whole-matrix pair F1 of Hungarian alignment (``scoring.vectorized``) against its
-definitions: the F1 of the results the walk gives each pair, and ``precision_recall_f1``.
+definitions: the F1 of the results the walk gives each pair, and ``pair_similarity``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from test_properties import HUNGARIAN_ABC, NAMES, SETTINGS, leaf_schema, object_value
 
 from evalschema import parse_eval_schema
-from evalschema.results import count_results, precision_recall_f1
+from evalschema.results import count_results, pair_similarity
 from evalschema.scoring.pair_f1 import pair_f1_matrix
 from evalschema.scoring.vectorized import _f1, _scalar_f1, vectorized_f1
 from evalschema.scoring.walk import RecordScorer
@@ -50,7 +50,7 @@ def test_vectorized_pair_f1_matches_per_pair_scores(case: tuple[Any, ...]) -> No
     assert items is not None
     fast = vectorized_f1(items, g, e)
     sub = RecordScorer(items)
-    slow = np.array([[count_results(sub.score(gv, ev)).f1 for ev in e] for gv in g])
+    slow = np.array([[count_results(sub.score(gv, ev)).pair_similarity() for ev in e] for gv in g])
     if fast is not None:  # the same floats: the assignment depends on every bit (ties)
         np.testing.assert_array_equal(fast, slow)
     np.testing.assert_allclose(pair_f1_matrix(RecordScorer(root), items, g, e), slow,
@@ -64,7 +64,7 @@ def test_hungarian_shared_unknown_keys_matrix_agrees_with_scorer() -> None:
     assert items is not None
     g = [{"a": 1, "b": 1, "c": 1, "z": 0}]
     e = [{"a": 1, "b": 1, "c": 1, "z": 0}]
-    assert count_results(RecordScorer(items).score(g[0], e[0])).f1 == 1.0
+    assert count_results(RecordScorer(items).score(g[0], e[0])).pair_similarity() == 1.0
     assert vectorized_f1(items, g, e) == pytest.approx(np.array([[1.0]]))
 
 
@@ -75,7 +75,7 @@ def _hex(values: Any) -> list[str]:
 @SETTINGS
 @given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(0, 5),
                           st.floats(0, 1)), min_size=1, max_size=30))
-def test_matrix_formula_is_precision_recall_f1(cells: list[tuple[int, int, int, float]]
+def test_matrix_formula_is_pair_similarity(cells: list[tuple[int, int, int, float]]
                                                ) -> None:
     """``_f1`` copies the formula element-wise: the same floats, bit for bit."""
     both = [b for b, _, _, _ in cells]
@@ -83,7 +83,7 @@ def test_matrix_formula_is_precision_recall_f1(cells: list[tuple[int, int, int, 
     hall = [h for _, _, h, _ in cells]
     s = [b * x for b, _, _, x in cells]  # a score sum of ``both`` scores in [0, 1]
     got = _f1(np.array(s), np.array(both, float), np.array(omit, float), np.array(hall, float))
-    assert _hex(got.tolist()) == _hex(precision_recall_f1(*c)[2]
+    assert _hex(got.tolist()) == _hex(pair_similarity(*c)
                                       for c in zip(s, both, omit, hall, strict=True))
 
 
@@ -91,7 +91,7 @@ def test_matrix_formula_is_precision_recall_f1(cells: list[tuple[int, int, int, 
 @given(st.lists(st.floats(1, 10), min_size=1, max_size=8),
        st.lists(st.floats(1, 10), min_size=1, max_size=8))
 def test_scalar_items_f1_is_the_one_leaf_f1(g: list[float], e: list[float]) -> None:
-    """Scalar items: one leaf per pair, so its F1 is ``precision_recall_f1(s, 1, 0, 0)``.
+    """Scalar items: one leaf per pair, so its F1 is ``pair_similarity(s, 1, 0, 0)``.
     (A ``numeric`` comparator with ``partial`` credit gives scores across [0, 1].)"""
     items = parse_eval_schema({"type": "array", "items": {
         "type": "number", "x-eval-compare": {"numeric": {"partial": True}}}}).items
@@ -99,5 +99,5 @@ def test_scalar_items_f1_is_the_one_leaf_f1(g: list[float], e: list[float]) -> N
     scores = items.matrix(g, e)
     got = _scalar_f1(items, g, e)
     assert got is not None
-    want = [precision_recall_f1(sc, 1, 0, 0)[2] for sc in scores.ravel().tolist()]
+    want = [pair_similarity(sc, 1, 0, 0) for sc in scores.ravel().tolist()]
     assert _hex(got.ravel().tolist()) == _hex(want)

@@ -130,6 +130,28 @@ def test_thresholds_below_the_limit_mark_the_schema_key(tmp_path: Path) -> None:
     assert low["data"] == {"field": "price", "run": "run1"}
 
 
+def test_a_threshold_on_a_field_nothing_judged_says_so(tmp_path: Path) -> None:
+    """A skipped field has no F1: its threshold is not met, and the message says why
+    (never "F1 1.000")."""
+    import json
+
+    from eval_workspace import write_suite
+
+    from evalschema_server.evaluation.runner import CancelToken, SuiteCache, run_suite
+    from evalschema_server.evaluation.suites import discover
+
+    files = {k: p.resolve() for k, p in write_suite(tmp_path / "p", config=True).items()}
+    schema = json.loads(files["schema"].read_text(encoding="utf-8"))
+    schema["properties"]["price"]["x-eval-skip"] = True  # price: threshold 0.9
+    files["schema"].write_text(json.dumps(schema), encoding="utf-8")
+    [suite] = discover([files["schema"].parent], lambda p: p.read_text("utf-8")).suites
+    outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
+    [low] = build(outcome)[files["schema"].as_uri()]
+    assert low["code"] == "below-threshold"
+    assert low["message"] == ("price: F1 undefined: nothing was judged in run1 (3 skipped; "
+                              "needs >= 0.9)")
+
+
 def test_marks_are_relative_to_the_record_and_reused_while_the_schema_stays(
         shop: tuple[dict[str, Path], SuiteOutcome]) -> None:
     _, outcome = shop

@@ -328,6 +328,34 @@ async def test_requests_right_after_initialization_see_the_suites(
     assert found(lsp.diags(ext)) == SHOP_FINDINGS
 
 
+async def test_undefined_figures_are_null_and_the_gold_coverage_is_summarised(
+        lsp: Session, tmp_path: Path) -> None:
+    """A suite where nothing is judged (the only field is skipped) and gold holds values
+    under a key the schema does not have: the summary says null (never 1.0) and names
+    the key; the report's rows say skipped."""
+    folder = (tmp_path / "honest").resolve()
+    folder.mkdir()
+    (folder / "honest.eval.json").write_text(json.dumps({
+        "type": "object", "properties": {"note": {"type": "string", "x-eval-skip": True}}}),
+        encoding="utf-8")
+    (folder / "honest.gold.jsonl").write_text(jsonl([
+        {"note": "a", "events": [{"t": 1}, {"t": 2}]}, {"note": "b"}]), encoding="utf-8")
+    (folder / "honest.run1.extracted.jsonl").write_text(jsonl([{"note": "x"}, {}]),
+                                                         encoding="utf-8")
+    await lsp.boot([folder], {"runOnStartup": False})
+    await lsp.discovered("honest")
+    ran = await asyncio.wait_for(lsp.command("runSuite", {"suite": "honest"}), TIMEOUT)
+    [run] = ran["suites"][0]["runs"]
+    assert (run["precision"], run["recall"], run["f1"], run["micro_f1"]) == (
+        None, None, None, None)
+    assert run["coverage"] == 0.0
+    assert run["off_schema"] == [{"pointer": "/events", "values": 2}]
+    report = await asyncio.wait_for(lsp.command("showReport", {"suite": "honest"}), TIMEOUT)
+    [row] = report["suites"][0]["runs"][0]["fields"]
+    assert (row["field"], row["f1"], row["precision"], row["recall"], row["skipped"]) == (
+        "note", None, None, None, 2)
+
+
 # -- 2. files written by other programs -------------------------------------------------
 
 async def test_files_changed_and_created_on_disk_are_picked_up(

@@ -119,3 +119,12 @@ def test_summary_and_report(shop: tuple[dict[str, Path], SuiteOutcome]) -> None:
     assert (rows["price"]["matches"], rows["price"]["mismatches"]) == (2, 1)
     assert rows["price"]["worst"] == {"field": "price"}
     json.dumps(report, allow_nan=False)  # finite: every message is valid JSON
+
+
+def test_undefined_field_figures_read_as_dashes_and_skipped() -> None:
+    from evalschema.results import Counts
+
+    skipped = Counts(skipped=3)
+    assert views.field_line(skipped) == "P — · R — · F1 skipped · ✓0 ≠0 ∅0 +0"
+    invented = Counts(hallucinations=2, weight_sum=2.0)
+    assert views.field_line(invented) == "P 0.00 · R — · F1 0.00 · ✓0 ≠0 ∅0 +2"

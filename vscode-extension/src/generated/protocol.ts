@@ -58,15 +58,38 @@ export interface CommandArgs {
   runs?: string[];
 }
 
-/** A run's figures: precision, recall and F1 macro (mean over records), F1 micro. */
+/** A run's figures: precision, recall and F1 macro (mean over records), F1 micro. null when undefined (nothing was judged for it; docs/metrics.md): shown as "—". */
 export interface Figures {
-  precision: number;
-  recall: number;
-  f1: number;
-  micro_f1: number;
+  precision: number | null;
+  recall: number | null;
+  f1: number | null;
+  micro_f1: number | null;
 }
 
-export interface RunSummary extends Figures {
+/** Gold values under a key no schema node covers (never scored). */
+export interface OffSchemaKey {
+  /** A JSON Pointer pattern into the gold records, array indices as ``*``: ``/results/*\/split``. */
+  pointer: string;
+  values: number;
+}
+
+/** How much of the gold the schema judges. */
+export interface CoverageFigures {
+  /** The share of gold values the schema judges (null: gold had no value). */
+  coverage: number | null;
+  /** The gold keys no schema node covers, most values first (the first 10). */
+  off_schema: OffSchemaKey[];
+}
+
+export interface RunSummary {
+  precision: number | null;
+  recall: number | null;
+  f1: number | null;
+  micro_f1: number | null;
+  /** The share of gold values the schema judges (null: gold had no value). */
+  coverage: number | null;
+  /** The gold keys no schema node covers, most values first (the first 10). */
+  off_schema: OffSchemaKey[];
   /** The URI of the run's extracted file. */
   extracted: string;
   label: string;
@@ -116,9 +139,12 @@ export interface WorstExample {
 
 export interface FieldRow {
   field: string;
-  precision: number;
-  recall: number;
-  f1: number;
+  /** null when undefined (nothing extracted, nothing in gold, nothing judged): "—". */
+  precision: number | null;
+  recall: number | null;
+  f1: number | null;
+  /** Results skipped (x-eval-skip, both sides null): a field only skipped shows "skipped". */
+  skipped: number;
   matches: number;
   mismatches: number;
   omissions: number;
