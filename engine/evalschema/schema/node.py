@@ -66,6 +66,11 @@ class SchemaNode:
     fast: bool = False
     #: The node's pointer in a record when no array lies above it (hot-path cache).
     sptr: str = ""
+    #: An ``anyOf``/``oneOf`` whose branches carry x-eval-* keys: (label such as
+    #: ``"anyOf/1"``, the JSON types the branch takes, its node), in the schema's order.
+    #: Such a node is a leaf with no comparator; the scorer judges the value with the first
+    #: branch that takes gold's JSON type, else the extracted value's (``pick_branch``).
+    branches: tuple[tuple[str, frozenset[str], SchemaNode], ...] = ()
 
     @property
     def json_type(self) -> str:
@@ -76,13 +81,29 @@ class SchemaNode:
         return "multi" if concrete else "null"
 
     def walk(self) -> list[SchemaNode]:
-        """This node and every node below it, depth first."""
+        """This node and every node below it (branches included), depth first."""
         out = [self]
         for c in self.children:
             out.extend(c.walk())
         if self.items is not None:
             out.extend(self.items.walk())
+        for _, _, b in self.branches:
+            out.extend(b.walk())
         return out
+
+    def pick_branch(self, value: Any) -> tuple[str, SchemaNode] | None:
+        """The first branch that takes ``value``'s JSON type, with the reason's tag
+        (``"anyOf/1 (integer)"``); an integer fits a ``number`` branch, and a whole float
+        an ``integer`` branch when no ``number`` branch takes it."""
+        t = json_type(value)
+        for label, types, node in self.branches:
+            if not types or t in types or (t == "integer" and "number" in types):
+                return f"{label} ({t})", node
+        if t == "number" and float(value).is_integer():
+            for label, types, node in self.branches:
+                if "integer" in types:
+                    return f"{label} ({t})", node
+        return None
 
     def find(self, path: str) -> SchemaNode | None:
         for n in self.walk():

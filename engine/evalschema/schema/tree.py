@@ -23,7 +23,7 @@ from evalschema.rules.registry import Registry, default_registry
 from evalschema.safetext import nonfinite_pointer
 from evalschema.schema.bind import Binder
 from evalschema.schema.node import NodeKind, SchemaNode, declared_types
-from evalschema.schema.resolve import resolve
+from evalschema.schema.resolve import BRANCHES, resolve
 
 
 @cache
@@ -85,6 +85,10 @@ class _Builder(Binder):
                              "x-eval-transform"), target="key",
                              suggestion="move it to the fields below, or add x-eval-compare to "
                              "compare the object as one value")
+        elif BRANCHES in schema and not has_compare:
+            node.branches = tuple(
+                (label, declared_types(alt), self._branch_node(alt, node, inherit))
+                for label, alt in schema[BRANCHES])
         elif kind == "array":
             item_schema = items if isinstance(items, dict) else {}
             node.items = self.build(item_schema, name=None, path=f"{path}[]", inherited=inherit)
@@ -98,6 +102,13 @@ class _Builder(Binder):
                          f"this node is {'a ' + kind if kind != 'leaf' else 'a leaf'}",
                          self.res.key_origin(schema, "x-eval-align"), target="key",
                          suggestion="remove x-eval-align, or declare \"type\": \"array\" with items")
+        return node
+
+    def _branch_node(self, alt: dict[str, Any], union: SchemaNode,
+                     inherit: dict[str, Any]) -> SchemaNode:
+        """One branch of ``union``: its field path and record segment are the union's."""
+        node = self.build(alt, name=union.name, path=union.path, inherited=inherit)
+        node.seg = union.seg
         return node
 
     def _leaf_any(self, name: str | None, path: str, pointer: str,
@@ -184,6 +195,8 @@ def _finalize(node: SchemaNode, sptr: str) -> None:
         _finalize(child, sptr + child.seg)
     if node.items is not None:
         _finalize(node.items, "")
+    for _, _, branch in node.branches:
+        _finalize(branch, sptr)
 
 
 @dataclass(frozen=True)

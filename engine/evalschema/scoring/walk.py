@@ -19,6 +19,7 @@ from evalschema.policy import NATIVE, ScoringPolicy
 from evalschema.results import FieldResult, Status, count_results, leaf_status
 from evalschema.rules.alignment import ordered
 from evalschema.rules.registry import AlignmentError, CompareLimitError, CompareTypeError, PairF1
+from evalschema.rules.values import json_type
 from evalschema.schema.node import SchemaNode
 from evalschema.scoring.pair_f1 import make_pair_f1
 from evalschema.scoring.pair_f1 import pair_f1_matrix as _pair_f1_matrix
@@ -293,11 +294,47 @@ class RecordScorer:
             for i, v in enumerate(value):
                 self.expand(items, v, f"{path}[{i}]", f"{ptr}/{i}", status)
             return
+        if node.branches:
+            picked = node.pick_branch(value)
+            if picked is not None:
+                n0 = len(self.out)
+                self.expand(picked[1], value, path, ptr, status)
+                self.tag(n0, picked[0])
+                return
         reason = "missing from extracted" if gold_side else "not in gold"
         if gold_side:
             self.emit(node, path, status, 0.0, value, None, ptr, None, reason)
         else:
             self.emit(node, path, status, 0.0, None, value, None, ptr, reason)
+
+    def branch(self, node: SchemaNode, g: Any, e: Any, path: str, gp: str, ep: str) -> None:
+        """An ``anyOf``/``oneOf`` judged by the branch that takes gold's JSON type, else
+        the extracted value's (``SchemaNode.pick_branch``); its results say which."""
+        picked = node.pick_branch(g) if g is not None else None
+        if picked is None:
+            picked = node.pick_branch(e)
+        if picked is None:
+            if g is None and e is None:
+                self.emit(node, path, _MATCH, 1.0, g, e, gp, ep)
+                return
+            combiner = node.branches[0][0].split("/", 1)[0]
+            took = ", ".join(dict.fromkeys(t for _, ts, _ in node.branches for t in sorted(ts)))
+            why = f"no {combiner} branch takes {json_type(g if g is not None else e)} " \
+                  f"(they take {took})"
+            same = type(g) is type(e) and g == e
+            self.emit(node, path, _MATCH if same else _MISMATCH, 1.0 if same else 0.0, g, e,
+                      gp, ep, why + ("; equal values match" if same else ""))
+            return
+        n0 = len(self.out)
+        self.node(picked[1], g, e, path, gp, ep)
+        self.tag(n0, picked[0])
+
+    def tag(self, n0: int, label: str) -> None:
+        """Prefix the reasons of the results from ``n0`` on with the branch that gave them."""
+        out = self.out
+        for i in range(n0, len(out)):
+            r = out[i]
+            out[i] = r._replace(reason=label if r.reason is None else f"{label}: {r.reason}")
 
     def limited(self, node: SchemaNode, exc: CompareLimitError, g: Any, e: Any, path: str,
                 gp: str, ep: str) -> None:
@@ -342,6 +379,8 @@ class RecordScorer:
                 batch.indices.append(len(self.out))
                 batch.pairs.append((g, e))
                 self.emit(node, path, _PENDING, 0.0, g, e, gp, ep)
+            elif node.branches:
+                self.branch(node, g, e, path, gp, ep)
             else:
                 self.emit(node, path, _ERROR, 0.0, g, e, gp, ep, "no comparator")
             return
