@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from evalschema import limits
 from evalschema.rules.alignment import ordered
 from evalschema.rules.registry import Align, BatchCompare, Compare, MatrixCompare, Transform
 from evalschema.rules.values import json_type
@@ -71,6 +72,11 @@ class SchemaNode:
     #: Such a node is a leaf with no comparator; the scorer judges the value with the first
     #: branch that takes gold's JSON type, else the extracted value's (``pick_branch``).
     branches: tuple[tuple[str, frozenset[str], SchemaNode], ...] = ()
+    #: A map (``patternProperties``, ``additionalProperties``): (the key pattern, or None
+    #: for additionalProperties, the value's node), patterns first. The keys that no
+    #: property names are judged one by one with the first entry that takes them
+    #: (``value_node``); the value nodes' paths hold ``{}`` for the key (``skills{}[]``).
+    values: tuple[tuple[Any, SchemaNode], ...] = ()
 
     @property
     def json_type(self) -> str:
@@ -89,7 +95,22 @@ class SchemaNode:
             out.extend(self.items.walk())
         for _, _, b in self.branches:
             out.extend(b.walk())
+        for _, v in self.values:
+            out.extend(v.walk())
         return out
+
+    def value_node(self, key: str) -> SchemaNode | None:
+        """The node judging a map entry ``key`` (see ``values``); None if none takes it.
+        A pattern that runs out of time (``limits.regex_timeout``) does not take it."""
+        for pattern, node in self.values:
+            if pattern is None:
+                return node
+            try:
+                if pattern.search(key, timeout=limits.value("regex_timeout")):
+                    return node
+            except TimeoutError:
+                continue
+        return None
 
     def pick_branch(self, value: Any) -> tuple[str, SchemaNode] | None:
         """The first branch that takes ``value``'s JSON type, with the reason's tag

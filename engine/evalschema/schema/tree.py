@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+import regex as timed_re  # type: ignore[import-untyped]  # no stubs in the dev set
 from jsonschema import Draft202012Validator
 
 from evalschema.errors import Problem, SchemaError, Severity, did_you_mean
@@ -49,7 +50,9 @@ class _Builder(Binder):
         has_compare = "x-eval-compare" in schema
         props = schema.get("properties")
         items = schema.get("items")
-        if not has_compare and isinstance(props, dict) and props and ("object" in types or not types):
+        maps = _map_schemas(schema)
+        if not has_compare and (isinstance(props, dict) and props or maps) and (
+                "object" in types or not types):
             kind: NodeKind = "object"
         elif not has_compare and isinstance(items, dict | bool) and items is not False and (
             "array" in types or not types
@@ -69,9 +72,8 @@ class _Builder(Binder):
         if root:
             node.id_field = self._id_field(schema)
         if kind == "object":
-            assert isinstance(props, dict)
             children = []
-            for key, sub in props.items():
+            for key, sub in (props.items() if isinstance(props, dict) else ()):
                 child = self.build(sub, name=key, path=f"{path}.{key}" if path else key,
                                    inherited=inherit)
                 if not isinstance(sub, dict) or not self.res.origin(sub):
@@ -79,6 +81,7 @@ class _Builder(Binder):
                 children.append(child)
             node.children = tuple(children)
             node.child_map = {c.name: c for c in children if c.name is not None}
+            node.values = self._map_values(maps, node, inherit)
             if "x-eval-transform" in schema:
                 self.problem("transform-on-container", "x-eval-transform on an object has no "
                              "effect: transforms apply to leaves", self.res.key_origin(schema,
@@ -103,6 +106,30 @@ class _Builder(Binder):
                          self.res.key_origin(schema, "x-eval-align"), target="key",
                          suggestion="remove x-eval-align, or declare \"type\": \"array\" with items")
         return node
+
+    def _map_values(self, maps: list[tuple[str | None, Any]], node: SchemaNode,
+                    inherit: dict[str, Any]) -> tuple[tuple[Any, SchemaNode], ...]:
+        """The value nodes of a map (``SchemaNode.values``); a pattern that does not
+        compile is reported and left out."""
+        out: list[tuple[Any, SchemaNode]] = []
+        for pattern, sub in maps:
+            where = ptr_join(node.pointer, "additionalProperties") if pattern is None else \
+                ptr_join(ptr_join(node.pointer, "patternProperties"), pattern)
+            compiled: Any = None
+            if pattern is not None:
+                try:
+                    compiled = timed_re.compile(pattern)
+                except timed_re.error as exc:
+                    self.problem("bad-pattern", f"patternProperties: {pattern!r} is not a "
+                                 f"regular expression: {exc}", where, target="key",
+                                 suggestion="fix the pattern (Python regex syntax)")
+                    continue
+            key = "{}" if len(maps) == 1 or pattern is None else "{/" + pattern + "/}"
+            value = self.build(sub, name=None, path=node.path + key, inherited=inherit)
+            if not value.pointer:
+                value.pointer = where
+            out.append((compiled, value))
+        return tuple(out)
 
     def _branch_node(self, alt: dict[str, Any], union: SchemaNode,
                      inherit: dict[str, Any]) -> SchemaNode:
@@ -186,6 +213,19 @@ class _Builder(Binder):
                          data={"replacements": [guess] if guess else []})
         return value
 
+def _map_schemas(schema: dict[str, Any]) -> list[tuple[str | None, Any]]:
+    """A map's value schemas: ``patternProperties`` (in order), then a schema-valued
+    ``additionalProperties`` (``true``/``false`` only open or close the object)."""
+    out: list[tuple[str | None, Any]] = []
+    pats = schema.get("patternProperties")
+    if isinstance(pats, dict):
+        out.extend((k, v) for k, v in pats.items() if isinstance(v, dict) or v is True)
+    addl = schema.get("additionalProperties")
+    if isinstance(addl, dict):
+        out.append((None, addl))
+    return out
+
+
 def _finalize(node: SchemaNode, sptr: str) -> None:
     """Hot-path caches: which leaves are plain, and static record pointers."""
     node.fast = (node.kind == "leaf" and not node.skip and not node.transform_fns
@@ -197,6 +237,8 @@ def _finalize(node: SchemaNode, sptr: str) -> None:
         _finalize(node.items, "")
     for _, _, branch in node.branches:
         _finalize(branch, sptr)
+    for _, value in node.values:
+        _finalize(value, "")
 
 
 @dataclass(frozen=True)

@@ -166,11 +166,52 @@ class RecordScorer:
                 self.node(child, gv, ev, cpath, cgp, cep)
                 continue
             self.child(child, g, e, gv, ev, cpath, cgp, cep)
-        if node.closed:
+        if node.values:
+            self.entries(node, g, e, path, gp, ep)
+        elif node.closed:
             child_map = node.child_map
             extra = [k for k in e if k not in child_map]
             if extra:
                 self.extra_keys(node, e, sorted(extra), prefix, ep, g, gp)
+
+    def entries(self, node: SchemaNode, g: dict[str, Any], e: dict[str, Any], path: str,
+                gp: str, ep: str) -> None:
+        """A map's entries (``SchemaNode.values``), one key at a time: gold's keys in gold's
+        order, then the extracted-only keys in theirs. The instance path holds the key
+        (``skills{Languages}``), the pointers the exact key; keys no entry takes are
+        extra keys, as in any closed object."""
+        child_map = node.child_map
+        unknown = []
+        for k, gv in g.items():
+            if k in child_map:
+                continue
+            sub = node.value_node(k)
+            if sub is None:
+                continue  # a gold key outside the schema: never scored (extra_keys below)
+            seg = "/" + escape(k)
+            self.entry(sub, gv, e.get(k, _ABSENT), f"{path}{{{k}}}", gp + seg, ep + seg)
+        for k, ev in e.items():
+            if k in child_map or k in g:
+                if k not in child_map and node.value_node(k) is None:
+                    unknown.append(k)
+                continue
+            sub = node.value_node(k)
+            if sub is None:
+                unknown.append(k)
+                continue
+            seg = "/" + escape(k)
+            self.entry(sub, _ABSENT, ev, f"{path}{{{k}}}", gp + seg, ep + seg)
+        if unknown and node.closed:
+            self.extra_keys(node, e, sorted(unknown), path + "." if path else "", ep, g, gp)
+
+    def entry(self, sub: SchemaNode, gv: Any, ev: Any, path: str, gp: str, ep: str) -> None:
+        """One map entry: ``child`` without a name (``gv``/``ev`` may be ``_ABSENT``)."""
+        if sub.skip:
+            self.emit(sub, path, _SKIPPED, 0.0, None if gv is _ABSENT else gv,
+                      None if ev is _ABSENT else ev, None if gv is _ABSENT else gp,
+                      None if ev is _ABSENT else ep)
+            return
+        self.child(sub, {}, {}, gv, ev, path, gp, ep)
 
     def child(self, child: SchemaNode, g: dict[str, Any], e: dict[str, Any], gv: Any, ev: Any,
               cpath: str, cgp: str, cep: str) -> None:
@@ -283,7 +324,19 @@ class RecordScorer:
                         continue
                     self.expand(child, v, prefix + name,
                                 ptr + (child.seg or "/" + escape(name)), status)
-            if not gold_side and node.closed:
+            if node.values:
+                unknown = []
+                for k, v in value.items():
+                    if k in node.child_map:
+                        continue
+                    sub = node.value_node(k)
+                    if sub is None:
+                        unknown.append(k)
+                    elif not (v is None and sub.null_policy == "absent"):
+                        self.expand(sub, v, f"{path}{{{k}}}", ptr + "/" + escape(k), status)
+                if unknown and not gold_side and node.closed:
+                    self.extra_keys(node, value, sorted(unknown), prefix, ptr)
+            elif not gold_side and node.closed:
                 extra = [k for k in value if k not in node.child_map]
                 if extra:
                     self.extra_keys(node, value, sorted(extra), prefix, ptr)
