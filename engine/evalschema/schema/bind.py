@@ -45,6 +45,8 @@ class Binder:
         self.reg = registry
         self.defaults = defaults
         self.problems: list[Problem] = list(res.problems)
+        #: Where each x-eval-* key read by a built node was written (``ignored-key``).
+        self.used: set[str] = set()
 
     def problem(self, code: str, message: str, pointer: str, *, suggestion: str | None = None,
                 target: str = "value", severity: Severity = Severity.ERROR,

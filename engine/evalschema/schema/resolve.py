@@ -46,6 +46,9 @@ class Resolution:
     #: Per node: x-eval-* key -> pointer of the object it was written in (after merges).
     key_origins: dict[int, dict[str, str]] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    #: Every dict keyed above, kept alive: the tables are keyed by ``id``, and a freed
+    #: intermediate's id, reused by a new dict, would hand it stale key origins.
+    alive: list[Any] = field(default_factory=list, repr=False)
 
     def origin(self, node: Any) -> str:
         return self.origins.get(id(node), "")
@@ -176,6 +179,7 @@ class _Resolver:
             if key.startswith("x-eval-"):
                 keys[key] = pointer
         self.out.origins[id(out)] = pointer
+        self.out.alive.append(out)
         if keys:
             self.out.key_origins[id(out)] = keys
         return self._combine(out, pointer)
@@ -214,6 +218,7 @@ class _Resolver:
             if isinstance(target, dict):
                 # The field is where it is used; its x-eval keys stay where they are written.
                 self.out.origins[id(target)] = pointer
+                self.out.alive.append(target)
             return target
         site = self.walk(siblings, pointer, resolver, stack, doc_local)
         return self._merge(target, site, pointer) if isinstance(target, dict) else site
@@ -239,6 +244,7 @@ class _Resolver:
                 out[k] = v
         keys.update(self.out.key_origins.get(id(over), {}))
         self.out.origins[id(out)] = pointer
+        self.out.alive.append(out)
         if keys:
             self.out.key_origins[id(out)] = keys
         return out
@@ -248,6 +254,7 @@ class _Resolver:
             return node
         out = {k: v for k, v in node.items() if k not in _COMBINERS}
         self.out.origins[id(out)] = pointer
+        self.out.alive.append(out)
         if id(node) in self.out.key_origins:
             self.out.key_origins[id(out)] = self.out.key_origins[id(node)]
         subs = node.get("allOf") if isinstance(node.get("allOf"), list) else []
@@ -308,6 +315,7 @@ class _Resolver:
         if not shared:
             return alt
         where = self.out.key_origins.get(id(union), {})
+        self.out.alive.append(shared)
         self.out.key_origins[id(shared)] = {k: where.get(k, self.out.origin(union))
                                             for k in shared}
         return self._merge(shared, alt, self.out.origin(alt))

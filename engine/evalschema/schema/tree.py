@@ -138,6 +138,19 @@ class _Builder(Binder):
         node.seg = union.seg
         return node
 
+    def report_ignored(self, document: Any) -> None:
+        """``ignored-key``: every x-eval-* key written in the schema document that no built
+        node read, with why (``_key_sites``), so ``check`` never says ok for a key the
+        engine ignores."""
+        sites: list[tuple[str, str]] = []
+        _key_sites(document, "", None, sites)
+        for where, why in sites:
+            if where not in self.used:
+                key = where.rsplit("/", 1)[1]
+                self.problem("ignored-key", f"{key} has no effect here: {why}", where,
+                             target="key", severity=Severity.WARNING,
+                             suggestion="move it to the field it should judge, or remove it")
+
     def _leaf_any(self, name: str | None, path: str, pointer: str,
                   inherited: dict[str, Any]) -> SchemaNode:
         node = SchemaNode(name, path, pointer, "leaf", frozenset(),
@@ -155,6 +168,7 @@ class _Builder(Binder):
                 continue
             kw = KEYWORDS.get(key)
             where = self.res.key_origin(schema, key)
+            self.used.add(where)
             bad = nonfinite_pointer(schema[key], where)
             if bad is not None:
                 self.problem("not-finite", f"{key}: a number here is not finite (NaN or an "
@@ -212,6 +226,57 @@ class _Builder(Binder):
                          suggestion=f"did you mean {guess!r}?" if guess else None,
                          data={"replacements": [guess] if guess else []})
         return value
+
+#: Keywords whose subschemas describe no field of the record: nothing under them is scored.
+_NOT_FIELDS = ("not", "if", "then", "else", "contains", "propertyNames", "dependentSchemas",
+               "dependencies", "unevaluatedProperties", "unevaluatedItems", "additionalItems")
+_OVERRIDDEN = ("another value of this key for the same field wins: allOf, a $ref's "
+               "siblings and anyOf/oneOf object shapes merge into one node, the later key "
+               "overriding the earlier")
+
+
+def _key_sites(node: Any, ptr: str, why: str | None, out: list[tuple[str, str]]) -> None:
+    """(pointer, why it would be ignored) of every x-eval-* key in the schema positions of
+    a raw schema document; ``why`` is the outermost reason that applies."""
+    if not isinstance(node, dict):
+        return
+    here = why
+    if here is None:
+        segs = ptr.split("/")
+        here = _OVERRIDDEN if {"allOf", "anyOf", "oneOf"} & set(segs) else \
+            "the node it stands in is not scored as a field"
+    out.extend((ptr_join(ptr, k), here) for k in node if isinstance(k, str)
+               and k.startswith("x-eval-"))
+    below = why or (f"the node at {ptr or '/'} compares its whole value as one (its "
+                    "x-eval-compare), so nothing below it is judged on its own"
+                    if "x-eval-compare" in node else None)
+    for k, v in node.items():
+        p = ptr_join(ptr, k)
+        if k in ("properties", "patternProperties", "$defs", "definitions") \
+                and isinstance(v, dict):
+            sub_why = below if k not in ("$defs", "definitions") else (
+                below or "no $ref uses this definition, so it judges nothing")
+            for name, sub in v.items():
+                _key_sites(sub, ptr_join(p, name), sub_why, out)
+        elif k == "prefixItems" or (k == "items" and isinstance(v, list)):
+            tuple_why = below or ("tuple items (prefixItems, or items as a list) are not "
+                                  "judged one by one: the array is compared as one value")
+            for i, sub in enumerate(v if isinstance(v, list) else []):
+                _key_sites(sub, ptr_join(p, i), tuple_why, out)
+        elif k in ("allOf", "anyOf", "oneOf") and isinstance(v, list):
+            for i, sub in enumerate(v):
+                _key_sites(sub, ptr_join(p, i), below, out)
+        elif k in ("items", "additionalProperties"):
+            _key_sites(v, p, below, out)
+        elif k in _NOT_FIELDS:
+            not_why = below or (f"under {k}, which describes no field of the record, so "
+                                "nothing under it is scored")
+            if k == "dependentSchemas" and isinstance(v, dict):
+                for name, sub in v.items():
+                    _key_sites(sub, ptr_join(p, name), not_why, out)
+            else:
+                _key_sites(v, p, not_why, out)
+
 
 def _map_schemas(schema: dict[str, Any]) -> list[tuple[str | None, Any]]:
     """A map's value schemas: ``patternProperties`` (in order), then a schema-valued
@@ -272,6 +337,7 @@ def check_eval_schema(schema: Any, *, registry: Registry | None = None,
             "schema-too-deep", "the schema is nested too deeply to evaluate", "",
             "flatten it, or mark deep parts with x-eval-compare to compare them whole"),))
     _finalize(root, "")
+    builder.report_ignored(schema)
     if root.kind == "leaf" and not root.types and "x-eval-compare" not in res.schema:
         builder.problem("root-is-leaf", "the schema root declares no type and no properties, so "
                         "each record is compared as one value", "", severity=Severity.WARNING,
