@@ -61,7 +61,17 @@ def _types(node: dict[str, Any]) -> list[str]:
 def _is_container(node: dict[str, Any]) -> bool:
     if isinstance(node.get("properties"), dict) and node["properties"]:
         return True
+    if isinstance(node.get("additionalProperties"), dict) or (
+            isinstance(node.get("patternProperties"), dict) and node["patternProperties"]):
+        return True  # a map, judged per key (schema.tree)
     return isinstance(node.get("items"), dict)
+
+
+def _has_xeval(node: Any) -> bool:
+    if isinstance(node, dict):
+        return any(isinstance(k, str) and k.startswith("x-eval-") or _has_xeval(v)
+                   for k, v in node.items())
+    return isinstance(node, list) and any(_has_xeval(v) for v in node)
 
 
 def annotate_xeval(schema: dict[str, Any]) -> dict[str, Any]:
@@ -84,8 +94,22 @@ def _annotate(node: Any) -> None:
                 _annotate(child)
     if isinstance(node.get("items"), dict):
         _annotate(node["items"])
+    for key in ("additionalProperties", "patternProperties"):
+        sub = node.get(key)
+        if key == "additionalProperties" and isinstance(sub, dict):
+            _annotate(sub)
+        elif key == "patternProperties" and isinstance(sub, dict):
+            for child in sub.values():
+                _annotate(child)
     alts = [a for k in ("anyOf", "oneOf", "allOf") for a in (node.get(k) or [])
             if isinstance(a, dict)]
+    if "x-eval-compare" not in node and any(_has_xeval(a) for a in alts):
+        # Branches with their own keys are judged one by one (schema.resolve): annotate
+        # them, not the union (an x-eval-compare here would compare it whole).
+        for a in alts:
+            if _types(a) != ["null"]:
+                _annotate(a)
+        return
     container_alts = [a for a in alts if _is_container(a) or "$ref" in a]
     for a in container_alts:
         _annotate(a)

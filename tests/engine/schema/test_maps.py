@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from evalschema import check_eval_schema, evaluate
 
 SKILLS = {"type": "object", "properties": {"skills": {
@@ -121,3 +123,29 @@ def test_cli_on_files(tmp_path: Path) -> None:
           "--extracted", str(tmp_path / "e.jsonl"), "--format", "json", "--output", str(out)])
     text = out.read_text()
     assert "skills{}[]" in text and "skills{Languages}[4]" in text
+
+
+def test_annotate_keeps_a_map_a_map_and_annotates_its_values() -> None:
+    from evalschema.schema.infer import annotate_xeval
+
+    schema = json.loads(json.dumps(SKILLS))
+    annotate_xeval(schema)
+    skills = schema["properties"]["skills"]
+    assert "x-eval-compare" not in skills
+    assert skills["additionalProperties"]["items"]["x-eval-compare"] == "exact"
+    assert check_eval_schema(schema).problems == ()
+
+
+def test_gold_under_a_map_is_checked_per_key() -> None:
+    from evalschema.schema.validate_gold import validate_gold
+
+    schema = {"type": "object", "x-eval-id": "id", "properties": {
+        "id": {"type": "string"},
+        "m": {"type": "object", "patternProperties": {"^n_": {"type": "number"}}}}}
+    from evalschema.errors import GoldValidationError
+
+    with pytest.raises(GoldValidationError) as exc:
+        validate_gold([{"id": "a", "m": {"n_a": "x", "n_b": 1, "other": 1}}], schema,
+                      strict_types=True)
+    assert {(p.code, p.pointer) for p in exc.value.problems} == {
+        ("gold-type", "/0/m/n_a"), ("gold-extra-field", "/0/m/other")}

@@ -116,3 +116,15 @@ def test_cli_eval_on_files(tmp_path: Path) -> None:
                  "--output", str(out)]) == 0
     text = out.read_text()
     assert "anyOf/1 (integer)" in text
+
+
+def test_annotate_annotates_branches_not_the_union() -> None:
+    from evalschema.schema.infer import annotate_xeval
+
+    schema = _schema({"anyOf": [{"type": "string", "x-eval-compare": "date"},
+                                {"type": "integer"}, {"type": "null"}]})
+    annotate_xeval(schema)
+    v = schema["properties"]["v"]
+    assert "x-eval-compare" not in v
+    assert [a.get("x-eval-compare") for a in v["anyOf"]] == ["date", "numeric", None]
+    assert check_eval_schema(schema).problems == ()
