@@ -69,7 +69,7 @@ def _is_container(node: dict[str, Any]) -> bool:
 
 def _has_xeval(node: Any) -> bool:
     if isinstance(node, dict):
-        return any(isinstance(k, str) and k.startswith("x-eval-") or _has_xeval(v)
+        return any((isinstance(k, str) and k.startswith("x-eval-")) or _has_xeval(v)
                    for k, v in node.items())
     return isinstance(node, list) and any(_has_xeval(v) for v in node)
 

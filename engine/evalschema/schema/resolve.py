@@ -324,7 +324,7 @@ class _Resolver:
 def _annotated(schema: Any) -> bool:
     """Whether an x-eval-* key stands anywhere in ``schema`` (a resolved alternative)."""
     if isinstance(schema, dict):
-        return any(isinstance(k, str) and k.startswith("x-eval-") or _annotated(v)
+        return any((isinstance(k, str) and k.startswith("x-eval-")) or _annotated(v)
                    for k, v in schema.items() if k != "const" and k != "enum")
     if isinstance(schema, list):
         return any(_annotated(v) for v in schema)

@@ -51,7 +51,7 @@ class _Builder(Binder):
         props = schema.get("properties")
         items = schema.get("items")
         maps = _map_schemas(schema)
-        if not has_compare and (isinstance(props, dict) and props or maps) and (
+        if not has_compare and ((isinstance(props, dict) and props) or maps) and (
                 "object" in types or not types):
             kind: NodeKind = "object"
         elif not has_compare and isinstance(items, dict | bool) and items is not False and (

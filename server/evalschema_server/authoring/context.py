@@ -102,8 +102,8 @@ def schema_kind(obj: Node) -> str:
     # A map (judged per key, schema.tree's _map_schemas) is an object too.
     extra = property_value(obj, "additionalProperties")
     patterns = property_value(obj, "patternProperties")
-    if extra is not None and extra.kind == "object" or patterns is not None \
-            and patterns.kind == "object" and patterns.children:
+    if (extra is not None and extra.kind == "object") or (patterns is not None \
+            and patterns.kind == "object" and patterns.children):
         return "object"
     if property_value(obj, "items") is not None:
         return "array"

@@ -34,8 +34,8 @@ def _on_key(analysis: SchemaAnalysis, prop: Node, name: str, registry: Registry,
     holder = parent_property(owner) if owner is not None else None
     if key_of(holder) == "x-eval-compare" and name in registry.comparators:
         return f"**comparator `{name}`**\n\n{registry.comparators[name].doc}", *span
-    if (key_of(holder) in ("properties", "patternProperties") or name == "additionalProperties"
-            and owner is not None and role_of(owner, registry).role == "schema") \
+    if (key_of(holder) in ("properties", "patternProperties") or (name == "additionalProperties"
+            and owner is not None and role_of(owner, registry).role == "schema")) \
             and prop.value_node is not None and prop.value_node.kind == "object":
         field = analysis.schema_node_for(prop.value_node)
         if field is not None:

@@ -21,7 +21,8 @@ LINE = ('{"id": "a", "skills": {"Languages": ["Python", "Go", "Rist"], "Tools": 
         '"Hobbies": ["chess"]}, "v": 110}')
 
 
-async def test_map_entries_and_branches_are_located(lsp: Session, tmp_path: Path) -> None:
+async def test_map_entries_and_branches_are_located(lsp: Session,  # noqa: F811
+                                                    tmp_path: Path) -> None:
     folder = tmp_path / "cv"
     folder.mkdir()
     (folder / "cv.eval.json").write_text(json.dumps(SCHEMA, indent=2), encoding="utf-8")
