@@ -149,3 +149,15 @@ def test_gold_under_a_map_is_checked_per_key() -> None:
                       strict_types=True)
     assert {(p.code, p.pointer) for p in exc.value.problems} == {
         ("gold-type", "/0/m/n_a"), ("gold-extra-field", "/0/m/other")}
+
+
+def test_field_selection_inside_a_map_keeps_the_map() -> None:
+    schema = json.loads(json.dumps(SKILLS))
+    schema["properties"]["name"] = {"type": "string"}
+    run = evaluate([{"name": "a", "skills": {"L": ["x"]}}], [{"name": "b", "skills": {"L": ["x"]}}],
+                   schema, fields=["skills{}[]"])
+    assert [r.path for r in run.records[0].field_results] == ["skills{L}[0]"]
+    from evalschema.errors import InputError
+
+    with pytest.raises(InputError, match="no field"):
+        evaluate([{}], [{}], schema, fields=["skills{x}[]"])
