@@ -42,3 +42,19 @@ async def test_map_entries_and_branches_are_located(lsp: Session,  # noqa: F811
     col = LINE.index("110")
     assert branch.range == at(0, col, col + 3)
     assert len(diags) == 3
+
+
+def test_field_pointers_of_maps_and_unions(tmp_path: Path) -> None:
+    from evalschema_server.evaluation.runner import CancelToken, SuiteCache, run_suite
+    from evalschema_server.evaluation.suites import discover
+
+    (tmp_path / "cv.eval.json").write_text(json.dumps(SCHEMA), encoding="utf-8")
+    (tmp_path / "cv.gold.jsonl").write_text(jsonl(GOLD), encoding="utf-8")
+    (tmp_path / "cv.run1.extracted.jsonl").write_text(LINE + "\n", encoding="utf-8")
+    [suite] = discover([tmp_path], lambda p: p.read_text("utf-8")).suites
+    outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
+    pointers = outcome.field_pointers
+    assert pointers["v"] == "/properties/v"  # the union's key, not a branch
+    assert pointers["skills{}"] == "/properties/skills/additionalProperties"
+    assert pointers["skills{}[]"] == "/properties/skills/additionalProperties/items"
+    assert set(outcome.runs[0].result.per_field) >= {"skills{}[]", "v"}
