@@ -82,12 +82,6 @@ class _Builder(Binder):
             node.children = tuple(children)
             node.child_map = {c.name: c for c in children if c.name is not None}
             node.values = self._map_values(maps, node, inherit)
-            if "x-eval-transform" in schema:
-                self.problem("transform-on-container", "x-eval-transform on an object has no "
-                             "effect: transforms apply to leaves", self.res.key_origin(schema,
-                             "x-eval-transform"), target="key",
-                             suggestion="move it to the fields below, or add x-eval-compare to "
-                             "compare the object as one value")
         elif BRANCHES in schema and not has_compare:
             node.branches = tuple(
                 (label, declared_types(alt), self._branch_node(alt, node, inherit))
@@ -100,6 +94,8 @@ class _Builder(Binder):
             node.align = self._align(schema, item_schema)
         else:
             self._leaf(schema, node)
+        if kind != "leaf":
+            self._container_keys(schema, kind)
         if "x-eval-align" in schema and kind != "array":
             self.problem("align-not-array", "x-eval-align only applies to arrays with items; "
                          f"this node is {'a ' + kind if kind != 'leaf' else 'a leaf'}",
@@ -137,6 +133,22 @@ class _Builder(Binder):
         node = self.build(alt, name=union.name, path=union.path, inherited=inherit)
         node.seg = union.seg
         return node
+
+    def _container_keys(self, schema: dict[str, Any], kind: NodeKind) -> None:
+        """Leaf-only keys on an object or array: they would judge nothing."""
+        if "x-eval-transform" in schema:
+            self.problem("transform-on-container", f"x-eval-transform on an {kind} has no "
+                         "effect: transforms apply to leaves", self.res.key_origin(schema,
+                         "x-eval-transform"), target="key",
+                         suggestion="move it to the fields below, or add x-eval-compare to "
+                         f"compare the {kind} as one value")
+        if "x-eval-threshold" in schema:
+            self.problem("threshold-on-container", f"x-eval-threshold on an {kind} has no "
+                         "effect: a threshold applies to the leaf it is on, and is not "
+                         "inherited", self.res.key_origin(schema, "x-eval-threshold"),
+                         target="key", severity=Severity.WARNING,
+                         suggestion="move it to the fields below, or add x-eval-compare to "
+                         f"compare the {kind} as one value")
 
     def report_ignored(self, document: Any) -> None:
         """``ignored-key``: every x-eval-* key written in the schema document that no built

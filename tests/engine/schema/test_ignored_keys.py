@@ -73,3 +73,19 @@ def test_check_on_a_file_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[s
     out = capsys.readouterr().out
     assert "ignored-key" in out and "ok (" not in out
     assert str(path) in out
+
+
+@pytest.mark.parametrize(("node", "key", "code"), [
+    ({"type": "array", "items": {"type": "string"}}, {"x-eval-transform": ["strip"]},
+     "transform-on-container"),
+    ({"type": "object", "properties": {"a": {"type": "string"}}}, {"x-eval-threshold": 0.5},
+     "threshold-on-container"),
+    ({"type": "array", "items": {"type": "string"}}, {"x-eval-threshold": 0.5},
+     "threshold-on-container"),
+    ({"type": "object", "additionalProperties": {"type": "string"}}, {"x-eval-threshold": 0.5},
+     "threshold-on-container"),
+])
+def test_leaf_keys_on_containers_are_reported(node: dict[str, Any], key: dict[str, Any],
+                                              code: str) -> None:
+    (p,) = check_eval_schema(_obj(f={**node, **key})).problems
+    assert (p.code, p.pointer, p.target) == (code, f"/properties/f/{next(iter(key))}", "key")
