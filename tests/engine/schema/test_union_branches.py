@@ -128,3 +128,23 @@ def test_annotate_annotates_branches_not_the_union() -> None:
     assert "x-eval-compare" not in v
     assert [a.get("x-eval-compare") for a in v["anyOf"]] == ["date", "numeric", None]
     assert check_eval_schema(schema).problems == ()
+
+
+def test_arrays_in_branches_judge_items_by_branch() -> None:
+    schema = _schema({"anyOf": [
+        {"type": "array", "items": {"type": "string", "x-eval-compare": "date"}},
+        {"type": "array", "items": {"type": "integer", "x-eval-compare": "numeric"}}]})
+    run = evaluate([{"v": ["2021-01-05", 3]}], [{"v": ["Jan 5, 2021", 3]}], schema)
+    assert [(r.path, str(r.status), r.comparator, r.reason)
+            for r in run.records[0].field_results] == [
+        ("v[0]", "match", "date", "anyOf/0/items (string)"),
+        ("v[1]", "match", "numeric", "anyOf/1/items (integer)")]
+
+
+def test_conflicting_keys_in_object_shapes_report_the_loser() -> None:
+    schema = _schema({"anyOf": [
+        {"type": "object", "properties": {"d": {"type": "string", "x-eval-compare": "date"}}},
+        {"type": "object", "properties": {"d": {"type": "string", "x-eval-compare": "exact"}}},
+    ]})
+    problems = [(p.code, p.pointer) for p in check_eval_schema(schema).problems]
+    assert problems == [("ignored-key", "/properties/v/anyOf/0/properties/d/x-eval-compare")]
