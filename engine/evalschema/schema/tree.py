@@ -82,7 +82,7 @@ class _Builder(Binder):
             node.children = tuple(children)
             node.child_map = {c.name: c for c in children if c.name is not None}
             node.values = self._map_values(maps, node, inherit)
-        elif BRANCHES in schema and not has_compare:
+        elif kind == "leaf" and BRANCHES in schema and not has_compare:
             node.branches = tuple(
                 (label, declared_types(alt), self._branch_node(alt, node, inherit))
                 for label, alt in schema[BRANCHES])

@@ -148,3 +148,12 @@ def test_conflicting_keys_in_object_shapes_report_the_loser() -> None:
     ]})
     problems = [(p.code, p.pointer) for p in check_eval_schema(schema).problems]
     assert problems == [("ignored-key", "/properties/v/anyOf/0/properties/d/x-eval-compare")]
+
+
+def test_a_compare_on_the_union_compares_it_whole_and_reports_the_branch_keys() -> None:
+    schema = _schema({**PRICE, "x-eval-compare": "exact"})
+    r = _one(100, 101, schema)
+    assert (str(r.status), r.comparator, r.reason) == ("mismatch", "exact", None)
+    problems = [(p.code, p.pointer) for p in check_eval_schema(schema).problems]
+    assert problems == [("ignored-key", "/properties/v/anyOf/0/x-eval-compare"),
+                        ("ignored-key", "/properties/v/anyOf/1/x-eval-compare")]
