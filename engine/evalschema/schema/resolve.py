@@ -28,7 +28,7 @@ from evalschema.rules.values import json_type
 
 _COMBINERS = ("allOf", "anyOf", "oneOf")
 #: In a resolved node: the alternatives of an ``anyOf``/``oneOf`` of several JSON types
-#: whose branches carry ``x-eval-*`` keys, as ``[(label, branch schema), ...]`` (label
+#: whose branches carry ``x-eval-*`` keys or fields of their own (``_structured``), as ``[(label, branch schema), ...]`` (label
 #: ``"anyOf/1"``). ``schema.tree`` builds one node per branch and the scorer picks one by
 #: the value's JSON type. Not an ``x-eval-`` key, so no user key can collide with it.
 BRANCHES = "$evalschema:branches"
@@ -295,7 +295,8 @@ class _Resolver:
         else:
             types = list(dict.fromkeys(t for a in rest for t in (_types_of(a) or ["any"])))
             merged = {"type": [t for t in types if t != "any"]} if "any" not in types else {}
-            if "x-eval-compare" not in node and any(_annotated(a) for a in rest):
+            if "x-eval-compare" not in node and any(_annotated(a) or _structured(a)
+                                                    for a in rest):
                 merged[BRANCHES] = [(label, self._branch(node, a)) for label, a in labelled
                                     if _types_of(a) != ["null"]]
         out = self._merge(merged, node, pointer)
@@ -319,6 +320,15 @@ class _Resolver:
         self.out.key_origins[id(shared)] = {k: where.get(k, self.out.origin(union))
                                             for k in shared}
         return self._merge(shared, alt, self.out.origin(alt))
+
+
+def _structured(schema: dict[str, Any]) -> bool:
+    """Whether an alternative has fields of its own to judge: properties, a map
+    (additionalProperties/patternProperties schemas) or array items."""
+    return bool(isinstance(schema.get("properties"), dict) and schema["properties"]
+                or isinstance(schema.get("additionalProperties"), dict)
+                or isinstance(schema.get("patternProperties"), dict)
+                and schema["patternProperties"] or isinstance(schema.get("items"), dict))
 
 
 def _annotated(schema: Any) -> bool:

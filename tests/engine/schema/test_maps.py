@@ -161,3 +161,34 @@ def test_field_selection_inside_a_map_keeps_the_map() -> None:
 
     with pytest.raises(InputError, match="no field"):
         evaluate([{}], [{}], schema, fields=["skills{x}[]"])
+
+
+#: extract-bench's resume: skills are a flat list or a map of lists, by document.
+RESUME_SKILLS = {"type": "object", "properties": {"skills": {"anyOf": [
+    {"type": "array", "items": {"type": "string"}},
+    {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+]}}}
+
+
+def test_a_list_or_a_map_of_lists_is_judged_by_the_gold_shape() -> None:
+    grouped = evaluate([{"skills": {"Languages": ["Python", "Go"], "Tools": ["git"]}}],
+                       [{"skills": {"Languages": ["Python", "Goo"], "Tools": ["git"]}}],
+                       RESUME_SKILLS)
+    assert [(r.path, r.field, str(r.status), r.reason)
+            for r in grouped.records[0].field_results] == [
+        ("skills{Languages}[0]", "skills{}[]", "match", "anyOf/1 (object)"),
+        ("skills{Languages}[1]", "skills{}[]", "mismatch", "anyOf/1 (object)"),
+        ("skills{Tools}[0]", "skills{}[]", "match", "anyOf/1 (object)")]
+    flat = evaluate([{"skills": ["Python", "Go"]}], [{"skills": ["Python", "Go"]}],
+                    RESUME_SKILLS)
+    assert [(r.path, r.field, r.reason) for r in flat.records[0].field_results] == [
+        ("skills[0]", "skills[]", "anyOf/0 (array)"), ("skills[1]", "skills[]", "anyOf/0 (array)")]
+
+
+def test_the_real_resume_schema_has_its_skills_map() -> None:
+    path = Path(__file__).parents[2] / "data/extract-bench/hiring/resume/resume-schema.json"
+    schema = json.loads(path.read_text(encoding="utf-8"))["schema_definition"]
+    root = check_eval_schema(schema).root
+    (skills,) = [n for n in root.walk() if n.path == "skills" and n.branches]
+    assert [label for label, _, _ in skills.branches] == ["anyOf/0", "anyOf/1"]
+    assert skills.branches[1][2].values[0][1].path == "skills{}"
