@@ -325,10 +325,10 @@ class _Resolver:
 def _structured(schema: dict[str, Any]) -> bool:
     """Whether an alternative has fields of its own to judge: properties, a map
     (additionalProperties/patternProperties schemas) or array items."""
-    return bool(isinstance(schema.get("properties"), dict) and schema["properties"]
+    return bool((isinstance(schema.get("properties"), dict) and schema["properties"])
                 or isinstance(schema.get("additionalProperties"), dict)
-                or isinstance(schema.get("patternProperties"), dict)
-                and schema["patternProperties"] or isinstance(schema.get("items"), dict))
+                or (isinstance(schema.get("patternProperties"), dict)
+                and schema["patternProperties"]) or isinstance(schema.get("items"), dict))
 
 
 def _annotated(schema: Any) -> bool:
