@@ -229,13 +229,15 @@ class TransformDef(Entry):
 class StrategyDef(Entry):
     """An array alignment strategy (built-ins: ``rules.alignment``)."""
 
-    #: Binds parameters once at schema-parse time; the result aligns each array.
-    #: None: elements pair by position (as ``ordered``).
+    #: Binds parameters once at schema-parse time; the result aligns each array. Required:
+    #: ``Registry.add_strategy`` refuses an entry without one (nothing falls back to
+    #: ``ordered``), and a schema naming such an entry is reported (strategy-no-function).
     factory: Callable[[Mapping[str, Any]], Align] | None = None
 
 
 class RegistryError(ValueError):
-    """Registering a name that exists (without ``overwrite``) or a built-in."""
+    """Registering a name that exists (without ``overwrite``), a built-in, or a strategy
+    without its function."""
 
 
 @dataclass
@@ -260,6 +262,9 @@ class Registry:
 
     def add_strategy(self, d: StrategyDef, *, overwrite: bool = False) -> StrategyDef:
         _check_free(self.strategies, d.name, "alignment strategy", overwrite)
+        if d.factory is None:
+            raise RegistryError(f"alignment strategy {d.name!r} has no function (factory): "
+                                "it would run as nothing; use register_strategy(name, fn)")
         _check_params_schema(d, "alignment strategy")
         self.strategies[d.name] = d
         return d

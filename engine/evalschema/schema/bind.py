@@ -46,6 +46,8 @@ class Binder:
         self.reg = registry
         self.defaults = defaults
         self.problems: list[Problem] = list(res.problems)
+        #: Where each x-eval-* key read by a built node was written (``ignored-key``).
+        self.used: set[str] = set()
 
     def problem(self, code: str, message: str, pointer: str, *, suggestion: str | None = None,
                 target: str = "value", severity: Severity = Severity.ERROR,
@@ -286,7 +288,10 @@ class Binder:
                          "are objects", ptr_join(where, "match_by"), severity=Severity.WARNING,
                          suggestion='use {"match_by": "hungarian"} or "key_field"')
         if d.factory is None:
-            return AlignSpec(strategy, params)
+            self.problem("strategy-no-function", f"alignment strategy {strategy!r} has no "
+                         "function in the registry, so it cannot run", ptr_join(where,
+                         "match_by"), suggestion="register it with register_strategy(name, fn)")
+            return AlignSpec("ordered")
         try:
             return AlignSpec(strategy, params, d.factory(params))
         except Exception as exc:  # a user factory rejecting its parameters

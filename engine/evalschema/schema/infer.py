@@ -195,12 +195,24 @@ def annotate(schema: Any, gold: Sequence[Any] | None = None, *,
             node = nodes.get(p.pointer)
             if isinstance(target, dict) and node is not None and "x-eval-compare" not in target:
                 target["x-eval-compare"] = _default(sorted(node.types))
+                _drop_below(schema, p.pointer, out)
                 out.added.append(p.pointer)
     if gold is not None:
         _from_gold(schema, gold, out, base_uri)
     check = check_eval_schema(schema, base_uri=base_uri, defaults=False)
     out.problems += [p for p in check.problems if p.code == "missing-compare"]
     return out
+
+
+def _drop_below(schema: Any, pointer: str, out: Annotation) -> None:
+    """Undo what the document walk added under a node the tree judges whole (a leaf
+    typed ``string`` that also lists ``properties``): keys there would be ignored."""
+    below = [q for q in out.added if q.startswith(pointer + "/")]
+    for q in below:
+        target = ptr_resolve(schema, q, None)
+        if isinstance(target, dict):
+            target.pop("x-eval-compare", None)
+        out.added.remove(q)
 
 
 def _types(node: dict[str, Any]) -> list[str]:
@@ -218,6 +230,9 @@ def _types(node: dict[str, Any]) -> list[str]:
 def _is_container(node: dict[str, Any]) -> bool:
     if isinstance(node.get("properties"), dict) and node["properties"]:
         return True
+    if isinstance(node.get("additionalProperties"), dict) or (
+            isinstance(node.get("patternProperties"), dict) and node["patternProperties"]):
+        return True  # a map, judged per key (schema.tree)
     return isinstance(node.get("items"), dict)
 
 
@@ -226,6 +241,13 @@ def _default(types: Iterable[str]) -> str:
     if concrete in (["integer", "number"], ["number", "integer"]):
         concrete = ["number"]
     return TYPE_DEFAULTS.get(concrete[0], "exact") if len(concrete) == 1 else "exact"
+
+
+def _has_xeval(node: Any) -> bool:
+    if isinstance(node, dict):
+        return any((isinstance(k, str) and k.startswith("x-eval-")) or _has_xeval(v)
+                   for k, v in node.items())
+    return isinstance(node, list) and any(_has_xeval(v) for v in node)
 
 
 def _annotate(node: Any, pointer: str, prefix: str, out: Annotation) -> None:
@@ -239,12 +261,25 @@ def _annotate(node: Any, pointer: str, prefix: str, out: Annotation) -> None:
                 _annotate(child, ptr_join(ptr_join(pointer, key), name), prefix, out)
     if isinstance(node.get("items"), dict):
         _annotate(node["items"], ptr_join(pointer, "items"), prefix, out)
-    container_alts = []
-    for k in ("anyOf", "oneOf", "allOf"):
-        for i, a in enumerate(node.get(k) or []):
-            if isinstance(a, dict) and (_is_container(a) or "$ref" in a):
-                container_alts.append(a)
-                _annotate(a, ptr_join(ptr_join(pointer, k), i), prefix, out)
+    if isinstance(node.get("additionalProperties"), dict):
+        _annotate(node["additionalProperties"], ptr_join(pointer, "additionalProperties"),
+                  prefix, out)
+    if isinstance(node.get("patternProperties"), dict):
+        for pattern, child in node["patternProperties"].items():
+            _annotate(child, ptr_join(ptr_join(pointer, "patternProperties"), pattern),
+                      prefix, out)
+    alts = [(ptr_join(ptr_join(pointer, k), i), a) for k in ("anyOf", "oneOf", "allOf")
+            for i, a in enumerate(node.get(k) or []) if isinstance(a, dict)]
+    if "x-eval-compare" not in node and any(_has_xeval(a) for _, a in alts):
+        # Branches with their own keys are judged one by one (schema.resolve): annotate
+        # them, not the union (an x-eval-compare here would compare it whole).
+        for at, a in alts:
+            if _types(a) != ["null"]:
+                _annotate(a, at, prefix, out)
+        return
+    container_alts = [(at, a) for at, a in alts if _is_container(a) or "$ref" in a]
+    for at, a in container_alts:
+        _annotate(a, at, prefix, out)
     if "$ref" in node or _is_container(node) or container_alts:
         return
     if "x-eval-compare" in node or node.get("x-eval-skip") is True:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from evalschema import limits
 from evalschema.rules.alignment import ordered
 from evalschema.rules.registry import Align, BatchCompare, Compare, MatrixCompare, Transform
 from evalschema.rules.values import json_type
@@ -66,6 +67,16 @@ class SchemaNode:
     fast: bool = False
     #: The node's pointer in a record when no array lies above it (hot-path cache).
     sptr: str = ""
+    #: An ``anyOf``/``oneOf`` whose branches carry x-eval-* keys: (label such as
+    #: ``"anyOf/1"``, the JSON types the branch takes, its node), in the schema's order.
+    #: Such a node is a leaf with no comparator; the scorer judges the value with the first
+    #: branch that takes gold's JSON type, else the extracted value's (``pick_branch``).
+    branches: tuple[tuple[str, frozenset[str], SchemaNode], ...] = ()
+    #: A map (``patternProperties``, ``additionalProperties``): (the key pattern, or None
+    #: for additionalProperties, the value's node), patterns first. The keys that no
+    #: property names are judged one by one with the first entry that takes them
+    #: (``value_node``); the value nodes' paths hold ``{}`` for the key (``skills{}[]``).
+    values: tuple[tuple[Any, SchemaNode], ...] = ()
 
     @property
     def json_type(self) -> str:
@@ -76,13 +87,44 @@ class SchemaNode:
         return "multi" if concrete else "null"
 
     def walk(self) -> list[SchemaNode]:
-        """This node and every node below it, depth first."""
+        """This node and every node below it (branches included), depth first."""
         out = [self]
         for c in self.children:
             out.extend(c.walk())
         if self.items is not None:
             out.extend(self.items.walk())
+        for _, _, b in self.branches:
+            out.extend(b.walk())
+        for _, v in self.values:
+            out.extend(v.walk())
         return out
+
+    def value_node(self, key: str) -> SchemaNode | None:
+        """The node judging a map entry ``key`` (see ``values``); None if none takes it.
+        A pattern that runs out of time (``limits.regex_timeout``) does not take it."""
+        for pattern, node in self.values:
+            if pattern is None:
+                return node
+            try:
+                if pattern.search(key, timeout=limits.value("regex_timeout")):
+                    return node
+            except TimeoutError:
+                continue
+        return None
+
+    def pick_branch(self, value: Any) -> tuple[str, SchemaNode] | None:
+        """The first branch that takes ``value``'s JSON type, with the reason's tag
+        (``"anyOf/1 (integer)"``); an integer fits a ``number`` branch, and a whole float
+        an ``integer`` branch when no ``number`` branch takes it."""
+        t = json_type(value)
+        for label, types, node in self.branches:
+            if not types or t in types or (t == "integer" and "number" in types):
+                return f"{label} ({t})", node
+        if t == "number" and float(value).is_integer():
+            for label, types, node in self.branches:
+                if "integer" in types:
+                    return f"{label} ({t})", node
+        return None
 
     def find(self, path: str) -> SchemaNode | None:
         for n in self.walk():

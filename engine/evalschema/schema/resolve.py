@@ -27,6 +27,13 @@ from evalschema.pointer import join as ptr_join
 from evalschema.rules.values import json_type
 
 _COMBINERS = ("allOf", "anyOf", "oneOf")
+#: In a resolved node: the alternatives of an ``anyOf``/``oneOf`` of several JSON types
+#: whose branches carry ``x-eval-*`` keys or fields of their own (``_structured``), as ``[(label, branch schema), ...]`` (label
+#: ``"anyOf/1"``). ``schema.tree`` builds one node per branch and the scorer picks one by
+#: the value's JSON type. Not an ``x-eval-`` key, so no user key can collide with it.
+BRANCHES = "$evalschema:branches"
+#: Keys of a union that reach its branches (the branch's own win).
+_TO_BRANCHES = ("x-eval-transform", "x-eval-threshold")
 _DEFAULT_SPEC = referencing.jsonschema.DRAFT202012
 
 
@@ -39,6 +46,9 @@ class Resolution:
     #: Per node: x-eval-* key -> pointer of the object it was written in (after merges).
     key_origins: dict[int, dict[str, str]] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    #: Every dict keyed above, kept alive: the tables are keyed by ``id``, and a freed
+    #: intermediate's id, reused by a new dict, would hand it stale key origins.
+    alive: list[Any] = field(default_factory=list, repr=False)
 
     def origin(self, node: Any) -> str:
         return self.origins.get(id(node), "")
@@ -169,6 +179,7 @@ class _Resolver:
             if key.startswith("x-eval-"):
                 keys[key] = pointer
         self.out.origins[id(out)] = pointer
+        self.out.alive.append(out)
         if keys:
             self.out.key_origins[id(out)] = keys
         return self._combine(out, pointer)
@@ -207,6 +218,7 @@ class _Resolver:
             if isinstance(target, dict):
                 # The field is where it is used; its x-eval keys stay where they are written.
                 self.out.origins[id(target)] = pointer
+                self.out.alive.append(target)
             return target
         site = self.walk(siblings, pointer, resolver, stack, doc_local)
         return self._merge(target, site, pointer) if isinstance(target, dict) else site
@@ -232,6 +244,7 @@ class _Resolver:
                 out[k] = v
         keys.update(self.out.key_origins.get(id(over), {}))
         self.out.origins[id(out)] = pointer
+        self.out.alive.append(out)
         if keys:
             self.out.key_origins[id(out)] = keys
         return out
@@ -241,6 +254,7 @@ class _Resolver:
             return node
         out = {k: v for k, v in node.items() if k not in _COMBINERS}
         self.out.origins[id(out)] = pointer
+        self.out.alive.append(out)
         if id(node) in self.out.key_origins:
             self.out.key_origins[id(out)] = self.out.key_origins[id(node)]
         subs = node.get("allOf") if isinstance(node.get("allOf"), list) else []
@@ -253,30 +267,38 @@ class _Resolver:
         for combiner in ("anyOf", "oneOf"):
             alts = node.get(combiner)
             if isinstance(alts, list):
-                out = self._union(out, [a for a in alts if isinstance(a, dict)], pointer)
+                out = self._union(out, [(f"{combiner}/{i}", a) for i, a in enumerate(alts)
+                                        if isinstance(a, dict)], pointer)
         return out
 
-    def _union(self, node: dict[str, Any], alts: list[dict[str, Any]],
+    def _union(self, node: dict[str, Any], labelled: list[tuple[str, dict[str, Any]]],
                pointer: str) -> dict[str, Any]:
-        """Fold alternatives into one node: nullable unions, object shapes, or a multi-type leaf."""
+        """Fold alternatives into one node: nullable unions, object shapes, arrays' items,
+        branches by JSON type when they carry x-eval-* keys, else a multi-type leaf."""
+        alts = [a for _, a in labelled]
         nullable = any(_types_of(a) == ["null"] for a in alts)
         rest = [a for a in alts if _types_of(a) != ["null"]]
         if not rest:
             merged: dict[str, Any] = {"type": "null"}
         elif len(rest) == 1:
-            merged = dict(rest[0])
+            merged = self._merge({}, rest[0], self.out.origin(rest[0]))  # keeps key origins
         elif all(_types_of(a) == ["object"] for a in rest):
             merged = {"type": "object"}
             for alt in rest:
                 merged = self._merge(merged, alt, pointer)
         elif all(_types_of(a) == ["array"] for a in rest):
-            items = [a["items"] for a in rest if isinstance(a.get("items"), dict)]
+            items = [(f"{label}/items", a["items"]) for label, a in labelled
+                     if isinstance(a.get("items"), dict)]
             merged = {"type": "array"}
             if items:
                 merged["items"] = self._union({}, items, pointer)
         else:
             types = list(dict.fromkeys(t for a in rest for t in (_types_of(a) or ["any"])))
             merged = {"type": [t for t in types if t != "any"]} if "any" not in types else {}
+            if "x-eval-compare" not in node and any(_annotated(a) or _structured(a)
+                                                    for a in rest):
+                merged[BRANCHES] = [(label, self._branch(node, a)) for label, a in labelled
+                                    if _types_of(a) != ["null"]]
         out = self._merge(merged, node, pointer)
         if nullable:
             t = out.get("type")
@@ -285,6 +307,38 @@ class _Resolver:
             elif isinstance(t, list) and "null" not in t:
                 out["type"] = [*t, "null"]
         return out
+
+
+    def _branch(self, union: dict[str, Any], alt: dict[str, Any]) -> dict[str, Any]:
+        """A branch with the union's own keys that reach branches (``_TO_BRANCHES``) beneath
+        its own, each remembering where it was written."""
+        shared = {k: union[k] for k in _TO_BRANCHES if k in union}
+        if not shared:
+            return alt
+        where = self.out.key_origins.get(id(union), {})
+        self.out.alive.append(shared)
+        self.out.key_origins[id(shared)] = {k: where.get(k, self.out.origin(union))
+                                            for k in shared}
+        return self._merge(shared, alt, self.out.origin(alt))
+
+
+def _structured(schema: dict[str, Any]) -> bool:
+    """Whether an alternative has fields of its own to judge: properties, a map
+    (additionalProperties/patternProperties schemas) or array items."""
+    return bool((isinstance(schema.get("properties"), dict) and schema["properties"])
+                or isinstance(schema.get("additionalProperties"), dict)
+                or (isinstance(schema.get("patternProperties"), dict)
+                and schema["patternProperties"]) or isinstance(schema.get("items"), dict))
+
+
+def _annotated(schema: Any) -> bool:
+    """Whether an x-eval-* key stands anywhere in ``schema`` (a resolved alternative)."""
+    if isinstance(schema, dict):
+        return any((isinstance(k, str) and k.startswith("x-eval-")) or _annotated(v)
+                   for k, v in schema.items() if k != "const" and k != "enum")
+    if isinstance(schema, list):
+        return any(_annotated(v) for v in schema)
+    return False
 
 
 def _types_of(schema: dict[str, Any]) -> list[str]:

@@ -41,6 +41,12 @@ def select_fields(root: SchemaNode, selections: list[list[str]]) -> SchemaNode:
     return _prune(root, [s for s in selections if s], depth=0) or root
 
 
+def _map_segment(seg: str) -> tuple[str, str] | None:
+    """``skills{}`` -> (``skills``, ``{}``): a field name with a map's key part."""
+    at = seg.find("{")
+    return (seg[:at], seg[at:]) if at > 0 and seg.endswith("}") else None
+
+
 def _find(node: SchemaNode, segs: list[str]) -> SchemaNode | None:
     for seg in segs:
         if seg == "[]":
@@ -49,6 +55,11 @@ def _find(node: SchemaNode, segs: list[str]) -> SchemaNode | None:
             node = node.items
         else:
             child = node.child_map.get(seg)
+            split = _map_segment(seg) if child is None else None
+            if split is not None and split[0] in node.child_map:
+                owner = node.child_map[split[0]]
+                child = next((v for _, v in owner.values
+                              if v.path == owner.path + split[1]), None)
             if child is None:
                 return None
             node = child
@@ -64,6 +75,9 @@ def _prune(node: SchemaNode, selections: list[list[str]], depth: int) -> SchemaN
     if node.kind == "object":
         children = []
         for c in node.children:
+            if any((_map_segment(s[depth]) or ("",))[0] == c.name for s in here):
+                children.append(c)  # a selection inside a map keeps the whole map
+                continue
             keep = [s for s in here if s[depth] == c.name]
             pruned = _prune(c, keep, depth + 1) if keep else None
             if pruned is not None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
+import regex as timed_re  # type: ignore[import-untyped]  # no stubs in the dev set
 from jsonschema import Draft202012Validator
 
 from evalschema.errors import Problem, ProblemWarning, SchemaError, Severity, did_you_mean
@@ -25,7 +26,7 @@ from evalschema.safetext import nonfinite_pointer
 from evalschema.schema.bind import Binder
 from evalschema.schema.extractbench import READING_NOTES, translate, unwrap
 from evalschema.schema.node import NodeKind, SchemaNode, declared_types
-from evalschema.schema.resolve import resolve
+from evalschema.schema.resolve import BRANCHES, resolve
 
 
 @cache
@@ -51,7 +52,9 @@ class _Builder(Binder):
         has_compare = "x-eval-compare" in schema
         props = schema.get("properties")
         items = schema.get("items")
-        if not has_compare and isinstance(props, dict) and props and ("object" in types or not types):
+        maps = _map_schemas(schema)
+        if not has_compare and ((isinstance(props, dict) and props) or maps) and (
+                "object" in types or not types):
             kind: NodeKind = "object"
         elif not has_compare and isinstance(items, dict | bool) and items is not False and (
             "array" in types or not types
@@ -71,9 +74,8 @@ class _Builder(Binder):
         if root:
             node.id_field = self._id_field(schema)
         if kind == "object":
-            assert isinstance(props, dict)
             children = []
-            for key, sub in props.items():
+            for key, sub in (props.items() if isinstance(props, dict) else ()):
                 child = self.build(sub, name=key, path=f"{path}.{key}" if path else key,
                                    inherited=inherit)
                 if not isinstance(sub, dict) or not self.res.origin(sub):
@@ -81,12 +83,11 @@ class _Builder(Binder):
                 children.append(child)
             node.children = tuple(children)
             node.child_map = {c.name: c for c in children if c.name is not None}
-            if "x-eval-transform" in schema:
-                self.problem("transform-on-container", "x-eval-transform on an object has no "
-                             "effect: transforms apply to leaves", self.res.key_origin(schema,
-                             "x-eval-transform"), target="key",
-                             suggestion="move it to the fields below, or add x-eval-compare to "
-                             "compare the object as one value")
+            node.values = self._map_values(maps, node, inherit)
+        elif kind == "leaf" and BRANCHES in schema and not has_compare:
+            node.branches = tuple(
+                (label, declared_types(alt), self._branch_node(alt, node, inherit))
+                for label, alt in schema[BRANCHES])
         elif kind == "array":
             item_schema = items if isinstance(items, dict) else {}
             node.items = self.build(item_schema, name=None, path=f"{path}[]", inherited=inherit)
@@ -95,12 +96,74 @@ class _Builder(Binder):
             node.align = self._align(schema, item_schema)
         else:
             self._leaf(schema, node)
+        if kind != "leaf":
+            self._container_keys(schema, kind)
         if "x-eval-align" in schema and kind != "array":
             self.problem("align-not-array", "x-eval-align only applies to arrays with items; "
                          f"this node is {'a ' + kind if kind != 'leaf' else 'a leaf'}",
                          self.res.key_origin(schema, "x-eval-align"), target="key",
                          suggestion="remove x-eval-align, or declare \"type\": \"array\" with items")
         return node
+
+    def _map_values(self, maps: list[tuple[str | None, Any]], node: SchemaNode,
+                    inherit: dict[str, Any]) -> tuple[tuple[Any, SchemaNode], ...]:
+        """The value nodes of a map (``SchemaNode.values``); a pattern that does not
+        compile is reported and left out."""
+        out: list[tuple[Any, SchemaNode]] = []
+        for pattern, sub in maps:
+            where = ptr_join(node.pointer, "additionalProperties") if pattern is None else \
+                ptr_join(ptr_join(node.pointer, "patternProperties"), pattern)
+            compiled: Any = None
+            if pattern is not None:
+                try:
+                    compiled = timed_re.compile(pattern)
+                except timed_re.error as exc:
+                    self.problem("bad-pattern", f"patternProperties: {pattern!r} is not a "
+                                 f"regular expression: {exc}", where, target="key",
+                                 suggestion="fix the pattern (Python regex syntax)")
+                    continue
+            key = "{}" if len(maps) == 1 or pattern is None else "{/" + pattern + "/}"
+            value = self.build(sub, name=None, path=node.path + key, inherited=inherit)
+            if not value.pointer:
+                value.pointer = where
+            out.append((compiled, value))
+        return tuple(out)
+
+    def _branch_node(self, alt: dict[str, Any], union: SchemaNode,
+                     inherit: dict[str, Any]) -> SchemaNode:
+        """One branch of ``union``: its field path and record segment are the union's."""
+        node = self.build(alt, name=union.name, path=union.path, inherited=inherit)
+        node.seg = union.seg
+        return node
+
+    def _container_keys(self, schema: dict[str, Any], kind: NodeKind) -> None:
+        """Leaf-only keys on an object or array: they would judge nothing."""
+        if "x-eval-transform" in schema:
+            self.problem("transform-on-container", f"x-eval-transform on an {kind} has no "
+                         "effect: transforms apply to leaves", self.res.key_origin(schema,
+                         "x-eval-transform"), target="key",
+                         suggestion="move it to the fields below, or add x-eval-compare to "
+                         f"compare the {kind} as one value")
+        if "x-eval-threshold" in schema:
+            self.problem("threshold-on-container", f"x-eval-threshold on an {kind} has no "
+                         "effect: a threshold applies to the leaf it is on, and is not "
+                         "inherited", self.res.key_origin(schema, "x-eval-threshold"),
+                         target="key", severity=Severity.WARNING,
+                         suggestion="move it to the fields below, or add x-eval-compare to "
+                         f"compare the {kind} as one value")
+
+    def report_ignored(self, document: Any) -> None:
+        """``ignored-key``: every x-eval-* key written in the schema document that no built
+        node read, with why (``_key_sites``), so ``check`` never says ok for a key the
+        engine ignores."""
+        sites: list[tuple[str, str]] = []
+        _key_sites(document, "", None, sites)
+        for where, why in sites:
+            if where not in self.used:
+                key = where.rsplit("/", 1)[1]
+                self.problem("ignored-key", f"{key} has no effect here: {why}", where,
+                             target="key", severity=Severity.WARNING,
+                             suggestion="move it to the field it should judge, or remove it")
 
     def _leaf_any(self, name: str | None, path: str, pointer: str,
                   inherited: dict[str, Any]) -> SchemaNode:
@@ -119,6 +182,7 @@ class _Builder(Binder):
                 continue
             kw = KEYWORDS.get(key)
             where = self.res.key_origin(schema, key)
+            self.used.add(where)
             bad = nonfinite_pointer(schema[key], where)
             if bad is not None:
                 self.problem("not-finite", f"{key}: a number here is not finite (NaN or an "
@@ -177,6 +241,70 @@ class _Builder(Binder):
                          data={"replacements": [guess] if guess else []})
         return value
 
+#: Keywords whose subschemas describe no field of the record: nothing under them is scored.
+_NOT_FIELDS = ("not", "if", "then", "else", "contains", "propertyNames", "dependentSchemas",
+               "dependencies", "unevaluatedProperties", "unevaluatedItems", "additionalItems")
+_OVERRIDDEN = ("another value of this key for the same field wins: allOf, a $ref's "
+               "siblings and anyOf/oneOf object shapes merge into one node, the later key "
+               "overriding the earlier")
+
+
+def _key_sites(node: Any, ptr: str, why: str | None, out: list[tuple[str, str]]) -> None:
+    """(pointer, why it would be ignored) of every x-eval-* key in the schema positions of
+    a raw schema document; ``why`` is the outermost reason that applies."""
+    if not isinstance(node, dict):
+        return
+    here = why
+    if here is None:
+        segs = ptr.split("/")
+        here = _OVERRIDDEN if {"allOf", "anyOf", "oneOf"} & set(segs) else \
+            "the node it stands in is not scored as a field"
+    out.extend((ptr_join(ptr, k), here) for k in node if isinstance(k, str)
+               and k.startswith("x-eval-"))
+    below = why or (f"the node at {ptr or '/'} compares its whole value as one (its "
+                    "x-eval-compare), so nothing below it is judged on its own"
+                    if "x-eval-compare" in node else None)
+    for k, v in node.items():
+        p = ptr_join(ptr, k)
+        if k in ("properties", "patternProperties", "$defs", "definitions") \
+                and isinstance(v, dict):
+            sub_why = below if k not in ("$defs", "definitions") else (
+                below or "no $ref uses this definition, so it judges nothing")
+            for name, sub in v.items():
+                _key_sites(sub, ptr_join(p, name), sub_why, out)
+        elif k == "prefixItems" or (k == "items" and isinstance(v, list)):
+            tuple_why = below or ("tuple items (prefixItems, or items as a list) are not "
+                                  "judged one by one: the array is compared as one value")
+            for i, sub in enumerate(v if isinstance(v, list) else []):
+                _key_sites(sub, ptr_join(p, i), tuple_why, out)
+        elif k in ("allOf", "anyOf", "oneOf") and isinstance(v, list):
+            for i, sub in enumerate(v):
+                _key_sites(sub, ptr_join(p, i), below, out)
+        elif k in ("items", "additionalProperties"):
+            _key_sites(v, p, below, out)
+        elif k in _NOT_FIELDS:
+            not_why = below or (f"under {k}, which describes no field of the record, so "
+                                "nothing under it is scored")
+            if k == "dependentSchemas" and isinstance(v, dict):
+                for name, sub in v.items():
+                    _key_sites(sub, ptr_join(p, name), not_why, out)
+            else:
+                _key_sites(v, p, not_why, out)
+
+
+def _map_schemas(schema: dict[str, Any]) -> list[tuple[str | None, Any]]:
+    """A map's value schemas: ``patternProperties`` (in order), then a schema-valued
+    ``additionalProperties`` (``true``/``false`` only open or close the object)."""
+    out: list[tuple[str | None, Any]] = []
+    pats = schema.get("patternProperties")
+    if isinstance(pats, dict):
+        out.extend((k, v) for k, v in pats.items() if isinstance(v, dict) or v is True)
+    addl = schema.get("additionalProperties")
+    if isinstance(addl, dict):
+        out.append((None, addl))
+    return out
+
+
 def _finalize(node: SchemaNode, sptr: str) -> None:
     """Hot-path caches: which leaves are plain, and static record pointers."""
     node.fast = (node.kind == "leaf" and not node.skip and not node.transform_fns
@@ -186,6 +314,10 @@ def _finalize(node: SchemaNode, sptr: str) -> None:
         _finalize(child, sptr + child.seg)
     if node.items is not None:
         _finalize(node.items, "")
+    for _, _, branch in node.branches:
+        _finalize(branch, sptr)
+    for _, value in node.values:
+        _finalize(value, "")
 
 
 @dataclass(frozen=True)
@@ -221,6 +353,7 @@ def check_eval_schema(schema: Any, *, registry: Registry | None = None,
             "schema-too-deep", "the schema is nested too deeply to evaluate", "",
             "flatten it, or mark deep parts with x-eval-compare to compare them whole"),))
     _finalize(root, "")
+    builder.report_ignored(schema)
     if root.kind == "leaf" and not root.types and "x-eval-compare" not in res.schema:
         builder.problem("root-is-leaf", "the schema root declares no type and no properties, so "
                         "each record is compared as one value", "", severity=Severity.WARNING,

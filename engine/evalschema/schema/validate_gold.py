@@ -67,9 +67,14 @@ def _walk(node: SchemaNode, value: Any, ptr: str, problems: list[Problem], warn_
             elif warn_missing:
                 problems.append(Problem("gold-missing-field", f"{child.path!r} is missing",
                                         cptr, severity=Severity.WARNING))
+        for key, item in value.items():
+            sub = node.value_node(key) if node.values and key not in node.child_map else None
+            if sub is not None:
+                _walk(sub, item, f"{ptr}/{escape(key)}", problems, warn_missing, strict,
+                      allow_extra)
         if not allow_extra:
             for key in value:
-                if key not in node.child_map:
+                if key not in node.child_map and (not node.values or node.value_node(key) is None):
                     problems.append(Problem(
                         "gold-extra-field", f"{key!r} is not in the schema, so it is never "
                         "scored (an extracted copy is skipped)",

@@ -59,7 +59,7 @@ def flat_pair_f1(items: SchemaNode, shared_unknown_keys_skipped: bool
     checks it bit for bit. Returns None for a pair the walk must judge (not two objects;
     a transform or comparator that raises), and is None itself for items of any other
     shape."""
-    if items.kind != "object" or items.skip or not all(
+    if items.kind != "object" or items.skip or items.values or not all(
             c.kind == "leaf" and (c.skip or c.compare is not None) for c in items.children):
         return None
     plan: tuple[tuple[Any, ...], ...] = tuple(

@@ -13,7 +13,7 @@ closures of one record.
 Only the hot path is specialized: a leaf present on both sides whose transforms and
 comparator succeed, objects that are objects on both sides, arrays that are arrays.
 Everything else (a missing value, a comparator error, a type mismatch, a skipped
-field, extra keys, arrays inside array items) goes to the general walk's own
+field, extra keys, arrays inside array items, maps, anyOf branches) goes to the general walk's own
 methods, and the results they emit are tallied by ``tally.fold``. Results, counts
 and tallies are therefore the general path's, floats included, which
 ``tests/engine/scoring/test_specialized.py`` checks on random schemas and records.
@@ -55,7 +55,7 @@ _new = tuple.__new__
 def specializable(root: SchemaNode) -> bool:
     """Worth specialising: an object root and no batch comparator (batch results stay
     pending until the whole record is walked, so they cannot be tallied as emitted)."""
-    return (root.kind == "object" and not root.skip
+    return (root.kind == "object" and not root.skip and not root.values
             and all(n.batch is None for n in root.walk()))
 
 
@@ -65,7 +65,8 @@ def plain_leaf(node: SchemaNode) -> bool:
 
 
 def _inline_object(node: SchemaNode, level: int) -> bool:
-    return node.kind == "object" and not node.skip and level < MAX_DEPTH
+    """An object whose closure this module builds (maps go to the general walk)."""
+    return node.kind == "object" and not node.skip and not node.values and level < MAX_DEPTH
 
 
 Row = tuple[int, str, str]

@@ -27,7 +27,7 @@ def vectorized_f1(items: SchemaNode, g: Sequence[Any], e: Sequence[Any],
                   shared_unknown_keys_skipped: bool = True) -> np.ndarray | None:
     if items.kind == "leaf":
         return _scalar_f1(items, g, e)
-    if items.kind != "object" or items.skip or not items.children:
+    if items.kind != "object" or items.skip or items.values or not items.children:
         return None
     if not all(type(v) is dict and v for v in g) or not all(type(v) is dict and v for v in e):
         return None

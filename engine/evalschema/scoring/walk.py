@@ -19,6 +19,7 @@ from evalschema.policy import NATIVE, ScoringPolicy
 from evalschema.results import FieldResult, Status, count_results, leaf_status
 from evalschema.rules.alignment import ordered
 from evalschema.rules.registry import AlignmentError, CompareLimitError, CompareTypeError, PairF1
+from evalschema.rules.values import json_type
 from evalschema.schema.node import SchemaNode
 from evalschema.scoring.pair_f1 import make_pair_f1
 from evalschema.scoring.pair_f1 import pair_f1_matrix as _pair_f1_matrix
@@ -165,11 +166,52 @@ class RecordScorer:
                 self.node(child, gv, ev, cpath, cgp, cep)
                 continue
             self.child(child, g, e, gv, ev, cpath, cgp, cep)
-        if node.closed:
+        if node.values:
+            self.entries(node, g, e, path, gp, ep)
+        elif node.closed:
             child_map = node.child_map
             extra = [k for k in e if k not in child_map]
             if extra:
                 self.extra_keys(node, e, sorted(extra), prefix, ep, g, gp)
+
+    def entries(self, node: SchemaNode, g: dict[str, Any], e: dict[str, Any], path: str,
+                gp: str, ep: str) -> None:
+        """A map's entries (``SchemaNode.values``), one key at a time: gold's keys in gold's
+        order, then the extracted-only keys in theirs. The instance path holds the key
+        (``skills{Languages}``), the pointers the exact key; keys no entry takes are
+        extra keys, as in any closed object."""
+        child_map = node.child_map
+        unknown = []
+        for k, gv in g.items():
+            if k in child_map:
+                continue
+            sub = node.value_node(k)
+            if sub is None:
+                continue  # a gold key outside the schema: never scored (extra_keys below)
+            seg = "/" + escape(k)
+            self.entry(sub, gv, e.get(k, _ABSENT), f"{path}{{{k}}}", gp + seg, ep + seg)
+        for k, ev in e.items():
+            if k in child_map or k in g:
+                if k not in child_map and node.value_node(k) is None:
+                    unknown.append(k)
+                continue
+            sub = node.value_node(k)
+            if sub is None:
+                unknown.append(k)
+                continue
+            seg = "/" + escape(k)
+            self.entry(sub, _ABSENT, ev, f"{path}{{{k}}}", gp + seg, ep + seg)
+        if unknown and node.closed:
+            self.extra_keys(node, e, sorted(unknown), path + "." if path else "", ep, g, gp)
+
+    def entry(self, sub: SchemaNode, gv: Any, ev: Any, path: str, gp: str, ep: str) -> None:
+        """One map entry: ``child`` without a name (``gv``/``ev`` may be ``_ABSENT``)."""
+        if sub.skip:
+            self.emit(sub, path, _SKIPPED, 0.0, None if gv is _ABSENT else gv,
+                      None if ev is _ABSENT else ev, None if gv is _ABSENT else gp,
+                      None if ev is _ABSENT else ep)
+            return
+        self.child(sub, {}, {}, gv, ev, path, gp, ep)
 
     def child(self, child: SchemaNode, g: dict[str, Any], e: dict[str, Any], gv: Any, ev: Any,
               cpath: str, cgp: str, cep: str) -> None:
@@ -282,7 +324,19 @@ class RecordScorer:
                         continue
                     self.expand(child, v, prefix + name,
                                 ptr + (child.seg or "/" + escape(name)), status)
-            if not gold_side and node.closed:
+            if node.values:
+                unknown = []
+                for k, v in value.items():
+                    if k in node.child_map:
+                        continue
+                    sub = node.value_node(k)
+                    if sub is None:
+                        unknown.append(k)
+                    elif not (v is None and sub.null_policy == "absent"):
+                        self.expand(sub, v, f"{path}{{{k}}}", ptr + "/" + escape(k), status)
+                if unknown and not gold_side and node.closed:
+                    self.extra_keys(node, value, sorted(unknown), prefix, ptr)
+            elif not gold_side and node.closed:
                 extra = [k for k in value if k not in node.child_map]
                 if extra:
                     self.extra_keys(node, value, sorted(extra), prefix, ptr)
@@ -293,11 +347,47 @@ class RecordScorer:
             for i, v in enumerate(value):
                 self.expand(items, v, f"{path}[{i}]", f"{ptr}/{i}", status)
             return
+        if node.branches:
+            picked = node.pick_branch(value)
+            if picked is not None:
+                n0 = len(self.out)
+                self.expand(picked[1], value, path, ptr, status)
+                self.tag(n0, picked[0])
+                return
         reason = "missing from extracted" if gold_side else "not in gold"
         if gold_side:
             self.emit(node, path, status, 0.0, value, None, ptr, None, reason)
         else:
             self.emit(node, path, status, 0.0, None, value, None, ptr, reason)
+
+    def branch(self, node: SchemaNode, g: Any, e: Any, path: str, gp: str, ep: str) -> None:
+        """An ``anyOf``/``oneOf`` judged by the branch that takes gold's JSON type, else
+        the extracted value's (``SchemaNode.pick_branch``); its results say which."""
+        picked = node.pick_branch(g) if g is not None else None
+        if picked is None:
+            picked = node.pick_branch(e)
+        if picked is None:
+            if g is None and e is None:
+                self.emit(node, path, _MATCH, 1.0, g, e, gp, ep)
+                return
+            combiner = node.branches[0][0].split("/", 1)[0]
+            took = ", ".join(dict.fromkeys(t for _, ts, _ in node.branches for t in sorted(ts)))
+            why = f"no {combiner} branch takes {json_type(g if g is not None else e)} " \
+                  f"(they take {took})"
+            same = type(g) is type(e) and g == e
+            self.emit(node, path, _MATCH if same else _MISMATCH, 1.0 if same else 0.0, g, e,
+                      gp, ep, why + ("; equal values match" if same else ""))
+            return
+        n0 = len(self.out)
+        self.node(picked[1], g, e, path, gp, ep)
+        self.tag(n0, picked[0])
+
+    def tag(self, n0: int, label: str) -> None:
+        """Prefix the reasons of the results from ``n0`` on with the branch that gave them."""
+        out = self.out
+        for i in range(n0, len(out)):
+            r = out[i]
+            out[i] = r._replace(reason=label if r.reason is None else f"{label}: {r.reason}")
 
     def limited(self, node: SchemaNode, exc: CompareLimitError, g: Any, e: Any, path: str,
                 gp: str, ep: str) -> None:
@@ -342,6 +432,8 @@ class RecordScorer:
                 batch.indices.append(len(self.out))
                 batch.pairs.append((g, e))
                 self.emit(node, path, _PENDING, 0.0, g, e, gp, ep)
+            elif node.branches:
+                self.branch(node, g, e, path, gp, ep)
             else:
                 self.emit(node, path, _ERROR, 0.0, g, e, gp, ep, "no comparator")
             return

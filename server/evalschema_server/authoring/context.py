@@ -120,6 +120,12 @@ def schema_kind(obj: Node) -> str:
     props = property_value(obj, "properties")
     if props is not None and props.kind == "object" and props.children:
         return "object"
+    # A map (judged per key, schema.tree's _map_schemas) is an object too.
+    extra = property_value(obj, "additionalProperties")
+    patterns = property_value(obj, "patternProperties")
+    if (extra is not None and extra.kind == "object") or (patterns is not None \
+            and patterns.kind == "object" and patterns.children):
+        return "object"
     if property_value(obj, "items") is not None:
         return "array"
     t = property_value(obj, "type")

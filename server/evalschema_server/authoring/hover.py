@@ -34,8 +34,9 @@ def _on_key(analysis: SchemaAnalysis, prop: Node, name: str, registry: Registry,
     holder = parent_property(owner) if owner is not None else None
     if key_of(holder) == "x-eval-compare" and name in registry.comparators:
         return f"**comparator `{name}`**\n\n{registry.comparators[name].doc}", *span
-    if key_of(holder) in ("properties", "patternProperties") and prop.value_node is not None \
-            and prop.value_node.kind == "object":
+    if (key_of(holder) in ("properties", "patternProperties") or (name == "additionalProperties"
+            and owner is not None and role_of(owner, registry).role == "schema")) \
+            and prop.value_node is not None and prop.value_node.kind == "object":
         field = analysis.schema_node_for(prop.value_node)
         if field is not None:
             return effective_config(field), *span
@@ -80,7 +81,7 @@ def effective_config(field: SchemaNode) -> str:
              + (f" ({', '.join(sorted(field.types))})" if field.types else "")]
     if field.skip:
         lines.append("- skipped (`x-eval-skip`)")
-    elif field.kind == "leaf":
+    elif field.kind == "leaf" and not field.branches:
         lines.append(f"- comparator: `{field.label or field.comparator}`")
         if field.transforms:
             lines.append("- transforms: " + " → ".join(f"`{n}`" for n, _ in field.transforms))
@@ -91,6 +92,15 @@ def effective_config(field: SchemaNode) -> str:
         lines.append(f"- alignment: `{field.align.strategy}`" + (f" ({params})" if params else ""))
     elif field.kind == "object":
         lines.append(f"- {len(field.children)} fields")
+    if field.values:
+        lines.append("- a map: each key judged on its own, as "
+                     + ", ".join(f"`{v.path}`" for _, v in field.values))
+    if field.branches:
+        lines.append("- judged by the first branch taking gold's JSON type (else the "
+                     "extracted value's): " + "; ".join(
+                         f"{label} ({'/'.join(sorted(types)) or 'any'}): "
+                         f"`{b.label or b.comparator or b.kind}`"
+                         for label, types, b in field.branches))
     lines.append(f"- weight: {field.weight:g}")
     lines.append(f"- null: {'an ordinary value' if field.null_policy == 'value' else 'absent'}")
     return "\n".join(lines)

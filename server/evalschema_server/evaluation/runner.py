@@ -122,10 +122,15 @@ class SuiteOutcome:
 
     @property
     def field_pointers(self) -> dict[str, str]:
-        """Field path -> schema pointer of its node."""
+        """Field path -> schema pointer of its node (an anyOf's, not its branches': they
+        share its path and come after it)."""
         if self.evaluator is None:
             return {}
-        return {n.path: n.pointer for n in self.evaluator.root.walk() if n.path}
+        out: dict[str, str] = {}
+        for n in self.evaluator.root.walk():
+            if n.path:
+                out.setdefault(n.path, n.pointer)
+        return out
 
 
 #: (gold text, extracted text, problem) -> the record's result.

@@ -207,3 +207,31 @@ def test_a_record_failing_part_way_is_tallied_nowhere() -> None:
         assert acc.n == 1
         ev.score_pair(ok, ok, index=2, acc=acc)
         assert acc.result().total_matches == 2 * 4
+
+
+MAPS_AND_UNIONS = {
+    "type": "object",
+    "properties": {
+        "skills": {"type": "object", "properties": {"top": {"type": "string"}},
+                   "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+        "v": {"anyOf": [{"type": "string", "x-eval-compare": "date"},
+                        {"type": "integer", "x-eval-compare": {"numeric": {
+                            "tolerance": {"abs": 2}}}}]},
+        "rows": {"type": "array", "items": {"type": "object", "properties": {
+            "n": {"type": "string"}},
+            "patternProperties": {"^x_": {"type": "number"}}}},
+    },
+}
+
+
+def test_same_with_maps_and_anyof_branches() -> None:
+    gold = [{"skills": {"top": "py", "L": ["a", "b"], "T": ["git"]}, "v": 100,
+             "rows": [{"n": "a", "x_1": 1}, {"n": "b"}]},
+            {"skills": {}, "v": "2021-01-05", "rows": []},
+            {"skills": ["not", "a", "map"], "v": True}]
+    extracted = [{"skills": {"top": "py", "L": ["a", "c"], "H": ["chess"]}, "v": 101,
+                  "rows": [{"n": "a", "x_1": 2, "y": 0}, {"n": "b", "x_2": 3}]},
+                 {"skills": {"L": []}, "v": "Jan 5, 2021", "rows": [{"n": "c"}]},
+                 {"skills": {"L": ["a"]}}]
+    assert_same(MAPS_AND_UNIONS, gold, extracted)
+    assert_same(MAPS_AND_UNIONS, gold, extracted, null_policy="absent")
