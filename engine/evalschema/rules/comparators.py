@@ -284,9 +284,13 @@ def _date(params: Mapping[str, Any]) -> Compare:
             ed = parse_date(e, dayfirst=dayfirst)
         except CompareTypeError as exc:
             raise CompareTypeError(f"extracted value {exc}") from None
-        if gd.precision == "day":
-            if ed.precision == "day":
-                return 1.0 if abs((ed.day_in(gd) - gd.first).days) <= tolerance_days else 0.0
+        gfirst, _, gprec, gmoment = gd  # unpacked: attribute reads cost on this path
+        efirst, _, eprec, emoment = ed
+        if gprec == "day":
+            if eprec == "day":
+                if gmoment is not None and emoment is not None:
+                    efirst = ed.day_in(gd)
+                return 1.0 if abs((efirst - gfirst).days) <= tolerance_days else 0.0
         elif ed.rank >= gd.rank:
             # Gold names a month or a year: any date inside it (within the tolerance).
             return 1.0 if gd.first - slack <= ed.first and ed.last <= gd.last + slack else 0.0

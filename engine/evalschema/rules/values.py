@@ -98,6 +98,8 @@ def parse_date(value: Any, *, dayfirst: bool = True) -> DateValue:
     """A date, partial date (``2021``, ``2021-01``, ``Jan 2021``) or timestamp as
     extractors write it; ``CompareTypeError`` (its message names the JSON type or says
     why) for anything else, including text without a year."""
+    if type(value) is str:  # the common case first: this runs once per date field
+        return _parse_date_text(value, dayfirst)
     if isinstance(value, datetime):
         d = value.date()
         return DateValue(d, d, "day", value if value.tzinfo is not None else None)
