@@ -18,6 +18,7 @@ from evalschema.rules.builtins import builtin_registry, register_builtins
 from evalschema.rules.registry import (
     CompareLimitError,
     CompareTypeError,
+    CompareVerdict,
     Registry,
     RegistryError,
     default_registry,
@@ -42,6 +43,7 @@ register_builtins(default_registry)
 __all__ = [
     "CompareLimitError",
     "CompareTypeError",
+    "CompareVerdict",
     "Comparison",
     "Counts",
     "EvalSchemaError",

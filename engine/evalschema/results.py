@@ -6,6 +6,7 @@ CLI, the language server and reports read one shape.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple
@@ -24,6 +25,53 @@ class Status(StrEnum):
     BATCH_ERROR = "batch_error"
 
 
+#: Values longer than this are cut (with "…") in reasons and messages.
+SHOWN_CHARS = 60
+
+
+def show_value(value: Any, limit: int = SHOWN_CHARS) -> str:
+    """A value as reasons and messages show it: JSON text (``null``, ``"a"``, ``[1]``,
+    never Python's ``None`` or ``'a'``), cut to ``limit`` characters. The one spelling of
+    values in the engine's reasons, the reports and the language server's messages."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):  # circular or otherwise unrenderable
+        text = str(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def mismatch_reason(gold: Any, extracted: Any, label: str, score: float,
+                    threshold: float = 1.0) -> str:
+    """Why a judged leaf is a mismatch when the comparator gave no reason of its own:
+    ``687.8 ≠ gold 68.78 (numeric, abs 0.01)``, with the score when it earned some credit
+    (``…; score 0.85 < 0.9``)."""
+    text = f"{show_value(extracted)} ≠ gold {show_value(gold)} ({label}"
+    if score > 0.0:
+        text += f"; score {score:.4g} < {threshold:g}"
+    return text + ")"
+
+
+class ComparatorName(str):
+    """A comparator's name as results carry it (``FieldResult.comparator``), holding the
+    label of its bound configuration and the node's threshold.
+
+    What a mismatch's reason is made of besides the values and the score, so the reason
+    is made when it is asked for (``FieldResult.explanation``) and scoring formats
+    nothing: a run of 200,000 fields has tens of thousands of mismatches, and formatting
+    each would cost more than 10% of the run. Equal to, hashed and serialised as the
+    plain name; it pickles with its label and threshold (``--workers``).
+    """
+
+    label: str
+    threshold: float
+
+    def __new__(cls, name: str, label: str = "", threshold: float = 1.0) -> ComparatorName:
+        self = super().__new__(cls, name)
+        self.label = label or name
+        self.threshold = threshold
+        return self
+
+
 class FieldResult(NamedTuple):
     """One judged field.
 
@@ -35,6 +83,10 @@ class FieldResult(NamedTuple):
 
     ``gold`` and ``extracted`` are the values as compared, after the field's
     transforms; the pointers locate the originals.
+
+    ``reason`` is what the scorer had to say beyond the values (a type error, a limit,
+    "missing from extracted"); ``explanation`` is the reason every report shows, made
+    from the values for a plain mismatch.
 
     A NamedTuple rather than a frozen dataclass: one is built per judged field, and
     a frozen dataclass costs five times as much to build (2.4 µs against 0.5 µs),
@@ -56,14 +108,26 @@ class FieldResult(NamedTuple):
     record_index: int = 0
     record_id: Any = None
 
+    @property
+    def explanation(self) -> str | None:
+        """The human reason of this result: ``reason`` when the scorer gave one, else for
+        a mismatch the values, the comparator's configuration and the score
+        (``mismatch_reason``). Made on each call, never while scoring."""
+        if self.reason is not None or self.status is not Status.MISMATCH:
+            return self.reason
+        c = self.comparator
+        if isinstance(c, ComparatorName):
+            return mismatch_reason(self.gold, self.extracted, c.label, self.score, c.threshold)
+        return mismatch_reason(self.gold, self.extracted, c or "no comparator", self.score)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "path": self.path,
             "field": self.field,
             "status": str(self.status),
             "score": self.score,
-            "comparator": self.comparator,
-            "reason": self.reason,
+            "comparator": None if self.comparator is None else str(self.comparator),
+            "reason": self.explanation,
             "gold": self.gold,
             "extracted": self.extracted,
             "gold_pointer": self.gold_pointer,

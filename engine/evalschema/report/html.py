@@ -180,7 +180,8 @@ def _marks(results: Sequence[FieldResult]) -> tuple[dict[str, tuple[str, str]],
     for r in results:
         if r.status not in _WRONG:
             continue
-        tip = f"{r.path}: {r.status}" + (f" ({r.reason})" if r.reason else "")
+        why = r.explanation
+        tip = f"{r.path}: {r.status}" + (f" ({why})" if why else "")
         if r.gold_pointer is not None and r.status is not Status.HALLUCINATION:
             gold.setdefault(r.gold_pointer, (str(r.status), tip))
         if r.extracted_pointer is not None and r.status is not Status.OMISSION:
@@ -203,7 +204,7 @@ def _record(rank: int, w: Any, open_: bool) -> str:
         + "</td><td class=val>"
         + (e(_compact(r.extracted)) if r.status is not Status.OMISSION else
            '<span class="none">—</span>')
-        + f"</td><td class=num>{r.score:.2f}</td><td>{e(r.reason or '')}</td></tr>"
+        + f"</td><td class=num>{r.score:.2f}</td><td>{e(r.explanation or '')}</td></tr>"
         for r in wrong)
     if hidden:
         rows += (f'<tr><td colspan="6" class="muted">… and {hidden} more (highlighted '

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from evalschema.report.figures import f1_figure, figure, sort_key, undefined_note
 from evalschema.report.model import RunReport
+from evalschema.results import FieldResult
 from evalschema.run.compare import Comparison, Difference
 
 
@@ -76,11 +77,17 @@ def run_markdown(report: RunReport, *, sort: str = "schema", level: int = 2) -> 
             rec = w.record
             wrong = [r for r in rec.field_results if r.status in
                      ("mismatch", "omission", "hallucination", "error")]
-            shown = ", ".join(f"{code(r.path)} ({r.status})" for r in wrong[:6])
+            shown = ", ".join(f"{code(r.path)} ({_why(r)})" for r in wrong[:6])
             more = f", … {len(wrong) - 6} more" if len(wrong) > 6 else ""
             rid = rec.record_id if rec.record_id is not None else f"#{rec.index}"
             lines.append(f"| {cell(rid)} | {figure(rec.f1)} | {shown}{more} |")
     return "\n".join(lines) + "\n"
+
+
+def _why(r: FieldResult) -> str:
+    """A wrong field's status and its reason (``FieldResult.explanation``), for a cell."""
+    why = r.explanation
+    return str(r.status) if not why else cell(f"{r.status}: {why}")
 
 
 def runs_markdown(reports: Sequence[RunReport], *, sort: str = "schema") -> str:

@@ -13,6 +13,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from functools import lru_cache
 from typing import Any
 
@@ -22,11 +23,13 @@ from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
 from evalschema import limits
+from evalschema.results import show_value
 from evalschema.rules.registry import (
     ComparatorDef,
     Compare,
     CompareLimitError,
     CompareTypeError,
+    CompareVerdict,
     MatrixCompare,
 )
 from evalschema.rules.values import capped_similarity, json_type, parse_date
@@ -69,7 +72,7 @@ def _to_float(value: Any, side: str) -> float:
     try:
         return float(value)
     except (TypeError, ValueError):
-        raise CompareTypeError(f"{side} value {value!r} is not a number") from None
+        raise CompareTypeError(f"{side} value {show_value(value)} is not a number") from None
 
 
 #: Tolerances are widened by this factor so decimal slips stay inside them despite
@@ -105,7 +108,8 @@ def _numeric(params: Mapping[str, Any]) -> Compare:
         if g is None or e is None:
             if g is None and e is None:
                 return 1.0
-            raise CompareTypeError("null against a number")
+            raise CompareTypeError(f"{'gold' if g is None else 'extracted'} value is null, "
+                                   "not a number")
         if tg is te and g == e:
             return 1.0  # identical values match even when they are not numbers
         gf = _to_float(g, "gold")
@@ -162,7 +166,7 @@ def _require_str(g: Any, e: Any) -> bool:
     if g is None and e is None:
         return False
     bad, side = (g, "gold") if not isinstance(g, str) else (e, "extracted")
-    raise CompareTypeError(f"{side} value {bad!r} is not a string")
+    raise CompareTypeError(f"{side} value {show_value(bad)} is {json_type(bad)}, not a string")
 
 
 def _capped_levenshtein(g: str, e: str, cap: int) -> CompareLimitError:
@@ -228,7 +232,8 @@ def _regex(params: Mapping[str, Any]) -> Compare:
     def regex(_g: Any, e: Any) -> float:
         nonlocal budget, timeouts
         if not isinstance(e, str):
-            raise CompareTypeError(f"extracted value {e!r} is not a string")
+            raise CompareTypeError(f"extracted value {show_value(e)} is {json_type(e)}, "
+                                   "not a string")
         try:
             return 1.0 if pattern.fullmatch(e, timeout=budget) else 0.0
         except TimeoutError:
@@ -260,18 +265,38 @@ def _type(_: Mapping[str, Any]) -> Compare:
 def _date(params: Mapping[str, Any]) -> Compare:
     dayfirst = bool(params.get("dayfirst", True))
     tolerance_days = int(params.get("tolerance_days", 0))
+    slack = timedelta(days=tolerance_days)
 
     def date_cmp(g: Any, e: Any) -> float:
         if g is None or e is None:
             if g is None and e is None:
                 return 1.0
-            raise CompareTypeError("null against a date")
-        gd = parse_date(g, dayfirst=dayfirst)
+            raise CompareTypeError(f"{'gold' if g is None else 'extracted'} value is null, "
+                                   "not a date")
+        try:
+            gd = parse_date(g, dayfirst=dayfirst)
+        except CompareTypeError as exc:
+            if type(g) is type(e) and g == e:
+                return 1.0  # the extractor copied gold's non-date exactly
+            raise CompareVerdict(f"gold value {exc}, so the date comparator cannot judge "
+                                 "this field (fix the gold value)") from None
         try:
             ed = parse_date(e, dayfirst=dayfirst)
         except CompareTypeError as exc:
-            raise CompareTypeError(f"extracted {exc}") from None
-        return 1.0 if abs((gd - ed).days) <= tolerance_days else 0.0
+            raise CompareTypeError(f"extracted value {exc}") from None
+        gfirst, _, gprec, gmoment = gd  # unpacked: attribute reads cost on this path
+        efirst, _, eprec, emoment = ed
+        if gprec == "day":
+            if eprec == "day":
+                if gmoment is not None and emoment is not None:
+                    efirst = ed.day_in(gd)
+                return 1.0 if abs((efirst - gfirst).days) <= tolerance_days else 0.0
+        elif ed.rank >= gd.rank:
+            # Gold names a month or a year: any date inside it (within the tolerance).
+            return 1.0 if gd.first - slack <= ed.first and ed.last <= gd.last + slack else 0.0
+        raise CompareVerdict(
+            f"{show_value(e)} ≠ gold {show_value(g)} (date): the extracted value gives the "
+            f"{ed.precision} only, gold the {gd.precision}", 0.0)
 
     return date_cmp
 
@@ -468,7 +493,17 @@ BUILTIN_COMPARATORS: tuple[ComparatorDef, ...] = (
         "date",
         "The same calendar date, whatever the format: ISO 8601 (with or without time), "
         "14/03/2026 (day first unless `dayfirst: false`), 14.03.2026, \"March 14, 2026\", "
-        "\"14 Mar 2026\". `tolerance_days` accepts dates that far apart.",
+        "\"14 Mar 2026\". `tolerance_days` accepts dates that far apart.\n\n"
+        "Partial dates are read at their precision: a month (`2021-01`, `Jan 2021`, "
+        "`January 2021`) or a year (`2021`). A gold month or year matches any extracted "
+        "date inside it (`2021` matches `2021-03-04`); an extracted value less precise "
+        "than gold is a mismatch whose reason says so (`2021` against gold `2021-03-04`). "
+        "A timestamp counts by its calendar day, in the gold timestamp's offset when both "
+        "have one (`2015-04-30T22:00:00.000Z` matches `2015-04-30`). Nothing is filled in "
+        "from today: text without a year is not a date, and two-digit years read "
+        "69-99 as 19xx and 00-68 as 20xx.\n\n"
+        "A gold value that is not a date makes the field an `error` with the reason (the "
+        "extractor is not charged); an extracted value that is not a date is a mismatch.",
         params=_props({"dayfirst": {"type": "boolean"},
                        "tolerance_days": {"type": "integer", "minimum": 0}}),
         types=_STRING_TYPES, factory=_date, builtin=True,

@@ -93,20 +93,26 @@ class ParamIssue:
     target: str = "key"
 
 
-class CompareLimitError(Exception):
-    """Judging a value hit a work limit (``evalschema.limits``): a regex over its time
-    budget, a string past the characters compared exactly.
+class CompareVerdict(Exception):
+    """A comparator's verdict with a reason the values alone do not show.
 
-    ``score`` is the score judged within the limit (the result keeps the usual
-    match/mismatch status and ``reason`` says what was capped), or None when nothing
-    could be judged (the result is an ``error`` with ``reason``). Raised rather than
-    returned so the hot path pays nothing for values under the limits.
+    ``score`` is the score judged (the result keeps the usual match/mismatch status and
+    ``reason`` says why: a date less precise than gold's), or None when the field cannot
+    be judged (the result is an ``error`` with ``reason``: a gold value that is not a
+    date). Raised rather than returned so the hot path pays nothing for ordinary values.
     """
 
     def __init__(self, reason: str, score: float | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.score = score
+
+
+class CompareLimitError(CompareVerdict):
+    """Judging a value hit a work limit (``evalschema.limits``): a regex over its time
+    budget, a string past the characters compared exactly; ``score`` and ``reason`` as
+    for every ``CompareVerdict`` (the score judged within the limit, or None).
+    """
 
 
 class AlignmentError(Exception):

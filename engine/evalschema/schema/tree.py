@@ -20,6 +20,7 @@ from jsonschema import Draft202012Validator
 from evalschema.errors import Problem, ProblemWarning, SchemaError, Severity, did_you_mean
 from evalschema.pointer import escape
 from evalschema.pointer import join as ptr_join
+from evalschema.results import ComparatorName
 from evalschema.rules.keywords import KEYWORDS, SIMPLE_KEYWORDS
 from evalschema.rules.registry import Registry, default_registry
 from evalschema.safetext import nonfinite_pointer
@@ -306,7 +307,10 @@ def _map_schemas(schema: dict[str, Any]) -> list[tuple[str | None, Any]]:
 
 
 def _finalize(node: SchemaNode, sptr: str) -> None:
-    """Hot-path caches: which leaves are plain, and static record pointers."""
+    """Hot-path caches: which leaves are plain, and static record pointers; the comparator's
+    name with what a mismatch's reason needs (``results.ComparatorName``)."""
+    if node.comparator is not None:
+        node.comparator = ComparatorName(node.comparator, node.label, node.threshold)
     node.fast = (node.kind == "leaf" and not node.skip and not node.transform_fns
                  and node.compare is not None and node.null_policy == "value")
     node.sptr = sptr

@@ -28,7 +28,7 @@ from typing import Any
 from evalschema.pointer import escape
 from evalschema.results import Counts, FieldResult, Status
 from evalschema.rules.alignment import ordered
-from evalschema.rules.registry import AlignmentError, CompareLimitError
+from evalschema.rules.registry import AlignmentError, CompareVerdict
 from evalschema.schema.node import SchemaNode
 from evalschema.scoring.tally import fold
 from evalschema.scoring.walk import _ABSENT, RecordScorer
@@ -218,7 +218,7 @@ def specialize_scorer(scorer: RecordScorer, path: str = "", pointer: str = "") -
                             for fn in fns:
                                 ex = fn(ex)
                         sc = cmp(gx, ex)
-                    except CompareLimitError as exc:  # judged within a limit: not again
+                    except CompareVerdict as exc:  # judged, with a reason: not again
                         general(S.limited, nd, exc, gx, ex, KG[k], KG[k1], KE[k1])
                         continue
                     except Exception:

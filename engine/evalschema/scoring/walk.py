@@ -16,9 +16,9 @@ import numpy as np
 
 from evalschema.pointer import escape
 from evalschema.policy import NATIVE, ScoringPolicy
-from evalschema.results import FieldResult, Status, count_results, leaf_status
+from evalschema.results import FieldResult, Status, count_results, leaf_status, show_value
 from evalschema.rules.alignment import ordered
-from evalschema.rules.registry import AlignmentError, CompareLimitError, CompareTypeError, PairF1
+from evalschema.rules.registry import AlignmentError, CompareTypeError, CompareVerdict, PairF1
 from evalschema.rules.values import json_type
 from evalschema.schema.node import SchemaNode
 from evalschema.scoring.pair_f1 import make_pair_f1
@@ -302,7 +302,8 @@ class RecordScorer:
             got = e if not isinstance(e, expected) else g
             side = "extracted" if got is e else "gold"
             self.emit(node, path, _MISMATCH, 0.0, g, e, gp, ep,
-                      f"type mismatch: {side} value is {type(got).__name__}, expected {want}")
+                      f"type mismatch: {side} value {show_value(got)} is {json_type(got)}, "
+                      f"expected {want}")
 
     def expand(self, node: SchemaNode, value: Any, path: str, ptr: str, status: Status) -> None:
         """One omission/hallucination per leaf under a value present on one side only."""
@@ -383,17 +384,21 @@ class RecordScorer:
         self.tag(n0, picked[0])
 
     def tag(self, n0: int, label: str) -> None:
-        """Prefix the reasons of the results from ``n0`` on with the branch that gave them."""
+        """Prefix the reasons of the results from ``n0`` on with the branch that gave them.
+        A mismatch's reason is made here rather than when shown (``explanation``): the
+        label would otherwise stand in for it. Branches are rare; the hot path has none."""
         out = self.out
         for i in range(n0, len(out)):
             r = out[i]
-            out[i] = r._replace(reason=label if r.reason is None else f"{label}: {r.reason}")
+            why = r.explanation
+            out[i] = r._replace(reason=label if why is None else f"{label}: {why}")
 
-    def limited(self, node: SchemaNode, exc: CompareLimitError, g: Any, e: Any, path: str,
+    def limited(self, node: SchemaNode, exc: CompareVerdict, g: Any, e: Any, path: str,
                 gp: str, ep: str) -> None:
-        """A comparison that hit a work limit: the score judged within it, with the reason,
-        or ``error`` when nothing could be judged. Both walks report it here, so the
-        comparison is never run a second time to find out."""
+        """A comparison that gave a verdict with a reason (a work limit, a date less precise
+        than gold's): its score, with the reason, or ``error`` when nothing could be
+        judged. Both walks report it here, so the comparison is never run a second time
+        to find out."""
         if exc.score is None:
             self.emit(node, path, _ERROR, 0.0, g, e, gp, ep, exc.reason)
         else:
@@ -439,7 +444,7 @@ class RecordScorer:
             return
         try:
             score = compare(g, e)
-        except CompareLimitError as exc:
+        except CompareVerdict as exc:
             self.limited(node, exc, g, e, path, gp, ep)
             return
         except CompareTypeError as exc:
@@ -447,7 +452,7 @@ class RecordScorer:
                 self.emit(node, path, _MATCH, 1.0, g, e, gp, ep,
                           f"identical values ({node.comparator} cannot judge them: {exc})")
             else:
-                self.emit(node, path, _MISMATCH, 0.0, g, e, gp, ep, f"type_error: {exc}")
+                self.emit(node, path, _MISMATCH, 0.0, g, e, gp, ep, f"{exc} ({node.label})")
             return
         except Exception as exc:
             self.emit(node, path, _ERROR, 0.0, g, e, gp, ep,

@@ -13,13 +13,12 @@ than the whole re-score.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalschema.results import Status
+from evalschema.results import Status, show_value
 
 from ..diagnostic_store import DIAGNOSTIC_SOURCE
 from ..document import LineIndex
@@ -35,7 +34,6 @@ DEFAULT_SEVERITY: dict[str, str] = {
     "error": "error", "record": "warning", "input": "error", "threshold": "warning",
     "limit": "information",
 }
-_MAX_VALUE = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,11 +78,6 @@ class MarkCache:
         return got[1]
 
 
-def fmt(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, float) else repr(value)
-    return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 1] + "…"
-
-
 def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, str]
                  ) -> tuple[Mark, ...]:
     rec = s.record
@@ -104,38 +97,36 @@ def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, s
             span = locator.value(e.text, r.extracted_pointer)
             if span is None:
                 continue
-            msg = (f"{r.path}: {fmt(r.extracted)} ≠ gold {fmt(r.gold)} ({label}) "
-                   f"score {r.score:.2f}")
-            if r.reason:
-                msg += f": {r.reason}"
-            out.append(Mark("extracted", span, "mismatch", "mismatch", msg, r.field,
-                            r.schema_pointer, gold_span))
+            # The engine's reason, the one text the reports show too.
+            out.append(Mark("extracted", span, "mismatch", "mismatch",
+                            f"{r.path}: {r.explanation}", r.field, r.schema_pointer, gold_span))
         elif st is Status.HALLUCINATION:
             span = locator.key(e.text, r.extracted_pointer)
             if span is None:
                 continue
             out.append(Mark("extracted", span, "hallucination", "hallucination",
-                            f"{r.path}: invented {fmt(r.extracted)} (gold has no value here)",
+                            f"{r.path}: invented {show_value(r.extracted)} (gold has no value here)",
                             r.field, r.schema_pointer, None))
         elif st is Status.OMISSION:
             near = locator.nearest(e.text, r.extracted_pointer or r.gold_pointer)
             if near is None:
                 continue
             out.append(Mark("extracted", near[0], "omission", "omission",
-                            f"{r.path}: missing (gold {fmt(r.gold)})", r.field,
+                            f"{r.path}: missing (gold {show_value(r.gold)})", r.field,
                             r.schema_pointer, gold_span))
         else:  # error, batch_error
             span = locator.value(e.text, r.extracted_pointer) or \
                 (locator.nearest(e.text, r.extracted_pointer or r.gold_pointer) or ((0, 1), ""))[0]
             out.append(Mark("extracted", span, "error", str(st),
-                            f"{r.path}: {r.reason or st} ({label})", r.field, r.schema_pointer,
-                            gold_span))
-        if (st is Status.MISMATCH or st is Status.OMISSION) and gold_span is not None:
-            out.append(Mark("gold", gold_span, str(st), str(st),
-                            f"{r.path}: gold {fmt(r.gold)}, extracted "
-                            f"{fmt(r.extracted) if st is Status.MISMATCH else 'nothing'} "
-                            f"({label}) score {r.score:.2f}", r.field, r.schema_pointer,
-                            gold_span))
+                            f"{r.path}: {r.explanation or st} ({label})", r.field,
+                            r.schema_pointer, gold_span))
+        if st is Status.MISMATCH and gold_span is not None:
+            out.append(Mark("gold", gold_span, "mismatch", "mismatch",
+                            f"{r.path}: {r.explanation}", r.field, r.schema_pointer, gold_span))
+        elif st is Status.OMISSION and gold_span is not None:
+            out.append(Mark("gold", gold_span, "omission", "omission",
+                            f"{r.path}: gold {show_value(r.gold)}, extracted nothing ({label})",
+                            r.field, r.schema_pointer, gold_span))
     return tuple(out)
 
 
@@ -143,7 +134,7 @@ def _unpaired(s: ScoredRecord, locator: RecordLocator) -> tuple[Mark, ...]:
     rec = s.record
     n = sum(1 for r in rec.field_results if r.status is Status.OMISSION
             or r.status is Status.HALLUCINATION)
-    rid = "" if rec.record_id is None else f" {fmt(rec.record_id)}"
+    rid = "" if rec.record_id is None else f" {show_value(rec.record_id)}"
     if s.extracted is not None:
         e = s.extracted
         root = locator.doc(e.text).root

@@ -23,6 +23,7 @@ from evalschema.io.extracted import NO_RECORD, Read
 from evalschema.io.gold import GoldChecker, GoldProblem
 from evalschema.judge.client import cancellation
 from evalschema.results import RecordResult, RunResult
+from evalschema.rules.values import json_type
 from evalschema.run.accumulator import RunAccumulator
 from evalschema.run.evaluate import Evaluator, make_evaluator
 from evalschema.run.gcpause import gc_paused
@@ -439,23 +440,11 @@ def _refused_message(refused: GoldProblem, value: Any, id_field: str | None) -> 
     """The editor's words for a gold record the engine's checks refuse."""
     n = refused.index + 1
     if refused.code == "gold-not-object":
-        return f"gold record {n} is {_json_type(value)}, not an object; it is not scored"
+        return f"gold record {n} is {json_type(value)}, not an object; it is not scored"
     if refused.code == "gold-missing-id":
         return f"gold record {n} has no usable {id_field!r}; it is not scored"
     return (f"gold id {refused.record_id!r} appears again (first in record "
             f"{refused.first + 1}); this record is not scored")
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else type(value).__name__
 
 
 def _score(evaluator: Evaluator, p: _Pair, acc: RunAccumulator,

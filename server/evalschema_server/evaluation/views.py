@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from evalschema.report.figures import f1_figure, figure
-from evalschema.results import Counts, FieldResult, RunResult, Status
+from evalschema.results import Counts, FieldResult, RunResult, Status, show_value
 from evalschema.safetext import finite
 
 from ..protocol import (
@@ -24,7 +24,6 @@ from ..protocol import (
     SuiteSummary,
     WorstExample,
 )
-from .findings import fmt
 from .locate import RecordLocator, Span
 from .runner import RunOutcome, ScoredRecord, SuiteOutcome
 
@@ -114,8 +113,9 @@ def hover_markdown(hit: Hit, labels: dict[str, str]) -> str:
                  "| | value (after transforms) |", "|---|---|",
                  f"| gold | `{_cell(r.gold, r.status is Status.HALLUCINATION)}` |",
                  f"| extracted | `{_cell(r.extracted, r.status is Status.OMISSION)}` |"]
-        if r.reason:
-            lines += ["", r.reason]
+        why = r.explanation
+        if why:
+            lines += ["", why]
         g_item, e_item = _item_of(r.gold_pointer), _item_of(r.extracted_pointer)
         if g_item and e_item and hit.side == "extracted":
             lines += ["", f"aligned with gold element `{g_item}`"]
@@ -139,7 +139,7 @@ def hover_markdown(hit: Hit, labels: dict[str, str]) -> str:
 
 
 def _cell(value: Any, absent: bool) -> str:
-    return "(none)" if absent else fmt(value).replace("|", "\\|").replace("`", "'")
+    return "(none)" if absent else show_value(value).replace("|", "\\|").replace("`", "'")
 
 
 def definitions(hit: Hit, locator: RecordLocator, schema_span: Callable[[str], Span | None]

@@ -177,7 +177,8 @@ def test_a_list_or_a_map_of_lists_is_judged_by_the_gold_shape() -> None:
     assert [(r.path, r.field, str(r.status), r.reason)
             for r in grouped.records[0].field_results] == [
         ("skills{Languages}[0]", "skills{}[]", "match", "anyOf/1 (object)"),
-        ("skills{Languages}[1]", "skills{}[]", "mismatch", "anyOf/1 (object)"),
+        ("skills{Languages}[1]", "skills{}[]", "mismatch",
+         'anyOf/1 (object): "Goo" ≠ gold "Go" (exact)'),
         ("skills{Tools}[0]", "skills{}[]", "match", "anyOf/1 (object)")]
     flat = evaluate([{"skills": ["Python", "Go"]}], [{"skills": ["Python", "Go"]}],
                     RESUME_SKILLS)

@@ -36,7 +36,8 @@ def test_the_result_at_a_wrong_value_and_its_hover(shop: tuple[dict[str, Path], 
         "**evalschema** · suite `shop` · run `run1`", "",
         "`price`: **mismatch** · score 0.00 · numeric, rel 1%", "",
         "| | value (after transforms) |", "|---|---|",
-        "| gold | `12.5` |", "| extracted | `13.9` |"])
+        "| gold | `12.5` |", "| extracted | `13.9` |", "",
+        "13.9 ≠ gold 12.5 (numeric, rel 1%)"])
 
 
 def test_an_array_item_says_which_gold_element_it_was_aligned_with(
