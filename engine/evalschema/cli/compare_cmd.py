@@ -41,6 +41,9 @@ EPILOG = f"""\
 examples:
   evalschema compare --schema examples/invoices.eval.json --gold examples/invoices.gold.jsonl \\
       examples/invoices.model-a.extracted.jsonl examples/invoices.model-b.extracted.jsonl
+  evalschema compare examples/invoices.eval.json --gold examples/invoices.gold.jsonl \\
+      --extracted examples/invoices.model-a.extracted.jsonl \\
+      --extracted examples/invoices.model-b.extracted.jsonl       # as eval takes them
   evalschema compare --suite invoices                    # the suite's runs, first = baseline
   evalschema compare --suite invoices v1.jsonl v2.jsonl --format html -o compare.html
   evalschema compare --schema s.json --gold g.jsonl a.jsonl b.jsonl c.jsonl --seed 7 \\
@@ -66,8 +69,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=Formatter)
     p.add_argument("runs", nargs="*", metavar="RUN",
                    help="extracted records of each run (the first is the baseline); default: "
-                   "the --suite's runs")
-    add_source_options(p, extracted=False)
+                   "the --suite's runs. With --extracted instead, a single positional is "
+                   "the schema, as for eval")
+    add_source_options(p)
     add_output_options(p, FORMATS)
     b = p.add_argument_group("statistics")
     b.add_argument("--seed", type=int, default=DEFAULT_SEED,
@@ -120,11 +124,28 @@ def short_labels(names: list[str]) -> list[str]:
     return out
 
 
+def _runs_form(args: argparse.Namespace, parser: argparse.ArgumentParser
+               ) -> tuple[str | None, list[str]]:
+    """(the schema given as a positional, the runs): ``compare SCHEMA --gold G --extracted
+    A --extracted B`` as ``eval`` takes it, or ``compare --schema S --gold G A B``."""
+    positional = list(args.runs)
+    if not args.extracted:
+        return None, positional
+    if not positional:
+        return None, list(args.extracted)
+    if args.schema is None and len(positional) == 1:
+        return positional[0], list(args.extracted)
+    parser.error("give the runs either as RUN files (compare --schema S --gold G A B) or with "
+                 "--extracted (compare S --gold G --extracted A --extracted B), not both")
+
+
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
         argv: list[str] | None = None) -> int:
     if not 0.0 < args.confidence < 1.0:
         parser.error("--confidence must be between 0 and 1 (e.g. 0.95)")
-    suites = resolve(args, parser, runs=args.runs, command="compare")
+    schema_pos, runs_given = _runs_form(args, parser)
+    suites = resolve(args, parser, positional_schema=schema_pos, runs=runs_given,
+                     command="compare")
     if len(suites) != 1:
         parser.error("compare runs one suite; pick it with --suite")
     suite = suites[0]
@@ -152,7 +173,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     command = command_line(argv)
     fmt = args.format
     if fmt == "json":
-        text = json_text(comparison.to_dict())
+        text = json_text(compare_json(comparison, runs))
     elif fmt == "markdown":
         from evalschema.report.markdown import compare_markdown
 
@@ -181,6 +202,15 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
                       file=sys.stderr)
             return EXIT_THRESHOLD
     return EXIT_OK
+
+
+def compare_json(c: Comparison, runs: list[str]) -> dict[str, Any]:
+    """``compare --format json``: ``runs`` first, as ``eval``'s JSON has it (each run's
+    label, file and overall figures), then the comparison (see docs/json-output.md)."""
+    entries = [{"label": label, "extracted": path,
+                **{key: m.values[k] for key, m in c.overall.items()}}
+               for k, (label, path) in enumerate(zip(c.labels, runs, strict=True))]
+    return {"runs": entries, **c.to_dict()}
 
 
 def _d(d: Difference) -> str:

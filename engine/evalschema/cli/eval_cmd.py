@@ -25,6 +25,8 @@ from evalschema.errors import EvalSchemaError
 from evalschema.io.atomicwrite import check_target
 from evalschema.project.gate import check_run
 from evalschema.report import RunReport, run_text
+from evalschema.report.layout import terminal_width
+from evalschema.report.text import DEFAULT_TOP
 from evalschema.run.parallel import evaluate_files
 from evalschema.safetext import json_text, shown
 
@@ -67,8 +69,16 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     add_source_options(p)
     add_output_options(p, FORMATS)
     o = p.add_argument_group("report")
-    o.add_argument("--sort", choices=("schema", "f1"), default="schema",
-                   help="order of the per-field table (table and markdown)")
+    o.add_argument("--sort", choices=("schema", "f1"),
+                   help="order of the per-field table (table and markdown; default: schema "
+                   "order, worst first when the table is cut)")
+    o.add_argument("--failing", action="store_true",
+                   help="table: only the fields below F1 1.0")
+    o.add_argument("--top", type=int, metavar="N",
+                   help=f"table: only the N worst fields (default {DEFAULT_TOP}; 0: all); a "
+                   "last line says how many are hidden")
+    o.add_argument("--all", action="store_true", dest="all_fields",
+                   help="table: every field (same as --top 0)")
     o.add_argument("--no-records", action="store_true",
                    help="leave per-record results out of --format json (streams the files)")
     o.add_argument("--worst", type=int, default=20, metavar="N",
@@ -106,6 +116,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
         return run_metric_cmd(args, args.schema_pos or args.schema)
     if args.worst < 0:
         parser.error("--worst must be 0 or more")
+    if args.top is not None and args.top < 0:
+        parser.error("--top must be 0 or more (0: every field)")
+    if args.all_fields and args.top:
+        parser.error("give --all or --top N, not both")
     suites = resolve(args, parser, positional_schema=args.schema_pos)
     inputs = run_inputs(suites)
     if args.output is not None:
@@ -149,13 +163,12 @@ def _score(suite: Suite, extracted: str, args: argparse.Namespace, keep_records:
 def render(reports: list[RunReport], args: argparse.Namespace, command: str) -> str:
     fmt = args.format
     if fmt == "json":
-        docs = [r.to_dict(include_records=not args.no_records) for r in reports]
-        doc: Any = docs[0] if len(docs) == 1 else docs
-        return json_text(doc)
+        return json_text({"runs": [r.to_dict(include_records=not args.no_records)
+                                    for r in reports]})
     if fmt == "markdown":
         from evalschema.report.markdown import runs_markdown
 
-        return runs_markdown(reports, sort=args.sort)
+        return runs_markdown(reports, sort=args.sort or "schema")
     if fmt == "junit":
         from evalschema.report.junit import runs_junit
 
@@ -167,4 +180,13 @@ def render(reports: list[RunReport], args: argparse.Namespace, command: str) -> 
         if len(reports) == 1:
             title += f" · {reports[0].label}"
         return runs_html(reports, title=title, command=command, worst=args.worst)
-    return "\n\n".join(run_text(r, sort=args.sort) for r in reports)
+    width = terminal_width() if args.output is None else None
+    return "\n\n".join(run_text(r, sort=args.sort, width=width, failing=args.failing,
+                                top=table_top(args)) for r in reports)
+
+
+def table_top(args: argparse.Namespace) -> int:
+    """How many fields the terminal table shows: ``--top``, ``--all``, else the default."""
+    if args.all_fields:
+        return 0
+    return DEFAULT_TOP if args.top is None else args.top

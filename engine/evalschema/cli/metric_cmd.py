@@ -14,6 +14,7 @@ from evalschema.errors import InputError, Problem
 from evalschema.io.atomicwrite import Input, check_target
 from evalschema.io.records import load_json, load_records
 from evalschema.report import field_table, text_report
+from evalschema.report.layout import fit_lines, terminal_width
 from evalschema.safetext import json_text, one_line, shown
 
 
@@ -31,6 +32,7 @@ def metric_options(pairs: Sequence[str]) -> dict[str, Any]:
 
 
 def run_metric_cmd(args: argparse.Namespace, schema_path: str) -> int:
+    from evalschema.cli.eval_cmd import table_top
     from evalschema.compat import CompatInputError
     from evalschema.compat.runner import MetricRun, run_metric
     from evalschema.schema.tree import parse_eval_schema
@@ -43,6 +45,7 @@ def run_metric_cmd(args: argparse.Namespace, schema_path: str) -> int:
     root = parse_eval_schema(schema, base_uri=schema_path)
     gold = load_records(args.gold)
     docs: list[dict[str, Any]] = []
+    width = terminal_width() if args.output is None else None
     texts: list[str] = []
     for extracted in args.extracted:
         try:
@@ -57,17 +60,19 @@ def run_metric_cmd(args: argparse.Namespace, schema_path: str) -> int:
             continue
         if not isinstance(result, MetricRun):
             texts.append(text_report(result, f"{Path(extracted).name} ({args.metric})",
-                                     sort=args.sort))
+                                     sort=args.sort, width=width))
             continue
         problems = [r for r in result.records if r.problem]
         lines = [f"{one_line(Path(extracted).name)}: {args.metric} mean {result.mean_score:.5f} "
                  f"(scale {result.scale:g}) over {len(result.records)} records"]
         lines += [f"  record {one_line(r.record_id)}: {one_line(r.problem)}"
                   for r in problems[:5]]
-        lines += ["", *field_table(result.per_field, sort=args.sort, scores_only=True)]
+        lines = fit_lines(lines, width)
+        lines += ["", *field_table(result.per_field, sort=args.sort, scores_only=True,
+                                   width=width, failing=args.failing, top=table_top(args))]
         texts.append("\n".join(lines))
     if args.format == "json":
-        emit(json_text(docs[0] if len(docs) == 1 else docs), args.output, kind="json",
+        emit(json_text({"runs": docs}), args.output, kind="json",
              inputs=inputs, force=args.force)
     else:
         emit("\n\n".join(texts), args.output, inputs=inputs, force=args.force)
