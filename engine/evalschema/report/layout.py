@@ -17,15 +17,19 @@ ELLIPSIS = "…"
 _GAPS = re.compile(r" {2,}")
 
 
-def terminal_width() -> int:
+def terminal_width() -> int | None:
     """The width to fit standard output to: ``COLUMNS`` when set, else the terminal's
-    (rich asks the standard streams, so a pipe from a terminal still gets its width),
-    else 80."""
+    (measured by rich) when standard output is a terminal; None (no limit) when it goes
+    to a pipe or a file, whose readers do not wrap."""
+    import sys
+
     from rich.console import Console
 
     columns = os.environ.get("COLUMNS", "")
     if columns.isdigit() and int(columns) > 0:
-        return int(columns)
+        return max(20, int(columns))
+    if not sys.stdout.isatty():
+        return None
     return max(20, Console().width)
 
 
