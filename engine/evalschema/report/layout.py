@@ -78,6 +78,45 @@ def shorten(path: str, cells: int) -> str:
     return head(path, room - cell_len(end)) + ELLIPSIS + end
 
 
+def shorten_all(paths: list[str], cells: int) -> dict[str, str]:
+    """Each path in at most ``cells`` cells (``shorten``), and no two alike: paths that
+    would read the same (``itinerary_section_00.….name`` and ``…_01.….name``) keep,
+    besides their start and end, the part where they differ from each other."""
+    out = {p: shorten(p, cells) for p in paths}
+    alike: dict[str, list[str]] = {}
+    for p, s in out.items():
+        alike.setdefault(s, []).append(p)
+    for same in alike.values():
+        if len(same) < 2:
+            continue
+        for p in same:
+            at = max(len(os.path.commonprefix([p, q])) for q in same if q != p)
+            out[p] = _around(p, at, cells)
+    return out
+
+
+def _around(path: str, at: int, cells: int) -> str:
+    """``path`` in ``cells`` cells keeping its start, the segment holding character
+    ``at`` (where it differs from a sibling) and its last segment."""
+    cut = max(path.rfind("."), path.rfind("/"))
+    end = path[cut:] if cut > at else ""
+    start = max(path.rfind(".", 0, at), path.rfind("[", 0, at), path.rfind("/", 0, at)) + 1
+    stop = next((i for i in range(at, len(path)) if path[i] in ".[/"), len(path))
+    room = cells - cell_len(end) - (2 if end else 1)
+    window = path[start:stop]
+    if cell_len(window) > room - 1:
+        window = tail(path[:stop], max(1, room - 1))
+        start = stop - len(window)
+    prefix = head(path, max(0, room - cell_len(window)))
+    if len(prefix) >= start:
+        text = path[:stop]
+        text = text if cell_len(text) <= room + 1 else head(text, 1) + ELLIPSIS + window
+    else:
+        text = prefix + ELLIPSIS + window
+    got = text + (ELLIPSIS + end if end else ("" if stop >= len(path) else ELLIPSIS))
+    return got if cell_len(got) <= cells else shorten(path, cells)
+
+
 def fit_line(line: str, width: int) -> list[str]:
     """One line as lines of at most ``width`` cells: a line of parts separated by two or
     more spaces (a summary's figures) is re-packed at those gaps, continuation lines

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 
-from evalschema.report.layout import fit_lines, shorten
+from evalschema.report.layout import fit_lines, shorten, shorten_all
 from evalschema.results import FieldAggregation, RunResult
 from evalschema.safetext import one_line
 
@@ -124,13 +124,16 @@ def select_fields(per_field: dict[str, FieldAggregation], *, sort: str | None = 
         rows.sort(key=lambda a: (_score(a, scores_only), a.field))
     if not passing and not cut:
         return rows, None
-    why = []
+    why, how = [], []
     if passing:
         why.append(f"{passing} at {'mean' if scores_only else 'F1'} 1.000 (--failing)")
+        how.append("without --failing")
     if cut:
         why.append(f"{cut} beyond the {top} worst (--top {top})")
-    return rows, (f"{passing + cut} of {total} fields hidden: {', '.join(why)}; "
-                  "--all (or --top 0) shows every field")
+        how.append("with --all (or --top 0)")
+    # two spaces where a narrow terminal may break the line (``fit_line``)
+    return rows, (f"{passing + cut} of {total} fields hidden:  {',  '.join(why)};  "
+                  f"see them {' and '.join(how)}")
 
 
 def field_table(per_field: dict[str, FieldAggregation], *, sort: str | None = "schema",
@@ -171,7 +174,8 @@ def field_table(per_field: dict[str, FieldAggregation], *, sort: str | None = "s
 
     header = line("field", [c.head for c in columns])
     lines = [header, "─" * cell_len(line("field", ["x" * w for w in widths]))]
-    lines += [line(shorten(names[a.field], name_w), r) for a, r in zip(rows, cells, strict=True)]
+    short = shorten_all(list(names.values()), name_w)
+    lines += [line(short[names[a.field]], r) for a, r in zip(rows, cells, strict=True)]
     if note:
         lines += fit_lines([f"… {note}"], width)
     return lines
