@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
+
 from evalschema.cli.options import (
     EXIT_CODES,
     EXIT_OK,
@@ -24,6 +26,7 @@ from evalschema.cli.progress import ProgressBar, count_lines
 from evalschema.cli.suites import resolve
 from evalschema.errors import EvalSchemaError
 from evalschema.io.atomicwrite import check_target
+from evalschema.report.layout import clip, fit_lines, shorten_all, terminal_width
 from evalschema.results import RunResult
 from evalschema.run.compare import (
     DEFAULT_RESAMPLES,
@@ -187,7 +190,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
             schema=suite.schema, command=command,
             title=f"evalschema comparison · {' vs '.join(labels)}")
     else:
-        text = compare_text(comparison)
+        text = compare_text(comparison, width=terminal_width() if args.output is None
+                            else None)
     emit(text, args.output, kind="json" if fmt == "json" else "text", inputs=inputs,
          force=args.force)
     if args.fail_on_regression:
@@ -217,16 +221,34 @@ def _d(d: Difference) -> str:
     return f"{d.delta:+.4f} [{d.low:+.4f}, {d.high:+.4f}]{' *' if d.significant else '  '}"
 
 
-def compare_text(c: Comparison, *, flips: int = 20) -> str:
+def compare_text(c: Comparison, *, flips: int = 20, width: int | None = None) -> str:
+    """The comparison as a table; with a ``width`` field paths are shortened in the
+    middle to fit it, and what still does not (a narrow terminal) is cut at the end."""
+    text = _compare_text(c, flips=flips, width=width)
+    if width is None:
+        return text
+    head, _, rest = text.partition("\n")
+    return "\n".join([*fit_lines([head], width, words=True),
+                      *(clip(line, width) for line in rest.split("\n"))])
+
+
+def _compare_text(c: Comparison, *, flips: int, width: int | None) -> str:
     names = [one_line(x) for x in c.labels]
     base, others = names[0], names[1:]
     pct = f"{c.confidence:.0%}"
     lines = [f"{c.records} records; baseline {base}; paired bootstrap {pct} intervals "
              f"({c.resamples} resamples, seed {c.seed}); * = the interval excludes zero", ""]
     fields = [one_line(f.field) for f in c.fields]
-    w = max(len("macro precision"), *(len(f) for f in fields))
     cols = [max(8, len(x)) for x in names]
     dw = 30
+    if width is not None:
+        rest = sum(n + 2 for n in cols) + (dw + 2) * len(others) + 26
+        # a field must stay recognisable: below 30 cells the table is cut at its end
+        longest = max([0, *(cell_len(f) for f in fields)])
+        short = shorten_all(fields, max(len("macro precision"), min(longest, 30),
+                                        width - rest))
+        fields = [short[f] for f in fields]
+    w = max(len("macro precision"), *(cell_len(f) for f in fields))
     head = f"{'':<{w}}  " + "  ".join(f"{x:>{n}}" for x, n in zip(names, cols, strict=True))
     head += "  " + "  ".join(f"{'Δ ' + x + f' [{pct} CI]':<{dw}}" for x in others)
     lines += [head, "─" * len(head)]
@@ -237,7 +259,8 @@ def compare_text(c: Comparison, *, flips: int = 20) -> str:
     lines += ["", f"F1 per field{'':<{max(0, w - 12)}}  " + head[w + 2:]
               + "  match→wrong  wrong→match", "─" * (len(head) + 26)]
     for f, name in zip(c.fields, fields, strict=True):
-        lines.append(f"{name or '(record)':<{w}}  " + "  ".join(
+        name = name or "(record)"
+        lines.append(name + " " * (w - cell_len(name)) + "  " + "  ".join(
             f"{v:>{n}.3f}" for v, n in zip(f.f1.values, cols, strict=True)) + "  "
             + "  ".join(f"{_d(d):<{dw}}" for d in f.f1.differences)
             + f"  {'/'.join(str(x) for x in f.regressed):>11}  "

@@ -8,7 +8,6 @@ a user's file unless told to (``--output``, ``annotate --in-place``).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import warnings
 from collections.abc import Sequence

@@ -90,9 +90,19 @@ def shorten_all(paths: list[str], cells: int) -> dict[str, str]:
         if len(same) < 2:
             continue
         for p in same:
-            at = max(len(os.path.commonprefix([p, q])) for q in same if q != p)
+            at = max(_common(p, q) for q in same if q != p)
             out[p] = _around(p, at, cells)
     return out
+
+
+def _common(a: str, b: str) -> int:
+    """How many leading characters ``a`` and ``b`` share."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def _around(path: str, at: int, cells: int) -> str:
@@ -117,19 +127,21 @@ def _around(path: str, at: int, cells: int) -> str:
     return got if cell_len(got) <= cells else shorten(path, cells)
 
 
-def fit_line(line: str, width: int) -> list[str]:
-    """One line as lines of at most ``width`` cells: a line of parts separated by two or
-    more spaces (a summary's figures) is re-packed at those gaps, continuation lines
-    keeping its indent; a part that is still too long is cut at its end."""
+def fit_line(line: str, width: int, *, words: bool = False) -> list[str]:
+    """One line as lines of at most ``width`` cells, continuation lines indented: a line
+    of parts separated by two or more spaces (a summary's figures) is re-packed at those
+    gaps; with ``words``, prose is wrapped between words. A part that is still too long
+    is cut at its end."""
     if cell_len(line) <= width:
         return [line]
     indent = line[:len(line) - len(line.lstrip(" "))]
-    lead = indent or "  "
+    lead = indent + "  " if words else indent or "  "
+    sep = " " if words else "  "
     out: list[str] = []
     current: str | None = None
-    for part in _GAPS.split(line.strip()):
-        if current is not None and cell_len(f"{current}  {part}") <= width:
-            current = f"{current}  {part}"
+    for part in (line.split() if words else _GAPS.split(line.strip())):
+        if current is not None and cell_len(f"{current}{sep}{part}") <= width:
+            current = f"{current}{sep}{part}"
             continue
         if current is not None:
             out.append(current)
@@ -139,8 +151,8 @@ def fit_line(line: str, width: int) -> list[str]:
     return out
 
 
-def fit_lines(lines: list[str], width: int | None) -> list[str]:
+def fit_lines(lines: list[str], width: int | None, *, words: bool = False) -> list[str]:
     """Every line fitted to ``width`` (unchanged when ``width`` is None)."""
     if width is None:
         return lines
-    return [piece for line in lines for piece in fit_line(line, width)]
+    return [piece for line in lines for piece in fit_line(line, width, words=words)]

@@ -131,8 +131,7 @@ def select_fields(per_field: dict[str, FieldAggregation], *, sort: str | None = 
     if cut:
         why.append(f"{cut} beyond the {top} worst (--top {top})")
         how.append("with --all (or --top 0)")
-    # two spaces where a narrow terminal may break the line (``fit_line``)
-    return rows, (f"{passing + cut} of {total} fields hidden:  {',  '.join(why)};  "
+    return rows, (f"{passing + cut} of {total} fields hidden: {', '.join(why)}; "
                   f"see them {' and '.join(how)}")
 
 
@@ -177,7 +176,7 @@ def field_table(per_field: dict[str, FieldAggregation], *, sort: str | None = "s
     short = shorten_all(list(names.values()), name_w)
     lines += [line(short[names[a.field]], r) for a, r in zip(rows, cells, strict=True)]
     if note:
-        lines += fit_lines([f"… {note}"], width)
+        lines += fit_lines([f"… {note}"], width, words=True)
     return lines
 
 

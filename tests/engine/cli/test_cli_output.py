@@ -108,7 +108,7 @@ def test_every_line_fits_the_terminal_width(wide: list[str], capsys: Any, width:
         for name in names_of(rows):
             assert len(matches_path(name, wide)) == 1, (width, name)
         if extra == ():  # the hidden line, on one line or several, says how to see all
-            assert "see them with --all (or --top 0)" in out.replace("\n  ", "  ")
+            assert "see them with --all (or --top 0)" in " ".join(out.split())
         if width < 90:
             assert any("…" in n for n in names_of(rows))  # it had to shorten
         if width == 200:
@@ -132,7 +132,7 @@ def test_the_default_shows_the_worst_40_and_says_how_many_are_hidden(
     f1s = [float(r.split()[1]) for r in rows]
     assert f1s == sorted(f1s) and f1s[0] < 1.0  # worst first when cut
     hidden = out.splitlines()[-1]
-    assert hidden == ("… 261 of 301 fields hidden:  261 beyond the 40 worst (--top 40);  see "
+    assert hidden == ("… 261 of 301 fields hidden: 261 beyond the 40 worst (--top 40); see "
                       "them with --all (or --top 0)")
     code, everything, _ = run(capsys, *EVAL, "--top", "0")
     assert len(table_rows(everything)) == 301 and "hidden" not in everything
@@ -145,7 +145,7 @@ def test_failing_and_top(wide: list[str], capsys: Any) -> None:
     rows = table_rows(out)
     # groups 1..59 with k % 5 != 0 have one leaf below 1.0: 48 fields
     assert len(rows) == 48 and all(float(r.split()[1]) < 1.0 for r in rows)
-    assert out.splitlines()[-1] == ("… 253 of 301 fields hidden:  253 at F1 1.000 (--failing);  "
+    assert out.splitlines()[-1] == ("… 253 of 301 fields hidden: 253 at F1 1.000 (--failing); "
                                     "see them without --failing")
     code, out, _ = run(capsys, *EVAL, "--top", "5")
     rows = table_rows(out)
@@ -185,6 +185,26 @@ def test_fit_line_repacks_at_gaps_and_cuts_what_cannot_fit() -> None:
     got = fit_line(line, 40)
     assert got == ["  F1 0.8059 (macro)  0.8128 (micro)", "  precision 0.8253  recall 0.8026"]
     assert all(cell_len(x) <= 12 for x in fit_line(line, 12))
+
+
+@pytest.mark.parametrize("width", [70, 120])
+def test_the_compare_table_fits_too(wide: list[str], capsys: Any, tmp_path: Path, width: int,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "e2.jsonl").write_text((tmp_path / "g.jsonl").read_text(encoding="utf-8"),
+                                       encoding="utf-8")
+    monkeypatch.setenv("COLUMNS", str(width))
+    code, out, _ = run(capsys, "compare", "s.eval.json", "--gold", "g.jsonl", "--extracted",
+                       "e.jsonl", "--extracted", "e2.jsonl", "--resamples", "20")
+    assert code == 0
+    assert max(cell_len(ln) for ln in out.splitlines()) <= width
+    lines = out.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("F1 per field"))
+    names = [ln.split("  ")[0] for ln in lines[start + 2:start + 2 + len(wide)]]
+    assert all(len(matches_path(n, wide)) == 1 for n in names), names
+    monkeypatch.delenv("COLUMNS")
+    plain = run(capsys, "compare", "s.eval.json", "--gold", "g.jsonl", "--extracted",
+                "e.jsonl", "--extracted", "e2.jsonl", "--resamples", "20")[1]
+    assert wide[-1] in plain  # not a terminal: full paths
 
 
 # -- one JSON shape -------------------------------------------------------------------------
