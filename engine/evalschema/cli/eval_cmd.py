@@ -40,8 +40,13 @@ examples:
   evalschema eval                      # every suite of ./evalschema.toml
   evalschema eval --suite invoices --fail-under 0.9 --format junit -o eval.xml
   evalschema eval --suite invoices --format html -o report.html --worst 50
+  evalschema eval --suite invoices --failing --top 20   # table: the 20 worst below F1 1.0
   evalschema eval s.eval.json --gold g.jsonl --extracted r.jsonl --threshold total=0.95 \\
       --field total --field 'line_items[].amount' --workers 2
+
+On a terminal the table fits its width (paths shortened in the middle) and shows the
+{DEFAULT_TOP} worst fields when there are more (--all: every field). --format json prints
+{{"runs": [...]}}, a list even for one run (docs/output.md).
 
 configuration (evalschema.toml, or [tool.evalschema] in pyproject.toml):
   [[suite]]
