@@ -63,13 +63,15 @@ class Parser(argparse.ArgumentParser):
         args, extra = self.parse_known_args(argv)
         if extra:
             owner: argparse.ArgumentParser = getattr(args, "command_parser", self)
-            owner.error(unrecognized(extra, owner))
+            owner.error(unrecognized(extra, owner, self))
         return args
 
 
-def unrecognized(extra: Sequence[str], parser: argparse.ArgumentParser) -> str:
-    """argparse's "unrecognized arguments" message, with did-you-mean for each option."""
-    known = [o for o in parser._option_string_actions if o.startswith("--")]
+def unrecognized(extra: Sequence[str], *parsers: argparse.ArgumentParser) -> str:
+    """argparse's "unrecognized arguments" message, with did-you-mean for each option
+    (among the options of ``parsers``: the command's, then the program's)."""
+    known = list(dict.fromkeys(o for p in parsers for o in p._option_string_actions
+                               if o.startswith("--")))
     hints = []
     for token in extra:
         name = token.split("=", 1)[0]
