@@ -18,6 +18,7 @@ from evalschema.cli.options import (
     fraction,
     print_error,
     run_inputs,
+    table_top,
 )
 from evalschema.cli.progress import ProgressBar, count_lines
 from evalschema.cli.suites import Suite, resolve
@@ -189,9 +190,3 @@ def render(reports: list[RunReport], args: argparse.Namespace, command: str) -> 
     return "\n\n".join(run_text(r, sort=args.sort, width=width, failing=args.failing,
                                 top=table_top(args)) for r in reports)
 
-
-def table_top(args: argparse.Namespace) -> int:
-    """How many fields the terminal table shows: ``--top``, ``--all``, else the default."""
-    if args.all_fields:
-        return 0
-    return DEFAULT_TOP if args.top is None else args.top

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evalschema.cli.options import EXIT_INPUT, EXIT_OK, emit
+from evalschema.cli.options import EXIT_INPUT, EXIT_OK, emit, table_top
 from evalschema.errors import InputError, Problem
 from evalschema.io.atomicwrite import Input, check_target
 from evalschema.io.records import load_json, load_records
@@ -32,7 +32,6 @@ def metric_options(pairs: Sequence[str]) -> dict[str, Any]:
 
 
 def run_metric_cmd(args: argparse.Namespace, schema_path: str) -> int:
-    from evalschema.cli.eval_cmd import table_top
     from evalschema.compat import CompatInputError
     from evalschema.compat.runner import MetricRun, run_metric
     from evalschema.schema.tree import parse_eval_schema

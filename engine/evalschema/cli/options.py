@@ -278,3 +278,12 @@ def _print(text: str) -> None:
 def command_line(argv: Sequence[str] | None) -> str:
     args = list(sys.argv[1:] if argv is None else argv)
     return shlex.join(["evalschema", *args])
+
+
+def table_top(args: argparse.Namespace) -> int:
+    """How many fields the terminal table shows: ``--top``, ``--all``, else the default."""
+    from evalschema.report.text import DEFAULT_TOP
+
+    if args.all_fields:
+        return 0
+    return DEFAULT_TOP if args.top is None else int(args.top)
