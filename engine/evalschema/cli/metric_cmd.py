@@ -59,7 +59,8 @@ def run_metric_cmd(args: argparse.Namespace, schema_path: str) -> int:
             continue
         if not isinstance(result, MetricRun):
             texts.append(text_report(result, f"{Path(extracted).name} ({args.metric})",
-                                     sort=args.sort, width=width))
+                                     sort=args.sort, width=width, failing=args.failing,
+                                     top=table_top(args)))
             continue
         problems = [r for r in result.records if r.problem]
         lines = [f"{one_line(Path(extracted).name)}: {args.metric} mean {result.mean_score:.5f} "

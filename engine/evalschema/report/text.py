@@ -189,9 +189,11 @@ def _fit_label(label: str, run: RunResult, width: int | None) -> str:
 
 
 def text_report(run: RunResult, label: str = "", *, sort: str | None = "schema",
-                width: int | None = None) -> str:
+                width: int | None = None, failing: bool = False, top: int | None = None
+                ) -> str:
     return "\n".join(fit_lines([*summary_lines(run, _fit_label(label, run, width)), ""],
-                               width) + field_table(run.per_field, sort=sort, width=width))
+                               width) + field_table(run.per_field, sort=sort, width=width,
+                                                    failing=failing, top=top))
 
 
 def run_text(report: RunReport, *, sort: str | None = "schema", width: int | None = None,

@@ -159,6 +159,18 @@ def test_failing_and_top(wide: list[str], capsys: Any) -> None:
     assert len(json.loads(out)["runs"][0]["per_field"]) == 301
 
 
+def test_a_peer_metrics_table_takes_the_same_options(wide: list[str], capsys: Any,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run(capsys, *EVAL, "--metric", "agenta.json_diff", "--failing", "--top", "3")
+    assert code == 0
+    rows = table_rows(out)
+    assert len(rows) == 3 and all(r.split()[1] == "0.000" for r in rows)
+    assert all(len(matches_path(n, wide)) == 1 for n in names_of(rows))
+    assert max(cell_len(ln) for ln in out.splitlines()) <= 80
+    assert "298 of 301 fields hidden" in out
+
+
 def test_bad_top_is_a_usage_error(wide: list[str], capsys: Any) -> None:
     for argv in ((*EVAL, "--top", "-1"), (*EVAL, "--top", "3", "--all")):
         with pytest.raises(SystemExit) as info:
