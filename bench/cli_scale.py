@@ -122,7 +122,7 @@ def run_eval(gold: Path, extracted: Path, *, workers: int) -> tuple[float, float
         if proc.returncode != 0:
             raise SystemExit(f"evalschema failed ({proc.returncode}): "
                              f"{err.read().decode(errors='replace')[-2000:]}")
-        doc = json.loads(out.read())
+        (doc,) = json.loads(out.read())["runs"]
     return wall, usage.ru_maxrss / 1024.0, doc
 
 

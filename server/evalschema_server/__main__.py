@@ -15,7 +15,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description="The evalschema language server (stdio).")
     parser.add_argument("--stdio", action="store_true", help="accepted and ignored (the default)")
     parser.add_argument("--log-file", help="write the server's own log here")
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        from evalschema.errors import did_you_mean
+
+        hints = [f"did you mean {hint}?" for x in extra if x.startswith("--")
+                 and (hint := did_you_mean(x.split("=")[0], ["--stdio", "--log-file"]))]
+        parser.error("; ".join([f"unrecognized arguments: {' '.join(extra)}", *hints]))
     if args.log_file:
         logging.basicConfig(filename=args.log_file, level=logging.INFO)
     from .server import create_server

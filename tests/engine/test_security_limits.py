@@ -77,7 +77,7 @@ def test_catastrophic_regex_cli_finishes_and_reports_error(tmp_path: Path) -> No
     assert time.monotonic() - started < 30
     assert proc.returncode in (0, 1), proc.stderr
     assert "Traceback" not in proc.stderr
-    doc = json.loads(proc.stdout)
+    (doc,) = json.loads(proc.stdout)["runs"]
     codes = [next(f for f in r["field_results"] if f["path"] == "code") for r in doc["records"]]
     assert [f["status"] for f in codes] == ["error", "match", "error"]
     assert "took longer than 0.2 s" in codes[0]["reason"]
@@ -180,7 +180,7 @@ def test_levenshtein_megabyte_values_are_capped(tmp_path: Path) -> None:
                    timeout=60, cwd=tmp_path)
     assert time.monotonic() - started < 30
     assert proc.returncode in (0, 1), proc.stderr
-    doc = json.loads(proc.stdout)
+    (doc,) = json.loads(proc.stdout)["runs"]
     big, small = (r["field_results"][0] for r in doc["records"])
     assert big["status"] == "mismatch"
     assert "first 10,000 characters only" in big["reason"]
@@ -304,7 +304,7 @@ def test_huge_hungarian_array_is_an_error_not_memory_error(tmp_path: Path) -> No
                    timeout=120, cwd=tmp_path)
     assert proc.returncode in (0, 1), proc.stderr
     assert "MemoryError" not in proc.stderr
-    doc = json.loads(proc.stdout)
+    (doc,) = json.loads(proc.stdout)["runs"]
     fields = {f["path"]: f for f in doc["records"][0]["field_results"]}
     assert fields["items"]["status"] == "error"
     assert "9,000 x 9,000" in fields["items"]["reason"]

@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
+
 from evalschema.cli.options import (
     EXIT_CODES,
     EXIT_OK,
@@ -25,6 +27,7 @@ from evalschema.cli.suites import resolve
 from evalschema.errors import EvalSchemaError
 from evalschema.io.atomicwrite import check_target
 from evalschema.report.figures import UNDEFINED, figure
+from evalschema.report.layout import clip, fit_lines, shorten_all, terminal_width
 from evalschema.results import RunResult
 from evalschema.run.compare import (
     DEFAULT_RESAMPLES,
@@ -42,6 +45,9 @@ EPILOG = f"""\
 examples:
   evalschema compare --schema examples/invoices.eval.json --gold examples/invoices.gold.jsonl \\
       examples/invoices.model-a.extracted.jsonl examples/invoices.model-b.extracted.jsonl
+  evalschema compare examples/invoices.eval.json --gold examples/invoices.gold.jsonl \\
+      --extracted examples/invoices.model-a.extracted.jsonl \\
+      --extracted examples/invoices.model-b.extracted.jsonl       # as eval takes them
   evalschema compare --suite invoices                    # the suite's runs, first = baseline
   evalschema compare --suite invoices v1.jsonl v2.jsonl --format html -o compare.html
   evalschema compare --schema s.json --gold g.jsonl a.jsonl b.jsonl c.jsonl --seed 7 \\
@@ -67,8 +73,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=Formatter)
     p.add_argument("runs", nargs="*", metavar="RUN",
                    help="extracted records of each run (the first is the baseline); default: "
-                   "the --suite's runs")
-    add_source_options(p, extracted=False)
+                   "the --suite's runs. With --extracted instead, a single positional is "
+                   "the schema, as for eval")
+    add_source_options(p)
     add_output_options(p, FORMATS)
     b = p.add_argument_group("statistics")
     b.add_argument("--seed", type=int, default=DEFAULT_SEED,
@@ -121,11 +128,28 @@ def short_labels(names: list[str]) -> list[str]:
     return out
 
 
+def _runs_form(args: argparse.Namespace, parser: argparse.ArgumentParser
+               ) -> tuple[str | None, list[str]]:
+    """(the schema given as a positional, the runs): ``compare SCHEMA --gold G --extracted
+    A --extracted B`` as ``eval`` takes it, or ``compare --schema S --gold G A B``."""
+    positional = list(args.runs)
+    if not args.extracted:
+        return None, positional
+    if not positional:
+        return None, list(args.extracted)
+    if args.schema is None and len(positional) == 1:
+        return positional[0], list(args.extracted)
+    parser.error("give the runs either as RUN files (compare --schema S --gold G A B) or with "
+                 "--extracted (compare S --gold G --extracted A --extracted B), not both")
+
+
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
         argv: list[str] | None = None) -> int:
     if not 0.0 < args.confidence < 1.0:
         parser.error("--confidence must be between 0 and 1 (e.g. 0.95)")
-    suites = resolve(args, parser, runs=args.runs, command="compare")
+    schema_pos, runs_given = _runs_form(args, parser)
+    suites = resolve(args, parser, positional_schema=schema_pos, runs=runs_given,
+                     command="compare")
     if len(suites) != 1:
         parser.error("compare runs one suite; pick it with --suite")
     suite = suites[0]
@@ -153,7 +177,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     command = command_line(argv)
     fmt = args.format
     if fmt == "json":
-        text = json_text(comparison.to_dict())
+        text = json_text(compare_json(comparison, runs))
     elif fmt == "markdown":
         from evalschema.report.markdown import compare_markdown
 
@@ -167,7 +191,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
             schema=suite.schema, command=command,
             title=f"evalschema comparison · {' vs '.join(labels)}")
     else:
-        text = compare_text(comparison)
+        text = compare_text(comparison, width=terminal_width() if args.output is None
+                            else None)
     emit(text, args.output, kind="json" if fmt == "json" else "text", inputs=inputs,
          force=args.force)
     if args.fail_on_regression:
@@ -191,22 +216,49 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     return EXIT_OK
 
 
+def compare_json(c: Comparison, runs: list[str]) -> dict[str, Any]:
+    """``compare --format json``: ``runs`` first, as ``eval``'s JSON has it (each run's
+    label, file and overall figures), then the comparison (see docs/json-output.md)."""
+    entries = [{"label": label, "extracted": path,
+                **{key: m.values[k] for key, m in c.overall.items()}}
+               for k, (label, path) in enumerate(zip(c.labels, runs, strict=True))]
+    return {"runs": entries, **c.to_dict()}
+
+
 def _d(d: Difference) -> str:
     if d.delta is None or d.low is None or d.high is None:
         return UNDEFINED  # undefined on one side
     return f"{d.delta:+.4f} [{d.low:+.4f}, {d.high:+.4f}]{' *' if d.significant else '  '}"
 
 
-def compare_text(c: Comparison, *, flips: int = 20) -> str:
+def compare_text(c: Comparison, *, flips: int = 20, width: int | None = None) -> str:
+    """The comparison as a table; with a ``width`` field paths are shortened in the
+    middle to fit it, and what still does not (a narrow terminal) is cut at the end."""
+    text = _compare_text(c, flips=flips, width=width)
+    if width is None:
+        return text
+    head, _, rest = text.partition("\n")
+    return "\n".join([*fit_lines([head], width, words=True),
+                      *(clip(line, width) for line in rest.split("\n"))])
+
+
+def _compare_text(c: Comparison, *, flips: int, width: int | None) -> str:
     names = [one_line(x) for x in c.labels]
     base, others = names[0], names[1:]
     pct = f"{c.confidence:.0%}"
     lines = [f"{c.records} records; baseline {base}; paired bootstrap {pct} intervals "
              f"({c.resamples} resamples, seed {c.seed}); * = the interval excludes zero", ""]
     fields = [one_line(f.field) for f in c.fields]
-    w = max(len("macro precision"), *(len(f) for f in fields))
     cols = [max(8, len(x)) for x in names]
     dw = 30
+    if width is not None:
+        rest = sum(n + 2 for n in cols) + (dw + 2) * len(others) + 26
+        # a field must stay recognisable: below 30 cells the table is cut at its end
+        longest = max([0, *(cell_len(f) for f in fields)])
+        short = shorten_all(fields, max(len("macro precision"), min(longest, 30),
+                                        width - rest))
+        fields = [short[f] for f in fields]
+    w = max(len("macro precision"), *(cell_len(f) for f in fields))
     head = f"{'':<{w}}  " + "  ".join(f"{x:>{n}}" for x, n in zip(names, cols, strict=True))
     head += "  " + "  ".join(f"{'Δ ' + x + f' [{pct} CI]':<{dw}}" for x in others)
     lines += [head, "─" * len(head)]
@@ -217,7 +269,8 @@ def compare_text(c: Comparison, *, flips: int = 20) -> str:
     lines += ["", f"F1 per field{'':<{max(0, w - 12)}}  " + head[w + 2:]
               + "  match→wrong  wrong→match", "─" * (len(head) + 26)]
     for f, name in zip(c.fields, fields, strict=True):
-        lines.append(f"{name or '(record)':<{w}}  " + "  ".join(
+        name = name or "(record)"
+        lines.append(name + " " * (w - cell_len(name)) + "  " + "  ".join(
             figure(v, 3, n) for v, n in zip(f.f1.values, cols, strict=True)) + "  "
             + "  ".join(f"{_d(d):<{dw}}" for d in f.f1.differences)
             + f"  {'/'.join(str(x) for x in f.regressed):>11}  "

@@ -18,6 +18,7 @@ from evalschema.cli.options import (
     fraction,
     print_error,
     run_inputs,
+    table_top,
 )
 from evalschema.cli.progress import ProgressBar, count_lines
 from evalschema.cli.suites import Suite, resolve
@@ -25,6 +26,8 @@ from evalschema.errors import EvalSchemaError
 from evalschema.io.atomicwrite import check_target
 from evalschema.project.gate import check_run
 from evalschema.report import RunReport, run_text
+from evalschema.report.layout import terminal_width
+from evalschema.report.text import DEFAULT_TOP
 from evalschema.run.parallel import evaluate_files
 from evalschema.safetext import json_text, shown
 
@@ -38,8 +41,13 @@ examples:
   evalschema eval                      # every suite of ./evalschema.toml
   evalschema eval --suite invoices --fail-under 0.9 --format junit -o eval.xml
   evalschema eval --suite invoices --format html -o report.html --worst 50
+  evalschema eval --suite invoices --failing --top 20   # table: the 20 worst below F1 1.0
   evalschema eval s.eval.json --gold g.jsonl --extracted r.jsonl --threshold total=0.95 \\
       --field total --field 'line_items[].amount' --workers 2
+
+On a terminal the table fits its width (paths shortened in the middle) and shows the
+{DEFAULT_TOP} worst fields when there are more (--all: every field). --format json prints
+{{"runs": [...]}}, a list even for one run (docs/output.md).
 
 configuration (evalschema.toml, or [tool.evalschema] in pyproject.toml):
   [[suite]]
@@ -67,8 +75,16 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     add_source_options(p)
     add_output_options(p, FORMATS)
     o = p.add_argument_group("report")
-    o.add_argument("--sort", choices=("schema", "f1"), default="schema",
-                   help="order of the per-field table (table and markdown)")
+    o.add_argument("--sort", choices=("schema", "f1"),
+                   help="order of the per-field table (table and markdown; default: schema "
+                   "order, worst first when the table is cut)")
+    o.add_argument("--failing", action="store_true",
+                   help="table: only the fields below F1 1.0")
+    o.add_argument("--top", type=int, metavar="N",
+                   help=f"table: only the N worst fields (default {DEFAULT_TOP}; 0: all); a "
+                   "last line says how many are hidden")
+    o.add_argument("--all", action="store_true", dest="all_fields",
+                   help="table: every field (same as --top 0)")
     o.add_argument("--no-records", action="store_true",
                    help="leave per-record results out of --format json (streams the files)")
     o.add_argument("--worst", type=int, default=20, metavar="N",
@@ -106,6 +122,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
         return run_metric_cmd(args, args.schema_pos or args.schema)
     if args.worst < 0:
         parser.error("--worst must be 0 or more")
+    if args.top is not None and args.top < 0:
+        parser.error("--top must be 0 or more (0: every field)")
+    if args.all_fields and args.top:
+        parser.error("give --all or --top N, not both")
     suites = resolve(args, parser, positional_schema=args.schema_pos)
     inputs = run_inputs(suites)
     if args.output is not None:
@@ -149,13 +169,12 @@ def _score(suite: Suite, extracted: str, args: argparse.Namespace, keep_records:
 def render(reports: list[RunReport], args: argparse.Namespace, command: str) -> str:
     fmt = args.format
     if fmt == "json":
-        docs = [r.to_dict(include_records=not args.no_records) for r in reports]
-        doc: Any = docs[0] if len(docs) == 1 else docs
-        return json_text(doc)
+        return json_text({"runs": [r.to_dict(include_records=not args.no_records)
+                                    for r in reports]})
     if fmt == "markdown":
         from evalschema.report.markdown import runs_markdown
 
-        return runs_markdown(reports, sort=args.sort)
+        return runs_markdown(reports, sort=args.sort or "schema")
     if fmt == "junit":
         from evalschema.report.junit import runs_junit
 
@@ -167,4 +186,7 @@ def render(reports: list[RunReport], args: argparse.Namespace, command: str) -> 
         if len(reports) == 1:
             title += f" · {reports[0].label}"
         return runs_html(reports, title=title, command=command, worst=args.worst)
-    return "\n\n".join(run_text(r, sort=args.sort) for r in reports)
+    width = terminal_width() if args.output is None else None
+    return "\n\n".join(run_text(r, sort=args.sort, width=width, failing=args.failing,
+                                top=table_top(args)) for r in reports)
+

@@ -8,7 +8,6 @@ a user's file unless told to (``--output``, ``annotate --in-place``).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import warnings
 from collections.abc import Sequence
@@ -20,6 +19,7 @@ from evalschema.cli.options import (
     EXIT_INPUT,
     EXIT_OK,
     Formatter,
+    Parser,
     judge_settings,
     print_error,
     print_problems,
@@ -49,8 +49,8 @@ examples:
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+def build_parser() -> Parser:
+    p = Parser(
         prog="evalschema", description="Score LLM structured extraction against gold JSON, "
         "field by field.", epilog=EPILOG, formatter_class=Formatter)
     from evalschema.version import __version__
@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args_list[:1] == ["serve"]:
         return serve_cmd.run(args_list[1:])
     parser = build_parser()
-    args = parser.parse_args(args_list)
+    args = parser.parse_strict(args_list)
     before = configured_judges()
     _shown.clear()
     try:

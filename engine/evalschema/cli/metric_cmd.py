@@ -10,11 +10,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from evalschema.cli.options import EXIT_INPUT, EXIT_OK, emit
+from evalschema.cli.options import EXIT_INPUT, EXIT_OK, emit, table_top
 from evalschema.errors import InputError, Problem, SchemaError
 from evalschema.io.atomicwrite import Input, check_target
 from evalschema.io.records import RawRecord, load_json, load_records
 from evalschema.report import field_table, text_report
+from evalschema.report.layout import fit_lines, terminal_width
 from evalschema.safetext import json_text, one_line, shown
 
 
@@ -52,6 +53,7 @@ def run_metric_cmd(args: argparse.Namespace, schema_path: str) -> int:
     root = parse_eval_schema(schema, base_uri=schema_path)
     gold = load_records(args.gold)
     docs: list[dict[str, Any]] = []
+    width = terminal_width() if args.output is None else None
     texts: list[str] = []
     for extracted in args.extracted:
         try:
@@ -70,17 +72,20 @@ def run_metric_cmd(args: argparse.Namespace, schema_path: str) -> int:
             continue
         if not isinstance(result, MetricRun):
             texts.append(text_report(result, f"{Path(extracted).name} ({args.metric})",
-                                     sort=args.sort))
+                                     sort=args.sort, width=width, failing=args.failing,
+                                     top=table_top(args)))
             continue
         problems = [r for r in result.records if r.problem]
         lines = [f"{one_line(Path(extracted).name)}: {args.metric} mean {result.mean_score:.5f} "
                  f"(scale {result.scale:g}) over {len(result.records)} records"]
         lines += [f"  record {one_line(r.record_id)}: {one_line(r.problem)}"
                   for r in problems[:5]]
-        lines += ["", *field_table(result.per_field, sort=args.sort, scores_only=True)]
+        lines = fit_lines(lines, width)
+        lines += ["", *field_table(result.per_field, sort=args.sort, scores_only=True,
+                                   width=width, failing=args.failing, top=table_top(args))]
         texts.append("\n".join(lines))
     if args.format == "json":
-        emit(json_text(docs[0] if len(docs) == 1 else docs), args.output, kind="json",
+        emit(json_text({"runs": docs}), args.output, kind="json",
              inputs=inputs, force=args.force)
     else:
         emit("\n\n".join(texts), args.output, inputs=inputs, force=args.force)

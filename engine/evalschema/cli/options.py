@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 import shlex
 import sys
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
-from evalschema.errors import EvalSchemaError, GoldValidationError, InputError, Problem, SchemaError
+from evalschema.errors import (
+    EvalSchemaError,
+    GoldValidationError,
+    InputError,
+    Problem,
+    SchemaError,
+    did_you_mean,
+)
 from evalschema.io.atomicwrite import Input, check_target, write_text
 from evalschema.judge.settings import (
     JudgeLimits,
@@ -30,6 +38,48 @@ EXIT_CODES = "exit codes: 0 ok, 1 threshold not met, 2 bad input or configuratio
 
 class Formatter(argparse.RawDescriptionHelpFormatter):
     """Keep the examples in epilogs as written."""
+
+
+_CHOICE = re.compile(r"^argument (?P<arg>[^:]+): invalid choice: '?(?P<got>.*?)'? "
+                     r"\(choose from (?P<choices>.*)\)$")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with did-you-mean: a mistyped option (``--formt``) or choice (``--format
+    jsn``, ``evl``) gets the closest name; still exit 2 with the usage, never a traceback."""
+
+    def error(self, message: str) -> NoReturn:
+        got = _CHOICE.match(message)
+        if got:
+            choices = [c.strip().strip("'\"") for c in got["choices"].split(",")]
+            hint = did_you_mean(got["got"], choices)
+            if hint:
+                message += f"; did you mean {hint!r}?"
+        super().error(message)
+
+    def parse_strict(self, argv: Sequence[str]) -> argparse.Namespace:
+        """``parse_args``, unknown options reported by the (sub)command that got them,
+        each with the closest option it has."""
+        args, extra = self.parse_known_args(argv)
+        if extra:
+            owner: argparse.ArgumentParser = getattr(args, "command_parser", self)
+            owner.error(unrecognized(extra, owner, self))
+        return args
+
+
+def unrecognized(extra: Sequence[str], *parsers: argparse.ArgumentParser) -> str:
+    """argparse's "unrecognized arguments" message, with did-you-mean for each option
+    (among the options of ``parsers``: the command's, then the program's)."""
+    known = list(dict.fromkeys(o for p in parsers for o in p._option_string_actions
+                               if o.startswith("--")))
+    hints = []
+    for token in extra:
+        name = token.split("=", 1)[0]
+        if name.startswith("--") and (hint := did_you_mean(name, known)):
+            hints.append(f"{name}: did you mean {hint}?")
+    if len(hints) == 1:
+        hints = [hints[0].split(": ", 1)[1]]
+    return "; ".join([f"unrecognized arguments: {' '.join(extra)}", *hints])
 
 
 def fraction(text: str) -> float:
@@ -228,3 +278,12 @@ def _print(text: str) -> None:
 def command_line(argv: Sequence[str] | None) -> str:
     args = list(sys.argv[1:] if argv is None else argv)
     return shlex.join(["evalschema", *args])
+
+
+def table_top(args: argparse.Namespace) -> int:
+    """How many fields the terminal table shows: ``--top``, ``--all``, else the default."""
+    from evalschema.report.text import DEFAULT_TOP
+
+    if args.all_fields:
+        return 0
+    return DEFAULT_TOP if args.top is None else int(args.top)

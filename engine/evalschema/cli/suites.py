@@ -175,7 +175,7 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser, *,
             parser.error("--suite and --config run suites of the configuration; with a schema "
                          "on the command line, leave them out")
         if not args.gold or not extracted:
-            what = "RUN files" if command == "compare" else "--extracted"
+            what = "RUN files (or --extracted)" if command == "compare" else "--extracted"
             parser.error(f"{command} with a schema needs --gold and {what} (or, without a "
                          "schema, runs the suites of evalschema.toml)")
         modules = import_modules_cli(modules)

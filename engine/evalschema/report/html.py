@@ -229,6 +229,22 @@ def _record(rank: int, w: Any, open_: bool) -> str:
             "</div></details>")
 
 
+def _unreadable(w: Any, open_: bool) -> str:
+    """An extracted record that could not be read: its error beside the gold it was
+    paired with (if any)."""
+    rec = w.record
+    rid = rec.record_id if rec.record_id is not None else f"#{rec.index}"
+    gold = json_html(w.gold, {}) if w.gold is not None else \
+        '<span class="none">no gold record</span>'
+    return (f'<details class="record unreadable"{" open" if open_ else ""} '
+            f'data-record="{e(rid)}"><summary><span class="pill s-error">unreadable</span>'
+            f'<span class="rid">{e(rid)}</span><span class="muted">{e(rec.problem)}</span>'
+            f'</summary><div class="recbody"><div class="side"><div><h4>gold</h4>'
+            f'<pre class="json gold">{gold}</pre></div><div><h4>extracted (unreadable)</h4>'
+            f'<pre class="json extracted unread">{e(rec.problem)}</pre></div></div></div>'
+            "</details>")
+
+
 # -- eval --------------------------------------------------------------------------------
 
 
@@ -273,14 +289,17 @@ def _run_section(rep: RunReport, anchor: str, worst: int) -> str:
     if extra:
         parts.append(f"<h3>Fields only in extracted output ({len(extra)})</h3>"
                      + extra_fields(extra))
-    if rep.worst:
-        shown = rep.worst[:worst]
-        parts.append(f"<h3>Worst records ({len(shown)})</h3>"
-                     '<p class="muted">Lowest F1 first. Differing fields are highlighted: '
-                     '<span class="hl mismatch">mismatch</span> '
+    if rep.worst or rep.unreadable:
+        shown, unread = rep.worst[:worst], rep.unreadable[:worst]
+        count = f"{len(shown)}" + (f", {len(unread)} unreadable" if unread else "")
+        parts.append(f"<h3>Worst records ({count})</h3>"
+                     '<p class="muted">Unreadable extracted records first, with why they '
+                     "could not be read; then lowest F1 first. Differing fields are "
+                     'highlighted: <span class="hl mismatch">mismatch</span> '
                      '<span class="hl omission">omission</span> '
                      '<span class="hl hallucination">hallucination</span>.</p>')
-        parts.extend(_record(i + 1, w, i < 3) for i, w in enumerate(shown))
+        parts.extend(_unreadable(w, i < 3) for i, w in enumerate(unread))
+        parts.extend(_record(i + 1, w, i + len(unread) < 3) for i, w in enumerate(shown))
     problems = rep.problems if rep.from_digest else ()
     if rep.problem_count:
         items = "".join(f"<li>record <code>{e(p.record_id if p.record_id is not None else p.index)}"

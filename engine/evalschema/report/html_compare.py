@@ -70,10 +70,12 @@ def diff_chart(c: Comparison) -> str:
         cls = _diff_class(Difference(delta, low, high))
         color = {"pos": "var(--good)", "neg": "var(--bad)"}.get(cls, "#868e96")
         label = name if len(c.labels) == 2 else f"{name} · {c.labels[k + 1]}"
+        text = short(name) if len(c.labels) == 2 else \
+            f"{short(name, 26)} · {short(c.labels[k + 1], 11)}"
         out.append(f'<g class="diff {cls}" data-field="{e(name)}" data-run="{k + 1}" '
                    f'data-delta="{delta:.6f}"><title>{e(label)}: {delta:+.4f} '
                    f"[{low:+.4f}, {high:+.4f}]</title>"
-                   f'<text x="{label_w - 10}" y="{y + 4}" text-anchor="end">{e(short(label))}'
+                   f'<text x="{label_w - 10}" y="{y + 4}" text-anchor="end">{e(text)}'
                    f'</text><line class="ci" x1="{x(low):.1f}" y1="{y}" x2="{x(high):.1f}" '
                    f'y2="{y}" stroke="{color}"/><line x1="{x(low):.1f}" y1="{y - 4}" '
                    f'x2="{x(low):.1f}" y2="{y + 4}" stroke="{color}"/><line '

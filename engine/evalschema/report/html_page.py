@@ -18,6 +18,7 @@ from typing import Any
 
 from evalschema.pointer import join
 from evalschema.report.figures import UNDEFINED, figure
+from evalschema.report.layout import shorten
 
 #: Longest string value shown in a record before it is cut.
 MAX_STRING = 300
@@ -126,14 +127,15 @@ align-items:baseline;flex-wrap:wrap}
 details.record>summary .rid{font-weight:650}
 details.record[open]>summary{border-bottom:1px solid var(--line)}
 .recbody{padding:12px 14px}
-.diffs td{font-size:13px}
+.diffs td{font-size:13px;overflow-wrap:anywhere}
 .diffs td.val{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;
 word-break:break-word;max-width:300px}
-.side{display:grid;grid-template-columns:1fr 1fr;gap:12px;margin-top:12px}
+.side{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:12px;margin-top:12px}
 .side h4{margin:0 0 4px;font-size:12px;color:var(--muted);text-transform:uppercase;
 letter-spacing:.05em}
 pre.json{margin:0;padding:10px 12px;background:var(--soft);border-radius:8px;overflow:auto;
-max-height:520px;line-height:1.45;white-space:pre}
+max-height:520px;line-height:1.45;white-space:pre-wrap;overflow-wrap:anywhere}
+pre.unread{color:var(--bad)}
 .hl{border-radius:3px;padding:0 2px;margin:0 -2px}
 .hl.mismatch{background:#ffe8cc;box-shadow:inset 2px 0 var(--mismatch)}
 .hl.omission{background:#ffe3e3;box-shadow:inset 2px 0 var(--omission)}
@@ -233,7 +235,9 @@ def meta(command: str | None) -> str:
 
 
 def short(text: str, n: int = 38) -> str:
-    return text if len(text) <= n else text[:n - 1] + "…"
+    """A chart label: a field path cut in the middle, keeping its distinguishing end
+    (``…segment_name`` vs ``…segment_type``); the full path is the element's title."""
+    return shorten(text, n)
 
 
 def bar(value: float | None, empty: str = UNDEFINED) -> str:

@@ -27,6 +27,8 @@ class RunReport:
     suite: str | None = None
     extracted: str | None = None
     worst: tuple[WorstRecord, ...] = ()
+    #: Extracted records that could not be read, with their gold (``Digest.unreadable``).
+    unreadable: tuple[WorstRecord, ...] = ()
     repaired: int | None = None
     problems: tuple[RecordProblem, ...] = ()
     n_problems: int | None = None
@@ -39,7 +41,8 @@ class RunReport:
     @classmethod
     def from_outcome(cls, outcome: EvalOutcome, label: str, **kw: Any) -> RunReport:
         d = outcome.digest
-        return cls(outcome.run, label, worst=tuple(d.worst), repaired=d.repaired,
+        return cls(outcome.run, label, worst=tuple(d.worst),
+                   unreadable=tuple(d.unreadable), repaired=d.repaired,
                    problems=tuple(d.problems), n_problems=d.n_problems,
                    seconds=outcome.seconds, workers=outcome.workers, **kw)
 

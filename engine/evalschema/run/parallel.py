@@ -154,6 +154,9 @@ class Digest:
     keep: int = WORST
     keep_problems: int = PROBLEMS
     worst: list[WorstRecord] = field(default_factory=list)
+    #: Extracted records that could not be read (up to ``keep``, in run order), with the
+    #: gold they were paired with, if any: reports list them beside the worst.
+    unreadable: list[WorstRecord] = field(default_factory=list)
     repaired: int = 0
     problems: list[RecordProblem] = field(default_factory=list)
     n_problems: int = 0
@@ -165,6 +168,10 @@ class Digest:
             self.n_problems += 1
             if len(self.problems) < self.keep_problems:
                 self.problems.append(RecordProblem(rec.index, rec.record_id, rec.problem))
+        if (extracted is NO_RECORD and rec.problem and rec.extracted_index is not None
+                and len(self.unreadable) < self.keep):
+            self.unreadable.append(WorstRecord(rec, None if gold is NO_RECORD else gold, None))
+            return
         # Worst records are paired ones: a record missing on one side is listed as a
         # record problem, and its side-by-side view would be one empty column.
         if (self.keep <= 0 or gold is NO_RECORD or extracted is NO_RECORD
@@ -184,6 +191,8 @@ class Digest:
                                key=lambda p: p.index)[:self.keep_problems]
         self.worst = sorted([*self.worst, *other.worst],
                             key=lambda w: worst_key(w.record))[:self.keep]
+        self.unreadable = sorted([*self.unreadable, *other.unreadable],
+                                 key=lambda w: w.record.index)[:self.keep]
 
 
 @dataclass(frozen=True)

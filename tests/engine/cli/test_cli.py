@@ -153,7 +153,7 @@ def test_eval_json_is_the_run_result(suite: Path, capsys: Any) -> None:
     code, out, err = run(capsys, "eval", "schema.eval.json", "--gold", "gold.jsonl",
                          "--extracted", "ext.jsonl", "--format", "json")
     assert (code, err) == (0, "")
-    doc = json.loads(out)
+    (doc,) = json.loads(out)["runs"]
     expected = evaluate(GOLD, EXTRACTED, SCHEMA).to_dict()
     assert doc.pop("extracted") == "ext.jsonl"
     assert doc == json.loads(json.dumps(expected, default=str))
@@ -172,7 +172,7 @@ def test_eval_json_without_records_and_with_two_runs(suite: Path, capsys: Any) -
                        "--extracted", "ext.jsonl", "--extracted", "perfect.jsonl",
                        "--format", "json", "--no-records")
     assert code == 0
-    docs = json.loads(out)
+    docs = json.loads(out)["runs"]
     assert [d["extracted"] for d in docs] == ["ext.jsonl", "perfect.jsonl"]
     assert all("records" not in d for d in docs)
     assert docs[1]["mean_f1"] == docs[1]["micro_f1"] == 1.0
@@ -190,7 +190,7 @@ def test_eval_field_restricts_fields(examples: Path, capsys: Any, fields: list[s
                        "--extracted", "invoices.model-a.extracted.jsonl", "--format", "json",
                        "--no-records", *args)
     assert code == 0
-    doc = json.loads(out)
+    (doc,) = json.loads(out)["runs"]
     assert set(doc["per_field"]) == {"total", "line_items[].amount"}
     full = evaluate(examples / "invoices.gold.jsonl",
                     examples / "invoices.model-a.extracted.jsonl", examples / "invoices.eval.json")
@@ -203,7 +203,7 @@ def test_eval_target_restricts_to_a_subtree(examples: Path, capsys: Any) -> None
                        "--extracted", "invoices.model-a.extracted.jsonl", "--format", "json",
                        "--no-records", "--target", "vendor")
     assert code == 0
-    keys = set(json.loads(out)["per_field"])
+    keys = set(json.loads(out)["runs"][0]["per_field"])
     assert {"vendor.name", "vendor.vat_id", "vendor.address.city"} <= keys
     assert all(k.startswith("vendor.") for k in keys), keys
 
@@ -343,7 +343,7 @@ def test_infer_then_eval_via_the_cli(suite: Path, capsys: Any) -> None:
     code, out, _ = run(capsys, "eval", schema, "--gold", "gold.jsonl", "--extracted",
                        "gold.jsonl", "--format", "json", "--no-records")
     assert code == 0
-    doc = json.loads(out)
+    (doc,) = json.loads(out)["runs"]
     assert (doc["mean_f1"], doc["total_matches"]) == (1.0, 9)
 
 
@@ -509,7 +509,7 @@ def test_python_m_evalschema_subprocess(tmp_path: Path) -> None:
          "--format", "json", "--no-records"],
         cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
     assert ok.returncode == 0, ok.stderr
-    doc = json.loads(ok.stdout)
+    (doc,) = json.loads(ok.stdout)["runs"]
     assert doc["extracted"].endswith("invoices.model-b.extracted.jsonl")
     assert doc["total_records"] >= 238
     assert 0.0 < doc["mean_f1"] < 1.0

@@ -82,7 +82,7 @@ def test_schema_flag_is_the_positional_schema(ex: Path, capsys: Any) -> None:
 
 def test_eval_without_a_schema_runs_every_configured_suite(ex: Path, capsys: Any) -> None:
     code, out, err = run(capsys, "eval", "--format", "json", "--no-records")
-    docs = json.loads(out)
+    docs = json.loads(out)["runs"]
     assert [(d["suite"], Path(d["extracted"]).name) for d in docs] == [
         ("invoices", RUN_A), ("invoices", RUN_B), ("model-a", RUN_A)]
     # model-b misses fail_under 0.85 and total's 0.9: exit 1, said on stderr
@@ -105,7 +105,7 @@ def test_suite_selection_and_config_file(ex: Path, capsys: Any, tmp_path: Path,
     monkeypatch.chdir(tmp_path)
     code, out, _ = run(capsys, "eval", "--config", ex / "evalschema.toml", "--suite", "model-a",
                        "--format", "json", "--no-records")
-    assert code == 0 and json.loads(out)["total_records"] == 240
+    assert code == 0 and json.loads(out)["runs"][0]["total_records"] == 240
     code, _, err = run(capsys, "eval")
     assert code == 2 and "no-config" in err and "evalschema.toml" in err
 
@@ -232,7 +232,7 @@ def test_two_workers_print_the_same_json(ex: Path, capsys: Any) -> None:
     two = run(capsys, "eval", *FLAGS, "--extracted", RUN_B, "--format", "json", "--workers", "2")
     assert one[0] == two[0] == 0
     assert one[1] == two[1]
-    assert len(json.loads(one[1])["records"]) >= 240
+    assert len(json.loads(one[1])["runs"][0]["records"]) >= 240
 
 
 def test_comparator_modules_from_the_config(ex: Path, capsys: Any) -> None:
@@ -251,9 +251,9 @@ def test_comparator_modules_from_the_config(ex: Path, capsys: Any) -> None:
         code, out, _ = run(capsys, "eval", "--suite", "custom", "--format", "json",
                            "--no-records", "--workers", "2", "--trust-workspace")
         assert code == 0
-        custom = json.loads(out)["per_field"]["currency"]
+        custom = json.loads(out)["runs"][0]["per_field"]["currency"]
         plain = json.loads(run(capsys, "eval", "--suite", "model-a", "--extracted", RUN_B,
-                               "--format", "json", "--no-records")[1])["per_field"]["currency"]
+                               "--format", "json", "--no-records")[1])["runs"][0]["per_field"]["currency"]
         assert custom["matches"] > plain["matches"]
         code, out, _ = run(capsys, "list", "--config", "evalschema.toml", "--kind", "comparators",
                            "--trust-workspace")

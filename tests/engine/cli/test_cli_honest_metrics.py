@@ -58,7 +58,7 @@ def test_json_says_null_where_nothing_was_judged(nothing_judged: Path, capsys: A
     code, out, _ = run(capsys, "eval", "schema.json", "--gold", "gold.jsonl", "--extracted",
                        "ext.jsonl", "--format", "json")
     assert code == 0
-    doc = json.loads(out)
+    doc = json.loads(out)["runs"][0]
     for key in ("mean_precision", "mean_recall", "mean_f1", "mean_weighted_score",
                 "micro_precision", "micro_recall", "micro_f1"):
         assert doc[key] is None, key
@@ -133,7 +133,6 @@ def test_compare_shows_undefined_figures_and_refuses_to_pass_on_them(
     code, out, _ = run(capsys, "compare", "--schema", "schema.json", "--gold", "gold.jsonl",
                        "ext.jsonl", "ext2.jsonl", "--resamples", "50", "--format", "json")
     doc = json.loads(out)
-    doc = doc["runs"][0] if "runs" in doc else doc
     macro = doc["overall"]["macro_f1"]
     assert macro["values"] == [None, None]
     assert macro["differences"] == [{"delta": None, "low": None, "high": None,
@@ -150,7 +149,7 @@ def test_a_record_with_nothing_extracted_counts_as_f1_0_not_left_out(
     _jsonl(tmp_path / "ext.jsonl", [{"name": "a"}, {}, {"name": "c"}])
     _code, out, _ = run(capsys, "eval", "schema.json", "--gold", "gold.jsonl", "--extracted",
                        "ext.jsonl", "--format", "json")
-    doc = json.loads(out)
+    doc = json.loads(out)["runs"][0]
     assert [(r["precision"], r["recall"], r["f1"]) for r in doc["records"]] == [
         (1.0, 1.0, 1.0), (None, 0.0, 0.0), (0.0, None, 0.0)]
     assert doc["mean_f1"] == pytest.approx(1 / 3)
@@ -190,7 +189,7 @@ def test_eval_reports_the_gold_the_schema_never_judges(swimming: Path, capsys: A
     code, out, _ = run(capsys, "eval", "schema.json", "--gold", "gold.jsonl", "--extracted",
                        "ext.jsonl", "--format", "json")
     assert code == 0
-    cov = json.loads(out)["coverage"]
+    cov = json.loads(out)["runs"][0]["coverage"]
     events = _events_values()
     assert cov["off_schema_keys"] == [{"pointer": "/events", "values": events}]
     assert cov["off_schema_values"] == events > 10 * cov["judged_values"]
@@ -213,7 +212,7 @@ def test_coverage_is_the_same_with_workers(swimming: Path, capsys: Any) -> None:
     for workers in ("1", "2"):
         _, out, _ = run(capsys, "eval", "schema.json", "--gold", "gold.jsonl", "--extracted",
                         "ext.jsonl", "--format", "json", "--workers", workers)
-        docs.append(json.loads(out)["coverage"])
+        docs.append(json.loads(out)["runs"][0]["coverage"])
     assert docs[0] == docs[1]
     assert docs[0]["off_schema_keys"] == [{"pointer": "/events", "values": 6 * _events_values()}]
 

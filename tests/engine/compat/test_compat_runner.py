@@ -66,7 +66,7 @@ def test_cli_metric_table_and_json(tmp_path: Path, capsys: pytest.CaptureFixture
                 + lynxius.json_diff(GOLD[1], EXT[0], {"price": 0.5})) / 2
     assert f"lynxius.json_diff mean {weighted:.5f}" in out
     assert main([*base, "--metric", "agenta.json_diff", "--format", "json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    (doc,) = json.loads(capsys.readouterr().out)["runs"]
     assert doc["metric"] == "agenta.json_diff"
     assert len(doc["records"]) == 2
     assert main([*base, "--metric", "nope.metric"]) == 2

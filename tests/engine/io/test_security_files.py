@@ -117,7 +117,7 @@ def test_surrogates_in_extracted_data_give_a_valid_report(suite: Path, capsys: A
     raw = target.read_bytes()
     text = raw.decode("utf-8")  # strict: the file is valid UTF-8
     if fmt == "json":
-        doc = json.loads(text)
+        (doc,) = json.loads(text)["runs"]
         fields = [r for rec in doc["records"] for r in rec["field_results"]]
         assert "Ac\ud800me" in {r["extracted"] for r in fields}
         assert "k\udc00" in {r["path"] for r in fields}
@@ -130,7 +130,7 @@ def test_surrogates_in_extracted_data_give_a_valid_report(suite: Path, capsys: A
 def test_surrogate_report_to_stdout_does_not_crash(suite: Path, capsys: Any) -> None:
     code, out, err = run(capsys, *EVAL, "--extracted", "surrogate.jsonl", "--format", "json")
     assert code == 0 and "lone surrogate(s)" in err
-    assert json.loads(out)["total_records"] == 2
+    assert json.loads(out)["runs"][0]["total_records"] == 2
     code, out, err = run(capsys, *EVAL, "--extracted", "surrogate.jsonl")
     assert code == 0 and "k\\udc00" in out and "lone surrogate" in err
 
@@ -157,7 +157,7 @@ def test_a_failed_write_leaves_the_previous_report_intact(suite: Path, capsys: A
          "report.json"])
     monkeypatch.setattr(os, "fsync", real_fsync)
     assert run(capsys, *EVAL, "--extracted", "ext.jsonl", "--format", "json", "-o", target)[0] == 0
-    assert json.loads(target.read_text(encoding="utf-8"))["total_records"] == 2
+    assert json.loads(target.read_text(encoding="utf-8"))["runs"][0]["total_records"] == 2
     assert target.stat().st_mode & 0o777 == 0o640  # the file's mode is kept
 
 
@@ -406,7 +406,8 @@ def test_json_output_has_no_bare_nan_or_infinity(suite: Path, capsys: Any) -> No
             raise AssertionError(f"bare {name} in JSON output")
 
         json.loads(out, parse_constant=refuse)
-    doc = json.loads(run(capsys, *EVAL, "--extracted", "nan.jsonl", "--format", "json")[1])
+    (doc,) = json.loads(run(capsys, *EVAL, "--extracted", "nan.jsonl", "--format", "json")[1])[
+        "runs"]
     values = {(r["path"], r["extracted"]) for rec in doc["records"] for r in rec["field_results"]}
     assert {("total", "NaN"), ("total", "Infinity"), ("extra", "-Infinity")} <= values
 
@@ -442,7 +443,7 @@ def test_ansi_escapes_in_keys_and_values_never_reach_the_terminal(suite: Path, c
         names = [c.get("name") for c in root.iter("testcase")]
         assert "evil\\x1b[2J\\x1b]0;pwned\\x07\\nFAKE: all thresholds met\\r\\x9b31m" in names
     if fmt == "json":
-        assert HOSTILE_KEY in {r["path"] for rec in json.loads(out)["records"]
+        assert HOSTILE_KEY in {r["path"] for rec in json.loads(out)["runs"][0]["records"]
                                for r in rec["field_results"]}
 
 
@@ -520,7 +521,7 @@ def test_output_to_dev_stdout_streams_into_a_pipe(suite: Path) -> None:
                            "ext.jsonl", "--format", "json", "-o", "/dev/stdout"],
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["total_records"] == 2
+    assert json.loads(done.stdout)["runs"][0]["total_records"] == 2
     assert "Traceback" not in done.stderr
 
 

@@ -99,7 +99,7 @@ def test_invalid_utf8_cli_eval_scores_the_rest(files: Path) -> None:
     proc = cli(files, "eval", "s.json", "--gold", "g3.jsonl", "--extracted", "e_utf.jsonl",
                "--format", "json")
     assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout)
+    (doc,) = json.loads(proc.stdout)["runs"]
     assert doc["total_matches"] == 4
     assert "not UTF-8" in doc["records"][1]["problem"]
 
@@ -142,7 +142,7 @@ def test_bom_schema_and_data_are_accepted(files: Path) -> None:
         proc = cli(files, "eval", "bom.json", "--gold", gold, "--extracted", "g3.jsonl",
                    "--format", "json")
         assert proc.returncode == 0, proc.stderr
-        assert json.loads(proc.stdout)["total_matches"] == 6
+        assert json.loads(proc.stdout)["runs"][0]["total_matches"] == 6
 
 
 # -- OSError on inputs ---------------------------------------------------------------
@@ -267,7 +267,7 @@ def test_duplicate_keys_in_gold_warn_and_last_wins(files: Path) -> None:
     proc = cli(files, "eval", "s.json", "--gold", "dupg.jsonl", "--extracted", "e.jsonl",
                "--format", "json")
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["total_matches"] == 4  # gold c is 2: the last value
+    assert json.loads(proc.stdout)["runs"][0]["total_matches"] == 4  # gold c is 2: the last value
     warnings = [ln for ln in proc.stderr.splitlines() if "duplicate-key" in ln]
     assert warnings == [
         "dupg.jsonl:2:22#/c: warning duplicate-key: key 'c' appears twice in one object "

@@ -192,7 +192,7 @@ def test_cli_flags_choose_the_endpoint_and_the_key(listener: Listener, tmp_path:
                  "--extracted", str(tmp_path / "e.jsonl"), "--judge-base-url", listener.url,
                  "--judge-api-key-env", "MY_JUDGE_KEY", "--judge-model", "m-2",
                  "--format", "json"])
-    out = json.loads(capsys.readouterr().out)
+    (out,) = json.loads(capsys.readouterr().out)["runs"]
     assert code == 0
     assert out["total_mismatches"] == 1 and out["total_batch_errors"] == 0
     assert {r.headers["authorization"] for r in listener.requests} == {"Bearer flag-key-7"}

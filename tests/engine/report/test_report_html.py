@@ -50,7 +50,7 @@ def report(extracted: Path = RUN_B, **kw: Any) -> RunReport:
 
 
 def chromium(tmp_path: Path, page: Path, *, dump: bool = True, shot: str | None = None,
-             fragment: str = "", height: int = 2000) -> str:
+             fragment: str = "", height: int = 2000, shot_dir: Path = ARTIFACTS) -> str:
     if CHROMIUM is None:
         print("chromium not installed: apt-get install -y --no-install-recommends chromium")
         pytest.skip("chromium is not installed (apt-get install -y --no-install-recommends "
@@ -65,8 +65,8 @@ def chromium(tmp_path: Path, page: Path, *, dump: bool = True, shot: str | None 
         assert got.returncode == 0, got.stderr[-2000:]
         dom = got.stdout
     if shot:
-        ARTIFACTS.mkdir(exist_ok=True)
-        target = ARTIFACTS / shot
+        shot_dir.mkdir(exist_ok=True)
+        target = shot_dir / shot
         got = subprocess.run([*base, f"--screenshot={target}", url], capture_output=True,
                              text=True, timeout=120)
         assert got.returncode == 0, got.stderr[-2000:]
@@ -240,3 +240,103 @@ def test_a_10000_record_run_stays_small_and_loads_fast(tmp_path: Path) -> None:
     # The figure is printed above (about 0.5 s here); the test only catches a page that hangs.
     assert load_ms < HANG_SECONDS * 1000, load_ms
     assert len(dom.tables[0]["rows"]) == len(split_fields(rep.run.per_field)[0])
+
+
+# -- layout: long values, unreadable records, chart labels (issue 13) -----------------------
+
+#: A page script that measures the layout after load and leaves it on <html> for
+#: --dump-dom: the viewport, how wide the document is, and for each open record the
+#: boxes of its gold and extracted columns and of its table of differences.
+MEASURE = """<script>(function () {
+  var r = document.documentElement, out = [];
+  Array.prototype.forEach.call(document.querySelectorAll("details.record[open]"), function (d) {
+    var box = function (sel) { var el = d.querySelector(sel);
+      if (!el) { return "-"; } var b = el.getBoundingClientRect();
+      return Math.round(b.left) + ":" + Math.round(b.right); };
+    out.push([d.getAttribute("data-record"), box("pre.json.gold"), box("pre.json.extracted"),
+              box("table.diffs")].join(","));
+  });
+  r.setAttribute("data-vw", String(window.innerWidth));
+  r.setAttribute("data-doc-w", String(r.scrollWidth));
+  r.setAttribute("data-boxes", out.join(";"));
+})();</script>"""
+
+LONG_SCHEMA = {"type": "object", "properties": {
+    "name": {"type": "string"},
+    "work": {"type": "array", "items": {"type": "object", "properties": {
+        "company": {"type": "string"}, "description": {"type": "string"}}}},
+    "itinerary": {"type": "object", "properties": {"flight_segments_detail": {
+        "type": "object", "properties": {"departure_segment_name": {"type": "string"},
+                                         "departure_segment_type": {"type": "string"}}}}}}}
+
+
+def _resume(k: int, description: str) -> dict[str, Any]:
+    return {"name": f"Person {k}", "work": [{"company": "Acme", "description": description}],
+            "itinerary": {"flight_segments_detail": {"departure_segment_name": f"n{k}",
+                                                     "departure_segment_type": "air"}}}
+
+
+def _long_suite(folder: Path) -> Path:
+    """A resume suite whose descriptions are long (prose, and one unbroken URL), with a
+    record the extractor wrote as prose (unreadable); returns the HTML report written by
+    ``evalschema eval --format html``."""
+    from evalschema.cli.main import main
+
+    prose = "Led the migration of the billing platform to event sourcing; " * 18
+    url = "https://example.com/" + "a" * 420
+    gold = [_resume(k, prose) for k in range(4)]
+    ext = [_resume(0, prose.upper()), _resume(1, url), _resume(2, prose + url)]
+    ext[2]["itinerary"]["flight_segments_detail"]["departure_segment_type"] = "rail"
+    (folder / "s.eval.json").write_text(json.dumps(LONG_SCHEMA), encoding="utf-8")
+    (folder / "gold.jsonl").write_text("".join(json.dumps(g) + "\n" for g in gold),
+                                       encoding="utf-8")
+    (folder / "ext.jsonl").write_text(
+        "".join(json.dumps(x) + "\n" for x in ext) + "I could not read the document.\n",
+        encoding="utf-8")
+    page = folder / "long.html"
+    code = main(["eval", str(folder / "s.eval.json"), "--gold", str(folder / "gold.jsonl"),
+                 "--extracted", str(folder / "ext.jsonl"), "--format", "html", "-o", str(page)])
+    assert code == 0
+    return page
+
+
+def test_worst_records_fit_the_page_at_1280_px(tmp_path: Path) -> None:
+    """Long values wrap inside their column: both columns of every open record (and its
+    table of differences) end inside a 1280 px window, and the page does not scroll
+    sideways. The screenshot is left in the test's folder."""
+    page = _long_suite(tmp_path)
+    measured = tmp_path / "measured.html"
+    html = page.read_text(encoding="utf-8")
+    measured.write_text(html.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    root = parse(chromium(tmp_path, measured, shot="worst-records-1280.png", height=2400,
+                          shot_dir=tmp_path)).root
+    assert (tmp_path / "worst-records-1280.png").stat().st_size > 10_000
+    width = int(root["data-vw"] or 0)
+    assert width == 1280
+    records = [b.split(",") for b in (root["data-boxes"] or "").split(";") if b]
+    assert len(records) == 3  # the first three are open: the unreadable one and two scored
+    for rid, gold, extracted, diffs in records:
+        g_left, g_right = map(int, gold.split(":"))
+        x_left, x_right = map(int, extracted.split(":"))
+        assert 0 <= g_left < g_right <= x_left < x_right <= width, (rid, gold, extracted)
+        assert x_right - x_left > 300, (rid, extracted)  # a real column, not squeezed away
+        if diffs != "-":
+            assert int(diffs.split(":")[1]) <= width, (rid, diffs)
+    assert int(root["data-doc-w"] or 0) <= width
+
+
+def test_unreadable_records_and_chart_labels(tmp_path: Path) -> None:
+    html = _long_suite(tmp_path).read_text(encoding="utf-8")
+    # the unreadable record: among the worst, with its error, beside the gold it had
+    (section,) = re.findall(r'<details class="record unreadable".*?</details>', html, re.S)
+    assert "no JSON object found" in section and "I could not read the document." in section
+    assert "Person 3" in section  # its gold record, on the left
+    assert re.search(r"<h3>Worst records \(3, 1 unreadable\)</h3>", html)
+    # chart labels: the distinguishing end kept, the full path in the title
+    labels = dict(re.findall(r'<g class="row" data-field="([^"]+)".*?text-anchor="end">'
+                             r"([^<]+)</text>", html))
+    name = labels["itinerary.flight_segments_detail.departure_segment_name"]
+    kind = labels["itinerary.flight_segments_detail.departure_segment_type"]
+    assert name != kind and "…" in name
+    assert name.endswith("departure_segment_name") and kind.endswith("departure_segment_type")
+    assert name.startswith("itinerary.")

@@ -93,7 +93,7 @@ def test_config_modules_need_trust_workspace(tmp_path: Path) -> None:
     proc = cli(ws, "eval", "--format", "json", "--no-records", "--trust-workspace")
     assert proc.returncode == 0, proc.stderr
     assert marker.read_text() == "imported"
-    assert json.loads(proc.stdout)["per_field"]["name"]["matches"] == 3
+    assert json.loads(proc.stdout)["runs"][0]["per_field"]["name"]["matches"] == 3
     assert "comparator-modules-untrusted" not in proc.stderr
 
 
@@ -106,7 +106,7 @@ def test_untrusted_modules_only_warn_when_the_schema_does_not_need_them(tmp_path
     assert proc.returncode == 0, proc.stderr
     assert "comparator-modules-untrusted" in proc.stderr
     assert not marker.exists()
-    assert json.loads(proc.stdout)["per_field"]["name"]["mismatches"] == 3
+    assert json.loads(proc.stdout)["runs"][0]["per_field"]["name"]["mismatches"] == 3
 
 
 def test_trusted_modules_do_not_put_their_folder_on_sys_path(tmp_path: Path) -> None:
@@ -156,7 +156,7 @@ def test_comparator_module_flag_is_the_users_opt_in(tmp_path: Path) -> None:
                "--no-records", "--workers", "2")
     assert proc.returncode == 0, proc.stderr
     assert marker.exists()
-    assert json.loads(proc.stdout)["per_field"]["name"]["matches"] == 3
+    assert json.loads(proc.stdout)["runs"][0]["per_field"]["name"]["matches"] == 3
 
 
 def test_list_with_config_needs_trust_workspace(tmp_path: Path) -> None:
