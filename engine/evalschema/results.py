@@ -6,6 +6,7 @@ CLI, the language server and reports read one shape.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple
@@ -218,6 +219,16 @@ def count_results(results: tuple[FieldResult, ...] | list[FieldResult]) -> Count
     return Counts(m, mm, om, ha, sk, er, pe, be, s, w, ws)
 
 
+def record_label(record_id: Any, name: str | None, index: int) -> str:
+    """The one way a record is named to people: its id, else the name of the file it is
+    the one document of, else ``#N`` (its 1-based place in the run). Never "None"."""
+    if record_id is not None:
+        return record_id if type(record_id) is str else json.dumps(record_id, ensure_ascii=False)
+    if name is not None:
+        return name
+    return f"#{index + 1}"
+
+
 class RecordResult(NamedTuple):
     """All field results of one (gold, extracted) record pair.
 
@@ -234,6 +245,14 @@ class RecordResult(NamedTuple):
     repaired: bool = False
     #: Why the record could not be read or paired, when it could not.
     problem: str | None = None
+    #: The file the record is the one document of, without extension (records read from
+    #: a folder, one document per file).
+    name: str | None = None
+
+    @property
+    def label(self) -> str:
+        """How reports name the record (``record_label``)."""
+        return record_label(self.record_id, self.name, self.index)
 
     @property
     def precision(self) -> float:
@@ -259,6 +278,8 @@ class RecordResult(NamedTuple):
             "extracted_index": self.extracted_index,
             "repaired": self.repaired,
             "problem": self.problem,
+            "name": self.name,
+            "label": self.label,
             "precision": self.precision,
             "recall": self.recall,
             "f1": self.f1,

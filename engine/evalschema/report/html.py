@@ -182,7 +182,7 @@ def _marks(results: Sequence[FieldResult]) -> tuple[dict[str, tuple[str, str]],
 def _record(rank: int, w: Any, open_: bool) -> str:
     rec = w.record
     c = rec.counts
-    rid = rec.record_id if rec.record_id is not None else f"#{rec.index}"
+    rid = rec.label
     wrong = [r for r in rec.field_results if r.status in _WRONG]
     hidden = max(0, len(wrong) - MAX_DIFF_ROWS)
     wrong = wrong[:MAX_DIFF_ROWS]
@@ -271,7 +271,7 @@ def _run_section(rep: RunReport, anchor: str, worst: int) -> str:
         parts.extend(_record(i + 1, w, i < 3) for i, w in enumerate(shown))
     problems = rep.problems if rep.from_digest else ()
     if rep.problem_count:
-        items = "".join(f"<li>record <code>{e(p.record_id if p.record_id is not None else p.index)}"
+        items = "".join(f"<li>record <code>{e(p.label)}"
                         f"</code>: {e(p.problem)}</li>" for p in problems)
         more = rep.problem_count - len(problems)
         parts.append(f"<h3>Record problems ({rep.problem_count:,})</h3><ul>{items}"

@@ -69,8 +69,7 @@ def run_markdown(report: RunReport, *, sort: str = "schema", level: int = 2) -> 
                      ("mismatch", "omission", "hallucination", "error")]
             shown = ", ".join(f"{code(r.path)} ({r.status})" for r in wrong[:6])
             more = f", … {len(wrong) - 6} more" if len(wrong) > 6 else ""
-            rid = rec.record_id if rec.record_id is not None else f"#{rec.index}"
-            lines.append(f"| {cell(rid)} | {rec.f1:.3f} | {shown}{more} |")
+            lines.append(f"| {cell(rec.label)} | {rec.f1:.3f} | {shown}{more} |")
     return "\n".join(lines) + "\n"
 
 
@@ -129,7 +128,7 @@ def compare_markdown(c: Comparison) -> str:
         lines += ["", "## Records that flipped", "",
                   "| run | record | match → wrong | wrong → match |", "|---|---|---|---|"]
         for fl in c.flips[:50]:
-            lines.append(f"| {cell(c.labels[fl.run])} | {cell(fl.record_id)} | "
+            lines.append(f"| {cell(c.labels[fl.run])} | {cell(fl.label)} | "
                          + ", ".join(code(p) for p in fl.regressed[:8])
                          + (" …" if len(fl.regressed) > 8 else "") + " | "
                          + ", ".join(code(p) for p in fl.fixed[:8])

@@ -43,8 +43,7 @@ def summary_lines(run: RunResult, label: str = "", *, repaired: int | None = Non
         repaired = sum(1 for r in run.records if r.repaired)
     if problems is None:
         unread = [r for r in run.records if r.problem]
-        problems = [(r.record_id if r.record_id is not None else r.index, r.problem or "")
-                    for r in unread[:5]]
+        problems = [(r.label, r.problem or "") for r in unread[:5]]
         n_problems = len(unread)
     if n_problems is None:
         n_problems = len(problems)
@@ -89,8 +88,7 @@ def text_report(run: RunResult, label: str = "", *, sort: str = "schema") -> str
 
 def run_text(report: RunReport, *, sort: str = "schema") -> str:
     """A run's summary, per-field table and thresholds (what ``evalschema eval`` prints)."""
-    problems = [(p.record_id if p.record_id is not None else p.index, p.problem)
-                for p in report.problems]
+    problems = [(p.label, p.problem) for p in report.problems]
     lines = [*summary_lines(report.run, report.label, repaired=report.repaired_count,
                             problems=problems if report.from_digest else None,
                             n_problems=report.problem_count if report.from_digest else None),

@@ -34,7 +34,7 @@ from evalschema.io.extracted import NO_RECORD
 from evalschema.io.extracted_index import ScanPart, scan_range
 from evalschema.io.records import RecordsLike
 from evalschema.judge.settings import JudgeSettings, configured_judges
-from evalschema.results import RecordResult, RunResult
+from evalschema.results import RecordResult, RunResult, record_label
 from evalschema.rules.custom_modules import load_entries
 from evalschema.run.accumulator import RunAccumulator
 from evalschema.run.evaluate import Evaluator, make_evaluator
@@ -130,9 +130,15 @@ class RecordProblem:
     index: int
     record_id: Any
     problem: str
+    name: str | None = None
+
+    @property
+    def label(self) -> str:
+        return record_label(self.record_id, self.name, self.index)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "record_id": self.record_id, "problem": self.problem}
+        return {"index": self.index, "record_id": self.record_id, "name": self.name,
+                "label": self.label, "problem": self.problem}
 
 
 def _errors(rec: RecordResult) -> int:
@@ -162,7 +168,8 @@ class Digest:
         if rec.problem:
             self.n_problems += 1
             if len(self.problems) < self.keep_problems:
-                self.problems.append(RecordProblem(rec.index, rec.record_id, rec.problem))
+                self.problems.append(RecordProblem(rec.index, rec.record_id, rec.problem,
+                                                   rec.name))
         # Worst records are paired ones: a record missing on one side is listed as a
         # record problem, and its side-by-side view would be one empty column.
         if (self.keep <= 0 or gold is NO_RECORD or extracted is NO_RECORD
