@@ -241,8 +241,9 @@ class RecordResult(NamedTuple):
     counts: Counts
     gold_index: int | None = None
     extracted_index: int | None = None
-    #: The extracted record was text that had to be repaired or dug out of prose/fences.
-    repaired: bool = False
+    #: The extracted record was text that had to be repaired or dug out of prose/fences:
+    #: True, or the reason when it matters ("truncated": cut short, then closed).
+    repaired: bool | str = False
     #: Why the record could not be read or paired, when it could not.
     problem: str | None = None
     #: The file the record is the one document of, without extension (records read from
@@ -276,7 +277,8 @@ class RecordResult(NamedTuple):
             "record_id": self.record_id,
             "gold_index": self.gold_index,
             "extracted_index": self.extracted_index,
-            "repaired": self.repaired,
+            "repaired": bool(self.repaired),
+            "repaired_reason": self.repaired if type(self.repaired) is str else None,
             "problem": self.problem,
             "name": self.name,
             "label": self.label,

@@ -205,7 +205,9 @@ def _record(rank: int, w: Any, open_: bool) -> str:
     ext = json_html(w.extracted, emarks) if w.extracted is not None else \
         '<span class="none">no extracted record</span>'
     note = f' <span class="muted">{e(rec.problem)}</span>' if rec.problem else ""
-    repaired = ' <span class="muted">(repaired)</span>' if rec.repaired else ""
+    repaired = (f' <span class="muted">(repaired: {e(rec.repaired)})</span>'
+                if type(rec.repaired) is str else
+                ' <span class="muted">(repaired)</span>' if rec.repaired else "")
     return (f'<details class="record"{" open" if open_ else ""} data-record="{e(rid)}">'
             f'<summary><span class="muted">#{rank}</span><span class="rid">{e(rid)}</span>'
             f"<span>F1 <b>{rec.f1:.3f}</b></span>"

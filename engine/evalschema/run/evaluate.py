@@ -60,13 +60,13 @@ class Evaluator:
 
     def score_pair(self, gold: Any, extracted: Any, *, index: int, record_id: Any = None,
                    gold_index: int | None = None, extracted_index: int | None = None,
-                   acc: RunAccumulator, repaired: bool = False,
+                   acc: RunAccumulator, repaired: bool | str = False,
                    problem: str | None = None) -> RecordResult:
         return self.score_positional(gold, extracted, index, record_id, gold_index,
                                      extracted_index, repaired, problem, acc)
 
     def score_positional(self, gold: Any, extracted: Any, index: int, record_id: Any,
-                         gold_index: int | None, extracted_index: int | None, repaired: bool,
+                         gold_index: int | None, extracted_index: int | None, repaired: bool | str,
                          problem: str | None, acc: RunAccumulator,
                          name: str | None = None) -> RecordResult:
         """``score_pair`` with positional arguments (the per-record path, where keyword

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from evalschema.io.extracted import (
     NO_RECORD,
     Read,
+    Repaired,
     duplicate_id_problem,
     no_id_problem,
     read_extracted,
@@ -71,7 +72,7 @@ class Pair(NamedTuple):
     extracted: Any
     gold_index: int | None = None
     extracted_index: int | None = None
-    repaired: bool = False
+    repaired: Repaired = False
     problem: str | None = None
     #: When ``extracted`` is an unparsed ``RawLine``: whether the problem found reading
     #: it is the pair's problem (pairing by position) or ``problem`` stands (by id).
