@@ -247,7 +247,7 @@ def _run_section(rep: RunReport, anchor: str, worst: int) -> str:
                                 "error": t.errors, "skipped": t.skipped}))
     notes = []
     if rep.repaired_count:
-        notes.append(f"{rep.repaired_count:,} extracted record(s) needed lenient parsing")
+        notes.append(rep.repaired_note)
     if rep.seconds is not None:
         notes.append(f"scored in {rep.seconds:.2f} s on {rep.workers} worker"
                      f"{'s' if rep.workers != 1 else ''}")

@@ -41,7 +41,7 @@ def run_markdown(report: RunReport, *, sort: str = "schema", level: int = 2) -> 
         f"| {t.matches} | {t.mismatches} | {t.omissions} | {t.hallucinations} | {t.skipped} "
         f"| {t.errors} |", ""]
     if report.repaired_count:
-        lines += [f"{report.repaired_count} extracted record(s) needed lenient parsing.", ""]
+        lines += [f"{report.repaired_note}.", ""]
     if report.checks:
         lines += [f"{h}# Thresholds", "", "| check | value | threshold | |", "|---|---:|---:|:-:|"]
         lines += [f"| {code(c.field) if c.field is not None else cell(c.name)} | {c.value:.4f} "

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from evalschema.io.lenient import TRUNCATED
 from evalschema.results import FieldAggregation, RunResult
 from evalschema.safetext import one_line
 
@@ -25,9 +26,9 @@ def _bar(value: float) -> str:
 
 def summary_lines(run: RunResult, label: str = "", *, repaired: int | None = None,
                   problems: Sequence[tuple[Any, str]] | None = None,
-                  n_problems: int | None = None) -> list[str]:
-    """The run's headline. ``repaired``/``problems`` come from the run's records unless
-    given (a streamed run keeps no records; its digest has them)."""
+                  n_problems: int | None = None, truncated: int | None = None) -> list[str]:
+    """The run's headline. ``repaired``/``truncated``/``problems`` come from the run's
+    records unless given (a streamed run keeps no records; its digest has them)."""
     t = run.totals
     head = f"{one_line(label)}: " if label else ""
     lines = [
@@ -41,6 +42,8 @@ def summary_lines(run: RunResult, label: str = "", *, repaired: int | None = Non
     ]
     if repaired is None:
         repaired = sum(1 for r in run.records if r.repaired)
+    if truncated is None:
+        truncated = sum(1 for r in run.records if r.repaired == TRUNCATED)
     if problems is None:
         unread = [r for r in run.records if r.problem]
         problems = [(r.label, r.problem or "") for r in unread[:5]]
@@ -48,7 +51,8 @@ def summary_lines(run: RunResult, label: str = "", *, repaired: int | None = Non
     if n_problems is None:
         n_problems = len(problems)
     if repaired:
-        lines.append(f"  {repaired} extracted record(s) needed lenient parsing")
+        lines.append(f"  {repaired} extracted record(s) needed lenient parsing"
+                     + (f" ({truncated} truncated)" if truncated else ""))
     for rid, problem in list(problems)[:5]:
         lines.append(f"  record {one_line(rid)}: {one_line(problem)}")
     if n_problems > 5:
@@ -90,6 +94,7 @@ def run_text(report: RunReport, *, sort: str = "schema") -> str:
     """A run's summary, per-field table and thresholds (what ``evalschema eval`` prints)."""
     problems = [(p.label, p.problem) for p in report.problems]
     lines = [*summary_lines(report.run, report.label, repaired=report.repaired_count,
+                            truncated=report.truncated_count,
                             problems=problems if report.from_digest else None,
                             n_problems=report.problem_count if report.from_digest else None),
              "", *field_table(report.run.per_field, sort=sort)]

@@ -32,6 +32,7 @@ from typing import Any
 from evalschema.errors import InputError, Problem
 from evalschema.io.extracted import NO_RECORD
 from evalschema.io.extracted_index import ScanPart, scan_range
+from evalschema.io.lenient import TRUNCATED
 from evalschema.io.records import RecordsLike
 from evalschema.judge.settings import JudgeSettings, configured_judges
 from evalschema.results import RecordResult, RunResult, record_label
@@ -161,10 +162,14 @@ class Digest:
     repaired: int = 0
     problems: list[RecordProblem] = field(default_factory=list)
     n_problems: int = 0
+    #: Of the repaired records, those cut short (``io.lenient.TRUNCATED``).
+    truncated: int = 0
 
     def add(self, rec: RecordResult, gold: Any, extracted: Any) -> None:
         if rec.repaired:
             self.repaired += 1
+            if rec.repaired == TRUNCATED:
+                self.truncated += 1
         if rec.problem:
             self.n_problems += 1
             if len(self.problems) < self.keep_problems:
@@ -184,6 +189,7 @@ class Digest:
 
     def update(self, other: Digest) -> None:
         self.repaired += other.repaired
+        self.truncated += other.truncated
         self.n_problems += other.n_problems
         self.problems = sorted([*self.problems, *other.problems],
                                key=lambda p: p.index)[:self.keep_problems]

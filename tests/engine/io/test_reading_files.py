@@ -324,3 +324,8 @@ def test_truncated_output_keeps_every_complete_field(tmp_path: Path, text: str,
     assert code == 0 and (got["repaired"], got["repaired_reason"]) == (True, "truncated")
     assert [(f["path"], f["status"]) for f in got["field_results"]] == \
         [(p, str(s)) for p, s in want]
+    for fmt in ("table", "markdown", "html"):
+        _, out, _ = run_cli(capsys, "eval", tmp_path / "schema.json", "--gold",
+                            tmp_path / "gold.json", "--extracted", tmp_path / "out.json",
+                            "--format", fmt)
+        assert "1 extracted record(s) needed lenient parsing (1 truncated)" in out
