@@ -128,15 +128,17 @@ def records_format(text: str, source: str = "") -> str:
     """
     if source.endswith((".jsonl", ".ndjson")):
         return JSONL
-    lines = [ln for ln in (raw.strip() for raw in text.split("\n")) if ln]
-    if len(lines) < 2:
-        return JSON
-    if first_line_is_record(lines[0].lstrip("\ufeff")):
+    head = text.lstrip("\ufeff \t\r\n")
+    cut = head.find("\n")
+    if cut < 0 or not head[cut:].strip():
+        return JSON  # one non-blank line
+    if first_line_is_record(head[:cut].strip()):
         return JSONL
-    if _parses(text):
-        return JSON
+    lines = [ln for ln in (raw.strip() for raw in text.split("\n")) if ln]
     whole = sum(1 for ln in lines if ln.startswith("{") and _parses(ln))
-    return JSONL if whole >= 2 and 2 * whole >= len(lines) else JSON
+    if whole >= 2 and 2 * whole >= len(lines) and not _parses(text):
+        return JSONL
+    return JSON
 
 
 def parse_records_text(text: str, source: str = "<text>", *, strict: bool = True,
