@@ -41,7 +41,7 @@ def read_extracted(raw: RawRecord) -> Read:
     The language server reads extracted records with it too, so both judge them alike."""
     value = raw.value
     if isinstance(value, dict):
-        return value, False, None
+        return value, raw.repaired, None
     if isinstance(value, str):
         where = not_utf8(value) if raw.unparsed else None
         if where is not None:

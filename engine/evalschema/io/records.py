@@ -16,6 +16,7 @@ from typing import Any, BinaryIO, NamedTuple
 
 from evalschema.errors import InputError, Problem
 from evalschema.io.jsontext import json_error, line_col, loads_warning_duplicates
+from evalschema.io.lenient import TRUNCATED, LenientParseError, parse_lenient
 
 #: Where records come from: a path (JSON array, JSONL, a folder of them) or records in memory.
 RecordsLike = str | Path | Iterable[Any]
@@ -49,6 +50,9 @@ class RawRecord:
     #: The file's name without its extension, when the record is the one document of a
     #: file in a folder: what identifies (and pairs) records that carry no id.
     name: str | None = None
+    #: The record is an item of a JSON array that had to be repaired as a whole (a
+    #: trailing comma, a cut): how (``io.extracted.Repaired``).
+    repaired: bool | str = False
 
 
 def parse_line(stripped: str, source: str | None, lineno: int, *, strict: bool,
@@ -162,7 +166,8 @@ def parse_records_text(text: str, source: str = "<text>", *, strict: bool = True
         except ValueError as exc:
             if strict:
                 raise _invalid(text, source, exc) from None
-            return [RawRecord(text, source, 1, unparsed=True)]
+            return _lenient_array(text, source, named_arrays) or [
+                RawRecord(text, source, 1, unparsed=True)]
         except RecursionError:
             raise _too_deep(source) from None
     records = list(_jsonl(text, source, strict))
@@ -208,6 +213,23 @@ def _array(value: Any, source: str, named_arrays: bool = True) -> list[RawRecord
     if items is not None:
         return [RawRecord(v, source) for v in items]
     return [RawRecord(value, source, 1)]
+
+
+def _lenient_array(text: str, source: str, named_arrays: bool) -> list[RawRecord] | None:
+    """The items of extracted text that is a JSON array once repaired whole (a trailing
+    comma, a cut), each flagged; None for anything else (read as one record)."""
+    if not text.lstrip().startswith(("[", "{")):
+        return None
+    try:
+        got = parse_lenient(text, want_object=False)
+    except LenientParseError:
+        return None
+    items = record_list(got.value) if named_arrays else (
+        got.value if isinstance(got.value, list) else None)
+    if items is None:
+        return None
+    how = TRUNCATED if got.method == TRUNCATED else True
+    return [RawRecord(v, source, repaired=how) for v in items]
 
 
 def record_list(value: Any) -> list[Any] | None:

@@ -1,4 +1,5 @@
-"""Pairing gold and extracted records, before scoring: by id, else by position.
+"""Pairing gold and extracted records, before scoring: by id, else by file name (folders
+of one document per file), else by position.
 
 One gold checker (``GoldChecker``), one numbering of the pairs (``Pair.number``: gold
 order, then the unpaired extracted records in file order) and one set of problem codes,
@@ -154,10 +155,13 @@ def pairs_by_position(gold: Sequence[Any], read: Sequence[Read]) -> Iterator[Pai
 
 
 def pairs_by_id(gold: Sequence[Any], read: Sequence[Read], id_field: str,
-                match: IdMatch | None = None) -> Iterator[Pair]:
+                match: IdMatch | None = None,
+                names: Sequence[str | None] = ()) -> Iterator[Pair]:
     """Pair records read in memory by id: gold order, then the extracted records no gold
     record pairs (in file order). A gold value ``NO_RECORD`` (refused by the checks) is
-    left out. ``match`` is ``match_ids`` over the same records, when the caller has it."""
+    left out. ``match`` is ``match_ids`` over the same records, when the caller has it;
+    ``names`` the extracted records' file names (``RawRecord.name``), which name the
+    records no id pairs."""
     if match is None:
         match = match_ids([g[id_field] for g in gold if g is not NO_RECORD],
                           [(v, p) for v, _, p in read], id_field)
@@ -178,7 +182,8 @@ def pairs_by_id(gold: Sequence[Any], read: Sequence[Read], id_field: str,
     for j, _, problem in match.extra:
         value, repaired, _ = read[j]
         rid = value.get(id_field) if isinstance(value, dict) else None
-        yield Pair(number, rid, NO_RECORD, value, None, j, repaired, problem)
+        yield Pair(number, rid, NO_RECORD, value, None, j, repaired, problem,
+                   name=names[j] if names else None)
         number += 1
 
 
@@ -210,7 +215,8 @@ def _pairs_in_memory(gold: RecordsLike, extracted: RecordsLike,
                         read_extracted(r if type(r) is RawRecord else RawRecord(r))
                         for r in ext_raw]
     if id_field is not None:
-        yield from pairs_by_id(gold_values, read, id_field)
+        names = [r.name for r in ext_raw] if isinstance(extracted, str | Path) else ()
+        yield from pairs_by_id(gold_values, read, id_field, names=names)
     elif by_name(gold_raw, ext_raw):
         yield from pairs_by_name([r.name for r in gold_raw], gold_values,
                                  [r.name for r in ext_raw], read)
@@ -326,7 +332,8 @@ def _stream_by_id(gold: RecordsLike, extracted: RecordsLike, id_field: str,
         for j, problem in extra:
             value, repaired, _ = ext.get(j)
             rid = value.get(id_field) if isinstance(value, dict) else None
-            yield Pair(number, rid, NO_RECORD, value, None, j, repaired, problem)
+            yield Pair(number, rid, NO_RECORD, value, None, j, repaired, problem,
+                       name=ext.name(j))
             number += 1
     finally:
         ext.close()

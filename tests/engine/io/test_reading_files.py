@@ -152,6 +152,21 @@ def test_with_an_id_the_id_still_wins(tmp_path: Path,
     assert code == 0 and [r["label"] for r in cli_records(out)] == ["r0", "r1", "r2"]
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_with_an_id_an_output_without_one_is_named_by_its_file(tmp_path: Path,
+                                                              stream: bool) -> None:
+    (tmp_path / "gold").mkdir()
+    (tmp_path / "out").mkdir()
+    (tmp_path / "gold" / "g.json").write_text(json.dumps({"id": "r0", **doc(0)}),
+                                              encoding="utf-8")
+    (tmp_path / "out" / "a.json").write_text(json.dumps({"id": "r0", **doc(0)}),
+                                             encoding="utf-8")
+    (tmp_path / "out" / "b.json").write_text(json.dumps(doc(1)), encoding="utf-8")
+    run = evaluate(tmp_path / "gold", tmp_path / "out", BY_ID, stream=stream)
+    assert [(r.label, r.problem) for r in run.records] == [
+        ("r0", None), ("b", "extracted record has no 'id'")]
+
+
 def test_a_folder_of_jsonl_shards_still_reads_every_record(tmp_path: Path) -> None:
     """Files holding several records (JSONL, arrays) are not one document each."""
     (tmp_path / "gold").mkdir()
@@ -250,6 +265,19 @@ def test_a_pretty_or_fenced_file_is_one_repaired_record(tmp_path: Path, name: st
                            "--format", "json")
     [got] = cli_records(out)
     assert code == 0 and got["repaired"] is True and got["f1"] == 1.0
+
+
+@pytest.mark.parametrize(("text", "want", "how"), [
+    ("[\n" + json.dumps(doc(1)) + ",\n" + json.dumps(doc(2)) + ",\n]\n", [1.0, 1.0], True),
+    ("[\n" + json.dumps(doc(1)) + ",\n" + json.dumps(doc(2))[:-12], [1.0, 2 / 3], "truncated"),
+])
+def test_an_array_of_records_is_repaired_whole(tmp_path: Path, text: str, want: list[float],
+                                               how: bool | str) -> None:
+    """A trailing comma or a cut in an array of records: each item is a record, flagged."""
+    (tmp_path / "out.json").write_text(text, encoding="utf-8")
+    run = evaluate([doc(1), doc(2)], tmp_path / "out.json", SCHEMA)
+    assert [r.f1 for r in run.records] == pytest.approx(want)
+    assert [r.repaired for r in run.records] == [how, how]
 
 
 def test_an_object_holding_one_array_of_records_is_that_list(tmp_path: Path) -> None:
