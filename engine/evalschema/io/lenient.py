@@ -236,7 +236,7 @@ def close_truncated(text: str) -> tuple[str, bool]:
                 j += 1
             word = text[i:j]
             i = j
-            if j >= n and word not in _LITERALS and not _is_number(word):
+            if j >= n and word not in _LITERALS and not parses(word):
                 break
         if stack[-1] == "}":
             want_key[-1] = True
@@ -261,9 +261,10 @@ def _closing_quote(text: str, begin: int) -> int:
     return -1
 
 
-def _is_number(word: str) -> bool:
+def parses(text: str) -> bool:
+    """Whether ``text`` is strict JSON (a whole number, a line of JSONL, …)."""
     try:
-        json.loads(word)
-    except ValueError:
+        json.loads(text)
+    except (ValueError, RecursionError):
         return False
     return True

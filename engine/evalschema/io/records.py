@@ -16,7 +16,7 @@ from typing import Any, BinaryIO, NamedTuple
 
 from evalschema.errors import InputError, Problem
 from evalschema.io.jsontext import json_error, line_col, loads_warning_duplicates
-from evalschema.io.lenient import TRUNCATED, LenientParseError, parse_lenient
+from evalschema.io.lenient import TRUNCATED, LenientParseError, parse_lenient, parses
 
 #: Where records come from: a path (JSON array, JSONL, a folder of them) or records in memory.
 RecordsLike = str | Path | Iterable[Any]
@@ -105,18 +105,10 @@ JSONL = "jsonl"
 JSON = "json"
 
 
-def _parses(line: str) -> bool:
-    try:
-        json.loads(line)
-    except (ValueError, RecursionError):
-        return False
-    return True
-
-
 def first_line_is_record(line: str) -> bool:
     """Whether a file's first non-blank line is a whole JSON value on its own (and does
     not open an array, which may be a JSON array written over several lines)."""
-    return not line.startswith("[") and _parses(line)
+    return not line.startswith("[") and parses(line)
 
 
 def records_format(text: str, source: str = "") -> str:
@@ -139,8 +131,8 @@ def records_format(text: str, source: str = "") -> str:
     if first_line_is_record(head[:cut].strip()):
         return JSONL
     lines = [ln for ln in (raw.strip() for raw in text.split("\n")) if ln]
-    whole = sum(1 for ln in lines if ln.startswith("{") and _parses(ln))
-    if whole >= 2 and 2 * whole >= len(lines) and not _parses(text):
+    whole = sum(1 for ln in lines if ln.startswith("{") and parses(ln))
+    if whole >= 2 and 2 * whole >= len(lines) and not parses(text):
         return JSONL
     return JSON
 
