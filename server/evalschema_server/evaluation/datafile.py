@@ -9,11 +9,12 @@ text, which is what makes re-reading a 10,000-line file after a one-line edit ch
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from evalschema.errors import InputError
 from evalschema.io.extracted import NO_RECORD, Read, Repaired, read_extracted
+from evalschema.io.lenient import TRUNCATED
 from evalschema.io.records import JSONL, parse_line, record_list, records_format
 
 from ..document import parse
@@ -150,6 +151,13 @@ class SliceParser:
             chunk = text[node.offset:node.end]
             value, repaired, problem = self._value(chunk, strict)
             records.append(RecordSlice(i, node.offset, chunk, value, repaired, problem))
+        if issues and not strict:
+            # The engine repairs a broken array whole and flags every item as it was
+            # repaired ("truncated" when it was cut short).
+            how: Repaired = TRUNCATED if any(r.repaired == TRUNCATED for r in records) \
+                else True
+            records = [replace(r, repaired=how) if r.value is not NO_RECORD else r
+                       for r in records]
         return DataFile(path, text, tuple(records), issues, False)
 
 

@@ -89,7 +89,7 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     # closed without its name, and the later fields (abstract, …) are omitted
     gold_t = golds[TRUNCATED]
     cut_path = ("authors", 1, "name")
-    assert list(gold_t["authors"][1])[0] == "name"
+    assert next(iter(gold_t["authors"][1])) == "name"
     want: dict[str, Any] = {}
     for name, gold in golds.items():
         pretty = json.dumps(gold, indent=2, ensure_ascii=False)

@@ -148,6 +148,10 @@ SAME_AS_ENGINE = {
     "truncated.json": '{\n  "id": "r1",\n  "name": "Item 1",\n  "items": [{"sku": "a"}, {"sku',
     "named.json": json.dumps({"records": [_DOC, dict(_DOC, id="r2")]}, indent=2),
     "lines.json": "\n".join(json.dumps(dict(_DOC, id=f"r{k}")) for k in range(3)),
+    "array-comma.json": "[\n" + ",\n".join(json.dumps(dict(_DOC, id=f"r{k}"))
+                                            for k in range(3)) + ",\n]\n",
+    "array-cut.json": "[\n" + ",\n".join(json.dumps(dict(_DOC, id=f"r{k}"))
+                                          for k in range(3))[:-20],
 }
 
 
@@ -158,7 +162,8 @@ def test_the_editor_reads_a_data_file_as_the_engine(tmp_path: Path, name: str) -
     engine = [read_extracted(r) for r in load_records(path, strict=False)]
     editor = SliceParser().read(str(path), SAME_AS_ENGINE[name], strict=False)
     assert [(s.value, s.repaired, s.problem) for s in editor.records] == engine
-    assert len(engine) == (2 if name == "named.json" else 3 if name == "lines.json" else 1)
+    assert len(engine) == {"named.json": 2, "lines.json": 3, "array-comma.json": 3,
+                           "array-cut.json": 3}.get(name, 1)
     assert all(v != "NO_RECORD" and isinstance(v, dict) for v, _, _ in engine)
 
 
