@@ -89,12 +89,31 @@ def _pairs(gold: Sequence[RawRecord], extracted: Sequence[RawRecord],
             for g in gold if isinstance(g.value, dict)]
 
 
+def _by_gold_names(gold: Sequence[RawRecord], extracted: Sequence[RawRecord]
+                   ) -> list[RawRecord]:
+    """One-document files put in gold order by name, for a metric that pairs by position;
+    a file with no counterpart is an error naming it (never a silent shift)."""
+    named = {e.name: e for e in extracted}
+    missing = [g.name for g in gold if g.name not in named]
+    extra = sorted(str(n) for n in set(named) - {g.name for g in gold})
+    if missing or extra or len(named) != len(extracted):
+        parts = [f"no extracted file for {', '.join(map(str, missing))}"] if missing else []
+        parts += [f"no gold file for {', '.join(map(str, extra))}"] if extra else []
+        if len(named) != len(extracted):
+            parts.append("two extracted files share a name")
+        raise CompatInputError("this metric pairs records by position; "
+                               + "; ".join(parts))
+    return [named[g.name] for g in gold]
+
+
 def run_metric(name: str, gold: Sequence[RawRecord], extracted: Sequence[RawRecord], *,
                schema: Any, id_field: str | None = None,
                options: Mapping[str, Any] | None = None) -> MetricRun | RunResult:
     """Score every record pair with the peer metric ``name``."""
     opts = dict(options or {})
     if name in RUN_METRICS:
+        if id_field is None and by_name(gold, extracted):
+            extracted = _by_gold_names(gold, extracted)
         return RUN_METRICS[name]([g.value for g in gold], [e.value for e in extracted], schema,
                                  id_field=id_field, **opts)
     metric = METRICS.get(name)
