@@ -309,6 +309,16 @@ def count_results(results: tuple[FieldResult, ...] | list[FieldResult]) -> Count
     return Counts(m, mm, om, ha, sk, er, pe, be, s, w, ws)
 
 
+def record_label(record_id: Any, name: str | None, index: int) -> str:
+    """The one way a record is named to people: its id, else the name of the file it is
+    the one document of, else ``#N`` (its 1-based place in the run). Never "None"."""
+    if record_id is not None:
+        return record_id if type(record_id) is str else json.dumps(record_id, ensure_ascii=False)
+    if name is not None:
+        return name
+    return f"#{index + 1}"
+
+
 class RecordResult(NamedTuple):
     """All field results of one (gold, extracted) record pair.
 
@@ -321,10 +331,19 @@ class RecordResult(NamedTuple):
     counts: Counts
     gold_index: int | None = None
     extracted_index: int | None = None
-    #: The extracted record was text that had to be repaired or dug out of prose/fences.
-    repaired: bool = False
+    #: The extracted record was text that had to be repaired or dug out of prose/fences:
+    #: True, or the reason when it matters ("truncated": cut short, then closed).
+    repaired: bool | str = False
     #: Why the record could not be read or paired, when it could not.
     problem: str | None = None
+    #: The file the record is the one document of, without extension (records read from
+    #: a folder, one document per file).
+    name: str | None = None
+
+    @property
+    def label(self) -> str:
+        """How reports name the record (``record_label``)."""
+        return record_label(self.record_id, self.name, self.index)
 
     @property
     def precision(self) -> float | None:
@@ -348,8 +367,11 @@ class RecordResult(NamedTuple):
             "record_id": self.record_id,
             "gold_index": self.gold_index,
             "extracted_index": self.extracted_index,
-            "repaired": self.repaired,
+            "repaired": bool(self.repaired),
+            "repaired_reason": self.repaired if type(self.repaired) is str else None,
             "problem": self.problem,
+            "name": self.name,
+            "label": self.label,
             "precision": self.precision,
             "recall": self.recall,
             "f1": self.f1,

@@ -288,5 +288,5 @@ def _compare_text(c: Comparison, *, flips: int, width: int | None) -> str:
             if fl.fixed:
                 parts.append("wrong→match " + ", ".join(map(one_line, fl.fixed[:6]))
                              + (" …" if len(fl.fixed) > 6 else ""))
-            lines.append(f"  {who}{one_line(fl.record_id)}: " + "; ".join(parts))
+            lines.append(f"  {who}{one_line(fl.label)}: " + "; ".join(parts))
     return "\n".join(ln.rstrip() for ln in lines)

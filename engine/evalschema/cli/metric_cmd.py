@@ -78,7 +78,7 @@ def run_metric_cmd(args: argparse.Namespace, schema_path: str) -> int:
         problems = [r for r in result.records if r.problem]
         lines = [f"{one_line(Path(extracted).name)}: {args.metric} mean {result.mean_score:.5f} "
                  f"(scale {result.scale:g}) over {len(result.records)} records"]
-        lines += [f"  record {one_line(r.record_id)}: {one_line(r.problem)}"
+        lines += [f"  record {one_line(r.label)}: {one_line(r.problem)}"
                   for r in problems[:5]]
         lines = fit_lines(lines, width)
         lines += ["", *field_table(result.per_field, sort=args.sort, scores_only=True,

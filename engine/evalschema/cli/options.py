@@ -116,7 +116,8 @@ def add_source_options(p: argparse.ArgumentParser, *, extracted: bool = True) ->
     """Where a suite comes from: flags, or the configuration file."""
     g = p.add_argument_group("suite (flags, or a suite of the configuration file)")
     g.add_argument("--schema", metavar="FILE", help="eval schema (JSON Schema with x-eval-* keys)")
-    g.add_argument("--gold", metavar="PATH", help="gold records: JSON array, JSONL or folder")
+    g.add_argument("--gold", metavar="PATH", help="gold records: a JSON array, JSONL, one document, "
+                   "or a folder of them (one document per file; see docs/reading-files.md)")
     if extracted:
         g.add_argument("--extracted", action="append", metavar="PATH",
                        help="extracted records (repeat for several runs); with --suite, "
@@ -129,7 +130,8 @@ def add_source_options(p: argparse.ArgumentParser, *, extracted: bool = True) ->
     add_module_options(g)
     s = p.add_argument_group("scoring")
     s.add_argument("--id-field", help="pair records by this field (default: x-eval-id, "
-                   "else by position)")
+                   "else by file name for folders of one document per file, else by "
+                   "position)")
     s.add_argument("--null-policy", choices=("value", "absent"),
                    help="null as an ordinary value (default) or as absent")
     s.add_argument("--field", action="append", dest="fields", metavar="PATH",

@@ -1,7 +1,7 @@
 """Running a peer metric over a whole suite (``evalschema eval --metric NAME``).
 
 Peer metrics score one document pair; a suite has hundreds. Records are paired
-as the native engine pairs them (id field, else position); each pair is scored
+as the native engine pairs them (id field, else file name, else position); each pair is scored
 and explained, and the per-field explanations are aggregated like a native run.
 """
 
@@ -16,8 +16,9 @@ from evalschema.compat.errors import CompatInputError
 from evalschema.compat.struct_extract_eval import METRICS as RUN_METRICS
 from evalschema.io.lenient import LenientParseError, parse_lenient
 from evalschema.io.records import RawRecord
-from evalschema.results import FieldAggregation, RunResult
+from evalschema.results import FieldAggregation, RunResult, record_label
 from evalschema.run.accumulator import RunAccumulator
+from evalschema.run.pairing import by_name
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,8 @@ class RecordScore:
     record_id: Any
     score: float | None
     problem: str | None = None
+    #: How reports name the record (``results.record_label``).
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -44,8 +47,8 @@ class MetricRun:
     def to_dict(self) -> dict[str, Any]:
         return {
             "metric": self.metric, "scale": self.scale, "mean_score": self.mean_score,
-            "records": [{"record_id": r.record_id, "score": r.score, "problem": r.problem}
-                        for r in self.records],
+            "records": [{"record_id": r.record_id, "label": r.label, "score": r.score,
+                         "problem": r.problem} for r in self.records],
             "per_field": {k: v.to_dict() for k, v in self.per_field.items()},
         }
 
@@ -56,8 +59,15 @@ def metric_names() -> list[str]:
 
 def _pairs(gold: Sequence[RawRecord], extracted: Sequence[RawRecord],
            id_field: str | None) -> list[tuple[Any, Any, Any]]:
+    """(id, gold, extracted): by ``id_field``, else by file name (one document per file,
+    ``pairing.by_name``; the id is the name), else by position (the id is the index)."""
+    if id_field is None and by_name(gold, extracted):
+        named = {r.name: r.value for r in reversed(extracted)}
+        paired: list[tuple[Any, Any, Any]] = [(g.name, g.value, named.pop(g.name, None))
+                                              for g in gold]
+        return paired + [(name, None, e) for name, e in reversed(named.items())]
     if id_field is None:
-        out = []
+        out: list[tuple[Any, Any, Any]] = []
         for i in range(max(len(gold), len(extracted))):
             g = gold[i].value if i < len(gold) else None
             e = extracted[i].value if i < len(extracted) else None
@@ -79,12 +89,31 @@ def _pairs(gold: Sequence[RawRecord], extracted: Sequence[RawRecord],
             for g in gold if isinstance(g.value, dict)]
 
 
+def _by_gold_names(gold: Sequence[RawRecord], extracted: Sequence[RawRecord]
+                   ) -> list[RawRecord]:
+    """One-document files put in gold order by name, for a metric that pairs by position;
+    a file with no counterpart is an error naming it (never a silent shift)."""
+    named = {e.name: e for e in extracted}
+    missing = [g.name for g in gold if g.name not in named]
+    extra = sorted(str(n) for n in set(named) - {g.name for g in gold})
+    if missing or extra or len(named) != len(extracted):
+        parts = [f"no extracted file for {', '.join(map(str, missing))}"] if missing else []
+        parts += [f"no gold file for {', '.join(map(str, extra))}"] if extra else []
+        if len(named) != len(extracted):
+            parts.append("two extracted files share a name")
+        raise CompatInputError("this metric pairs records by position; "
+                               + "; ".join(parts))
+    return [named[g.name] for g in gold]
+
+
 def run_metric(name: str, gold: Sequence[RawRecord], extracted: Sequence[RawRecord], *,
                schema: Any, id_field: str | None = None,
                options: Mapping[str, Any] | None = None) -> MetricRun | RunResult:
     """Score every record pair with the peer metric ``name``."""
     opts = dict(options or {})
     if name in RUN_METRICS:
+        if id_field is None and by_name(gold, extracted):
+            extracted = _by_gold_names(gold, extracted)
         return RUN_METRICS[name]([g.value for g in gold], [e.value for e in extracted], schema,
                                  id_field=id_field, **opts)
     metric = METRICS.get(name)
@@ -93,20 +122,22 @@ def run_metric(name: str, gold: Sequence[RawRecord], extracted: Sequence[RawReco
     acc = RunAccumulator(keep_records=False)
     records: list[RecordScore] = []
     scale = 1.0
-    for rid, g, e in _pairs(gold, extracted, id_field):
+    for k, (rid, g, e) in enumerate(_pairs(gold, extracted, id_field)):
+        label = rid if isinstance(rid, str) else record_label(
+            None if id_field is None else rid, None, rid if id_field is None else k)
         if g is None:
-            records.append(RecordScore(rid, None, "no gold record"))
+            records.append(RecordScore(rid, None, "no gold record", label))
             continue
         if e is None:
-            records.append(RecordScore(rid, 0.0, "no extracted record"))
+            records.append(RecordScore(rid, 0.0, "no extracted record", label))
             continue
         try:
             result = metric(g, e, **opts)
         except CompatInputError as exc:
-            records.append(RecordScore(rid, 0.0, str(exc)))
+            records.append(RecordScore(rid, 0.0, str(exc), label))
             continue
         scale = float(result.details.get("scale", scale))
         acc.tally(result.fields)
-        records.append(RecordScore(rid, result.score))
+        records.append(RecordScore(rid, result.score, None, label))
     per_field = acc.result().per_field
     return MetricRun(name, scale, tuple(records), per_field)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalschema.io.lenient import LenientParseError, parse_lenient
+from evalschema.io.lenient import TRUNCATED, LenientParseError, parse_lenient
 from evalschema.io.records import RawRecord, not_utf8
 
 
@@ -29,8 +29,11 @@ class _NoRecord:
 
 NO_RECORD: Any = _NoRecord()
 
+#: Whether an extracted record had to be repaired: False, True, or why when the reason
+#: matters to the reader ("truncated": the text was cut short and closed).
+Repaired = bool | str
 #: (record or ``NO_RECORD``, repaired, problem): an extracted record as read.
-Read = tuple[Any, bool, str | None]
+Read = tuple[Any, Repaired, str | None]
 
 
 def read_extracted(raw: RawRecord) -> Read:
@@ -38,7 +41,7 @@ def read_extracted(raw: RawRecord) -> Read:
     The language server reads extracted records with it too, so both judge them alike."""
     value = raw.value
     if isinstance(value, dict):
-        return value, False, None
+        return value, raw.repaired, None
     if isinstance(value, str):
         where = not_utf8(value) if raw.unparsed else None
         if where is not None:
@@ -47,6 +50,8 @@ def read_extracted(raw: RawRecord) -> Read:
             got = parse_lenient(value)
         except LenientParseError as exc:
             return NO_RECORD, False, f"unreadable extracted record: {exc}"
+        if got.method == TRUNCATED:
+            return got.value, TRUNCATED, None
         return got.value, got.repaired or raw.unparsed, None
     return NO_RECORD, False, f"extracted record is {type(value).__name__}, not an object"
 

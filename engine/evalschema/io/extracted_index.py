@@ -272,6 +272,10 @@ class ExtractedIndex:
             return self.held[j]
         return self._line(j).parse()
 
+    def name(self, j: int) -> str | None:
+        """The file name of record ``j`` when it is the one document of a folder's file."""
+        return self.held[j].name if self.path is None else None
+
     def get(self, j: int) -> Read:
         """Record ``j`` as read (``read_extracted``)."""
         return read_extracted(self._get_raw(j))

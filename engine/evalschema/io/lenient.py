@@ -17,6 +17,10 @@ from typing import Any
 _FENCE = re.compile(r"```[ \t]*(?:json5?|JSON)?[ \t]*\r?\n?(.*?)```", re.DOTALL)
 
 
+#: The method (and a record's repair reason) of text that was cut short and closed.
+TRUNCATED = "truncated"
+
+
 class LenientParseError(ValueError):
     """The text holds no JSON value we could recover."""
 
@@ -26,7 +30,8 @@ class LenientResult:
     value: Any
     #: False when the text was plain strict JSON.
     repaired: bool
-    #: How it was recovered: "strict", "fence", "embedded", "repaired".
+    #: How it was recovered: "strict", "fence", "embedded", "repaired", or "truncated"
+    #: (the text was cut short: see ``close_truncated``).
     method: str
 
 
@@ -60,8 +65,10 @@ def _parse(stripped: str, want_object: bool) -> LenientResult:
             return LenientResult(json.loads(candidate), True, method)
         except ValueError:
             pass
+        repaired, truncated = close_truncated(_repair(candidate))
         try:
-            return LenientResult(json.loads(_repair(candidate)), True, "repaired")
+            return LenientResult(json.loads(repaired), True,
+                                 TRUNCATED if truncated else "repaired")
         except ValueError:
             continue
     snippet = stripped[:60] + ("…" if len(stripped) > 60 else "")
@@ -129,6 +136,9 @@ def _repair(text: str) -> str:
             i = j + 1
         elif ch == "'":
             j = _string_end(text, i, "'")
+            if j == i or text[j] != "'" or text[j - 1] == "\\":
+                out.append(text[i:])  # cut inside the string: close_truncated drops it
+                break
             body = text[i + 1 : j].replace("\\'", "'")
             out.append(json.dumps(body, ensure_ascii=False))
             i = j + 1
@@ -151,7 +161,7 @@ def _repair(text: str) -> str:
         else:
             out.append(ch)
             i += 1
-    return _close_brackets("".join(out))
+    return "".join(out)
 
 
 def _string_end(text: str, begin: int, quote: str) -> int:
@@ -166,25 +176,95 @@ def _string_end(text: str, begin: int, quote: str) -> int:
     return len(text) - 1
 
 
-def _close_brackets(text: str) -> str:
-    """Append the closers a truncated answer is missing (outside strings)."""
-    stack: list[str] = []
-    quote = False
-    escaped = False
-    for ch in text:
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                quote = False
-        elif ch == '"':
-            quote = True
-        elif ch in "{[":
+_LITERALS = ("true", "false", "null")
+_DELIMS = frozenset(",:{}[]\"")
+
+
+def close_truncated(text: str) -> tuple[str, bool]:
+    """(text, truncated): JSON text cut short (``max_tokens``) closed so it parses.
+
+    The cut is made after the last complete member: an open string, a key without its
+    value, a half-written literal are dropped; every complete field is kept and the open
+    arrays and objects are closed. Text whose brackets all close comes back unchanged.
+    A number at the very end is kept (it cannot be told from a complete one).
+    """
+    stack: list[str] = []  # the closers of the open containers, innermost last
+    #: Per open container: True when the next string is an object's key.
+    want_key: list[bool] = []
+    good = -1  # text[:good] + the closers at that point parses
+    good_closers = ""
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in " \t\r\n,":
+            i += 1
+            continue
+        if ch in "{[":
             stack.append("}" if ch == "{" else "]")
-        elif ch in "}]" and stack:
+            want_key.append(ch == "{")
+            i += 1
+            good, good_closers = i, "".join(reversed(stack))
+            continue
+        if ch in "}]":
+            if not stack:
+                return text, False
             stack.pop()
-    if quote:
-        return text
-    return text.rstrip().rstrip(",") + "".join(reversed(stack))
+            want_key.pop()
+            i += 1
+            if not stack:
+                return text, False  # the value closed: not truncated
+            if stack[-1] == "}":
+                want_key[-1] = True
+            good, good_closers = i, "".join(reversed(stack))
+            continue
+        if ch == ":":
+            i += 1
+            continue
+        if not stack:
+            return text, False
+        if ch == '"':
+            j = _closing_quote(text, i)
+            if j < 0:
+                break  # cut inside the string
+            i = j + 1
+            if want_key[-1]:
+                want_key[-1] = False  # its value comes next
+                continue
+        else:
+            j = i
+            while j < n and text[j] not in _DELIMS and not text[j].isspace():
+                j += 1
+            word = text[i:j]
+            i = j
+            if j >= n and word not in _LITERALS and not parses(word):
+                break
+        if stack[-1] == "}":
+            want_key[-1] = True
+        good, good_closers = i, "".join(reversed(stack))
+    if good < 0:
+        return text, False
+    return text[:good].rstrip().rstrip(",") + good_closers, True
+
+
+def _closing_quote(text: str, begin: int) -> int:
+    """Index of the quote closing the string opened at ``begin``; -1 when it is cut."""
+    i = begin + 1
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+        elif ch == '"':
+            return i
+        else:
+            i += 1
+    return -1
+
+
+def parses(text: str) -> bool:
+    """Whether ``text`` is strict JSON (a whole number, a line of JSONL, …)."""
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True

@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 import stat
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
 from evalschema.errors import InputError, Problem
 from evalschema.io.jsontext import json_error, line_col, loads_warning_duplicates
+from evalschema.io.lenient import TRUNCATED, LenientParseError, parse_lenient, parses
 
 #: Where records come from: a path (JSON array, JSONL, a folder of them) or records in memory.
 RecordsLike = str | Path | Iterable[Any]
@@ -46,6 +47,12 @@ class RawRecord:
     #: Byte offset of the record's line in its file (streamed JSONL only), for reading
     #: it back with ``read_record_at``.
     offset: int | None = None
+    #: The file's name without its extension, when the record is the one document of a
+    #: file in a folder: what identifies (and pairs) records that carry no id.
+    name: str | None = None
+    #: The record is an item of a JSON array that had to be repaired as a whole (a
+    #: trailing comma, a cut): how (``io.extracted.Repaired``).
+    repaired: bool | str = False
 
 
 def parse_line(stripped: str, source: str | None, lineno: int, *, strict: bool,
@@ -93,36 +100,66 @@ def _jsonl(text: str, source: str, strict: bool) -> Iterator[RawRecord]:
                          indent=len(line) - len(line.lstrip()))
 
 
+#: How a file holds its records (``records_format``).
+JSONL = "jsonl"
+JSON = "json"
+
+
+def first_line_is_record(line: str) -> bool:
+    """Whether a file's first non-blank line is a whole JSON value on its own (and does
+    not open an array, which may be a JSON array written over several lines)."""
+    return not line.startswith("[") and parses(line)
+
+
+def records_format(text: str, source: str = "") -> str:
+    """``JSONL`` (one value per line) or ``JSON`` (one JSON text: an array of records, an
+    object holding one, or one record), decided per file from its content.
+
+    The one rule for every reader (the engine, streamed or not, and the language
+    server): ``.jsonl``/``.ndjson`` files are JSONL; another file is JSONL only when
+    it has more than one non-blank line and its first line is a whole value on its own,
+    or, when the whole text is not JSON, at least half of its lines are (a JSONL file
+    whose first record is broken). A pretty-printed document, or prose around a fenced
+    one, is one JSON text, read (and repaired) whole.
+    """
+    if source.endswith((".jsonl", ".ndjson")):
+        return JSONL
+    head = text.lstrip("\ufeff \t\r\n")
+    cut = head.find("\n")
+    if cut < 0 or not head[cut:].strip():
+        return JSON  # one non-blank line
+    if first_line_is_record(head[:cut].strip()):
+        return JSONL
+    lines = [ln for ln in (raw.strip() for raw in text.split("\n")) if ln]
+    whole = sum(1 for ln in lines if ln.startswith("{") and parses(ln))
+    if whole >= 2 and 2 * whole >= len(lines) and not parses(text):
+        return JSONL
+    return JSON
+
+
 def parse_records_text(text: str, source: str = "<text>", *, strict: bool = True,
-                       jsonl: bool | None = None) -> list[RawRecord]:
-    """Records from JSON-array or JSONL text (``jsonl=None`` detects which)."""
+                       jsonl: bool | None = None, named_arrays: bool = True
+                       ) -> list[RawRecord]:
+    """Records from JSON or JSONL text (``jsonl=None`` decides with ``records_format``).
+
+    JSON text holding an array (or an object whose one member is an array of objects)
+    gives its items (``named_arrays=False``: an array only, as for the one-document
+    files of a folder); any other value is one record. Text that is not JSON is a located
+    error for gold (at its real line and column) and one unparsed record for extracted
+    output, which the engine rescues whole (fences, prose, repairs, truncation).
+    """
     if text.startswith("\ufeff"):
         text = text[1:]
     if jsonl is None:
-        if source.endswith((".jsonl", ".ndjson")):
-            jsonl = True
-        else:
-            # One JSON document (an array of records, or a single record) unless it
-            # only parses line by line.
-            try:
-                return _array(_loads(text, source, strict), source)
-            except ValueError as exc:
-                first_error = exc
-            except RecursionError:
-                raise _too_deep(source) from None
-            lines = [ln for ln in text.split("\n") if ln.strip()]
-            jsonl = len(lines) > 1 and not text.lstrip().startswith("[")
-            if not jsonl:
-                if strict:
-                    raise _invalid(text, source, first_error) from None
-                return [RawRecord(text, source, 1, unparsed=True)]
+        jsonl = records_format(text, source) == JSONL
     if not jsonl:
         try:
-            return _array(_loads(text, source, strict), source)
+            return _array(_loads(text, source, strict), source, named_arrays)
         except ValueError as exc:
             if strict:
                 raise _invalid(text, source, exc) from None
-            return [RawRecord(text, source, 1, unparsed=True)]
+            return _lenient_array(text, source, named_arrays) or [
+                RawRecord(text, source, 1, unparsed=True)]
         except RecursionError:
             raise _too_deep(source) from None
     records = list(_jsonl(text, source, strict))
@@ -163,21 +200,58 @@ def _too_deep(source: str) -> InputError:
                                "to Python's recursion limit")])
 
 
-def _array(value: Any, source: str) -> list[RawRecord]:
-    if isinstance(value, list):
-        return [RawRecord(v, source) for v in value]
+def _array(value: Any, source: str, named_arrays: bool = True) -> list[RawRecord]:
+    items = record_list(value) if named_arrays else (value if isinstance(value, list) else None)
+    if items is not None:
+        return [RawRecord(v, source) for v in items]
     return [RawRecord(value, source, 1)]
 
 
-def folder_files(folder: Path) -> list[Path]:
-    """The ``.json``/``.jsonl`` files of a records folder, in name order.
+def _lenient_array(text: str, source: str, named_arrays: bool) -> list[RawRecord] | None:
+    """The items of extracted text that is a JSON array once repaired whole (a trailing
+    comma, a cut), each flagged; None for anything else (read as one record)."""
+    if not text.lstrip().startswith(("[", "{")):
+        return None
+    try:
+        got = parse_lenient(text, want_object=False)
+    except LenientParseError:
+        return None
+    items = record_list(got.value) if named_arrays else (
+        got.value if isinstance(got.value, list) else None)
+    if items is None:
+        return None
+    how = TRUNCATED if got.method == TRUNCATED else True
+    return [RawRecord(v, source, repaired=how) for v in items]
+
+
+def record_list(value: Any) -> list[Any] | None:
+    """The records a JSON text holds as a list: an array, or an object with one member
+    whose value is a non-empty array of objects (``{"records": [...]}``); None when the
+    text is one record."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict) and len(value) == 1:
+        (items,) = value.values()
+        if isinstance(items, list) and items and all(isinstance(v, dict) for v in items):
+            return items
+    return None
+
+
+#: The files a records folder holds: JSON and JSONL, and for extracted output also the
+#: text and Markdown files models write (read leniently, one document each).
+GOLD_SUFFIXES = (".json", ".jsonl", ".ndjson")
+EXTRACTED_SUFFIXES = (*GOLD_SUFFIXES, ".txt", ".md")
+
+
+def folder_files(folder: Path, suffixes: tuple[str, ...] = GOLD_SUFFIXES) -> list[Path]:
+    """The record files of a folder (``suffixes``), in name order.
 
     A folder of model outputs is as hostile as its contents: an entry that is not a
     regular file (a FIFO, a device, a link to one) would block or never end when read,
     so it is a located error rather than something to open.
     """
     out: list[Path] = []
-    for p in sorted(q for q in folder.iterdir() if q.suffix in (".json", ".jsonl")):
+    for p in sorted(q for q in folder.iterdir() if q.suffix in suffixes):
         try:
             st = p.stat()
         except OSError as exc:
@@ -200,12 +274,25 @@ def load_records(source: str | Path | Iterable[Any], *, strict: bool = True) -> 
         path = Path(source)
         if path.is_dir():
             out: list[RawRecord] = []
-            for f in folder_files(path):
-                out.extend(load_records(f, strict=strict))
+            for f in folder_files(path, GOLD_SUFFIXES if strict else EXTRACTED_SUFFIXES):
+                out.extend(load_folder_file(f, strict=strict))
             return out
         text = decode_lines(_read_bytes(path, "file"))
         return parse_records_text(text, str(path), strict=strict)
     return [RawRecord(v) for v in source]
+
+
+def load_folder_file(path: Path, *, strict: bool) -> list[RawRecord]:
+    """The records of one file of a folder: its items when it is JSONL or a JSON array,
+    else its one document, named by the file (``RawRecord.name``)."""
+    text = decode_lines(_read_bytes(path, "file"))
+    if records_format(text, str(path)) == JSONL:
+        return parse_records_text(text, str(path), strict=strict, jsonl=True)
+    records = parse_records_text(text, str(path), strict=strict, jsonl=False,
+                                 named_arrays=False)
+    if len(records) == 1 and records[0].line == 1:  # one document, not an array's item
+        return [replace(records[0], name=path.stem)]
+    return records
 
 
 def load_json(path: str | Path, what: str = "file") -> Any:
@@ -312,11 +399,7 @@ def is_streamable(path: str | Path) -> bool:
             if first is not None:
                 break
             first = text
-            if first.startswith("["):
-                return False
-            try:
-                json.loads(first)
-            except (ValueError, RecursionError):
+            if not first_line_is_record(first):
                 return False
         else:
             return False
@@ -358,8 +441,12 @@ def iter_records_text(source: str | Path | Iterable[Any], *, strict: bool = True
         return
     path = Path(source)
     if path.is_dir():
-        for f in folder_files(path):
-            yield from iter_records_text(f, strict=strict)
+        for f in folder_files(path, GOLD_SUFFIXES if strict else EXTRACTED_SUFFIXES):
+            if is_streamable(f):
+                yield from iter_records_text(f, strict=strict)
+            else:
+                for rec in load_folder_file(f, strict=strict):
+                    yield rec, None
         return
     if not path.exists() or not is_streamable(path):
         for rec in load_records(path, strict=strict):

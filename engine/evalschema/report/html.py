@@ -192,7 +192,7 @@ def _marks(results: Sequence[FieldResult]) -> tuple[dict[str, tuple[str, str]],
 def _record(rank: int, w: Any, open_: bool) -> str:
     rec = w.record
     c = rec.counts
-    rid = rec.record_id if rec.record_id is not None else f"#{rec.index}"
+    rid = rec.label
     wrong = [r for r in rec.field_results if r.status in _WRONG]
     hidden = max(0, len(wrong) - MAX_DIFF_ROWS)
     wrong = wrong[:MAX_DIFF_ROWS]
@@ -215,7 +215,9 @@ def _record(rank: int, w: Any, open_: bool) -> str:
     ext = json_html(w.extracted, emarks) if w.extracted is not None else \
         '<span class="none">no extracted record</span>'
     note = f' <span class="muted">{e(rec.problem)}</span>' if rec.problem else ""
-    repaired = ' <span class="muted">(repaired)</span>' if rec.repaired else ""
+    repaired = (f' <span class="muted">(repaired: {e(rec.repaired)})</span>'
+                if type(rec.repaired) is str else
+                ' <span class="muted">(repaired)</span>' if rec.repaired else "")
     return (f'<details class="record"{" open" if open_ else ""} data-record="{e(rid)}">'
             f'<summary><span class="muted">#{rank}</span><span class="rid">{e(rid)}</span>'
             f"<span>F1 <b>{num(rec.f1)}</b></span>"
@@ -233,7 +235,7 @@ def _unreadable(w: Any, open_: bool) -> str:
     """An extracted record that could not be read: its error beside the gold it was
     paired with (if any)."""
     rec = w.record
-    rid = rec.record_id if rec.record_id is not None else f"#{rec.index}"
+    rid = rec.label
     gold = json_html(w.gold, {}) if w.gold is not None else \
         '<span class="none">no gold record</span>'
     return (f'<details class="record unreadable"{" open" if open_ else ""} '
@@ -273,7 +275,7 @@ def _run_section(rep: RunReport, anchor: str, worst: int) -> str:
     if (undefined := undefined_note(run)) is not None:
         notes.append(undefined)
     if rep.repaired_count:
-        notes.append(f"{rep.repaired_count:,} extracted record(s) needed lenient parsing")
+        notes.append(rep.repaired_note)
     if rep.seconds is not None:
         notes.append(f"scored in {rep.seconds:.2f} s on {rep.workers} worker"
                      f"{'s' if rep.workers != 1 else ''}")
@@ -302,7 +304,7 @@ def _run_section(rep: RunReport, anchor: str, worst: int) -> str:
         parts.extend(_record(i + 1, w, i + len(unread) < 3) for i, w in enumerate(shown))
     problems = rep.problems if rep.from_digest else ()
     if rep.problem_count:
-        items = "".join(f"<li>record <code>{e(p.record_id if p.record_id is not None else p.index)}"
+        items = "".join(f"<li>record <code>{e(p.label)}"
                         f"</code>: {e(p.problem)}</li>" for p in problems)
         more = rep.problem_count - len(problems)
         parts.append(f"<h3>Record problems ({rep.problem_count:,})</h3><ul>{items}"

@@ -155,7 +155,7 @@ def compare_html(c: Comparison, *, settings: Mapping[str, Any] | None = None,
             reg = ", ".join(f"<code>{e(p)}</code>" for p in fl.regressed)
             fix = ", ".join(f"<code>{e(p)}</code>" for p in fl.fixed)
             who = f"<td>{e(c.labels[fl.run])}</td>" if many else ""
-            items.append(f'<tr>{who}<td class="rid"><code>{e(fl.record_id)}</code></td>'
+            items.append(f'<tr>{who}<td class="rid"><code>{e(fl.label)}</code></td>'
                          f'<td class="flip-neg">{reg}</td><td class="flip-pos">{fix}</td></tr>')
         more = len(c.flips) - MAX_FLIPS
         body.append(f"<h2>Records that flipped ({len(c.flips):,})</h2>"

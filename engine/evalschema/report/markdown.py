@@ -49,7 +49,7 @@ def run_markdown(report: RunReport, *, sort: str = "schema", level: int = 2) -> 
         f"| {t.matches} | {t.mismatches} | {t.omissions} | {t.hallucinations} | {t.skipped} "
         f"| {t.errors} |", ""]
     if report.repaired_count:
-        lines += [f"{report.repaired_count} extracted record(s) needed lenient parsing.", ""]
+        lines += [f"{report.repaired_note}.", ""]
     if report.checks:
         lines += [f"{h}# Thresholds", "", "| check | value | threshold | |", "|---|---:|---:|:-:|"]
         lines += [f"| {code(c.field) if c.field is not None else cell(c.name)} | {figure(c.value, 4)} "
@@ -79,8 +79,7 @@ def run_markdown(report: RunReport, *, sort: str = "schema", level: int = 2) -> 
                      ("mismatch", "omission", "hallucination", "error")]
             shown = ", ".join(f"{code(r.path)} ({_why(r)})" for r in wrong[:6])
             more = f", … {len(wrong) - 6} more" if len(wrong) > 6 else ""
-            rid = rec.record_id if rec.record_id is not None else f"#{rec.index}"
-            lines.append(f"| {cell(rid)} | {figure(rec.f1)} | {shown}{more} |")
+            lines.append(f"| {cell(rec.label)} | {figure(rec.f1)} | {shown}{more} |")
     return "\n".join(lines) + "\n"
 
 
@@ -147,7 +146,7 @@ def compare_markdown(c: Comparison) -> str:
         lines += ["", "## Records that flipped", "",
                   "| run | record | match → wrong | wrong → match |", "|---|---|---|---|"]
         for fl in c.flips[:50]:
-            lines.append(f"| {cell(c.labels[fl.run])} | {cell(fl.record_id)} | "
+            lines.append(f"| {cell(c.labels[fl.run])} | {cell(fl.label)} | "
                          + ", ".join(code(p) for p in fl.regressed[:8])
                          + (" …" if len(fl.regressed) > 8 else "") + " | "
                          + ", ".join(code(p) for p in fl.fixed[:8])

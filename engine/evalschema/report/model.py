@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalschema.io.lenient import TRUNCATED
 from evalschema.project.gate import Check
 from evalschema.results import RunResult
 from evalschema.run.parallel import EvalOutcome, RecordProblem, WorstRecord
@@ -30,6 +31,7 @@ class RunReport:
     #: Extracted records that could not be read, with their gold (``Digest.unreadable``).
     unreadable: tuple[WorstRecord, ...] = ()
     repaired: int | None = None
+    truncated: int | None = None
     problems: tuple[RecordProblem, ...] = ()
     n_problems: int | None = None
     checks: tuple[Check, ...] = ()
@@ -43,6 +45,7 @@ class RunReport:
         d = outcome.digest
         return cls(outcome.run, label, worst=tuple(d.worst),
                    unreadable=tuple(d.unreadable), repaired=d.repaired,
+                   truncated=d.truncated,
                    problems=tuple(d.problems), n_problems=d.n_problems,
                    seconds=outcome.seconds, workers=outcome.workers, **kw)
 
@@ -65,6 +68,22 @@ class RunReport:
         return sum(1 for r in self.run.records if r.repaired)
 
     @property
+    def truncated_count(self) -> int:
+        """Of the repaired records, those cut short (``max_tokens``)."""
+        if self.truncated is not None:
+            return self.truncated
+        return sum(1 for r in self.run.records if r.repaired == TRUNCATED)
+
+    @property
+    def repaired_note(self) -> str:
+        """"N extracted record(s) needed lenient parsing (k truncated)", or ""."""
+        n, cut = self.repaired_count, self.truncated_count
+        if not n:
+            return ""
+        return (f"{n:,} extracted record(s) needed lenient parsing"
+                + (f" ({cut:,} truncated)" if cut else ""))
+
+    @property
     def problem_count(self) -> int:
         if self.n_problems is not None:
             return self.n_problems
@@ -85,6 +104,7 @@ class RunReport:
         out.update(self.run.to_dict(include_records=include_records))
         if not include_records and self.from_digest:
             out["repaired_records"] = self.repaired_count
+            out["truncated_records"] = self.truncated_count
             out["record_problems"] = {"count": self.problem_count,
                                       "first": [p.to_dict() for p in self.problems]}
         if self.checks:

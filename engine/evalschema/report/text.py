@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 
+from evalschema.io.lenient import TRUNCATED
 from evalschema.report.figures import f1_figure, figure, sort_key, undefined_note
 from evalschema.report.layout import fit_lines, shorten, shorten_all
 from evalschema.results import FieldAggregation, RunResult
@@ -32,9 +33,9 @@ def _bar(value: float | None) -> str:
 
 def summary_lines(run: RunResult, label: str = "", *, repaired: int | None = None,
                   problems: Sequence[tuple[Any, str]] | None = None,
-                  n_problems: int | None = None) -> list[str]:
-    """The run's headline. ``repaired``/``problems`` come from the run's records unless
-    given (a streamed run keeps no records; its digest has them)."""
+                  n_problems: int | None = None, truncated: int | None = None) -> list[str]:
+    """The run's headline. ``repaired``/``truncated``/``problems`` come from the run's
+    records unless given (a streamed run keeps no records; its digest has them)."""
     t = run.totals
     head = f"{one_line(label)}: " if label else ""
     lines = [
@@ -52,15 +53,17 @@ def summary_lines(run: RunResult, label: str = "", *, repaired: int | None = Non
     lines.append(f"  {one_line(run.coverage.describe())}")
     if repaired is None:
         repaired = sum(1 for r in run.records if r.repaired)
+    if truncated is None:
+        truncated = sum(1 for r in run.records if r.repaired == TRUNCATED)
     if problems is None:
         unread = [r for r in run.records if r.problem]
-        problems = [(r.record_id if r.record_id is not None else r.index, r.problem or "")
-                    for r in unread[:5]]
+        problems = [(r.label, r.problem or "") for r in unread[:5]]
         n_problems = len(unread)
     if n_problems is None:
         n_problems = len(problems)
     if repaired:
-        lines.append(f"  {repaired} extracted record(s) needed lenient parsing")
+        lines.append(f"  {repaired} extracted record(s) needed lenient parsing"
+                     + (f" ({truncated} truncated)" if truncated else ""))
     for rid, problem in list(problems)[:5]:
         lines.append(f"  record {one_line(rid)}: {one_line(problem)}")
     if n_problems > 5:
@@ -219,10 +222,10 @@ def run_text(report: RunReport, *, sort: str | None = "schema", width: int | Non
              failing: bool = False, top: int | None = None) -> str:
     """A run's summary, per-field table and thresholds (what ``evalschema eval`` prints),
     every line within ``width`` cells when it is given."""
-    problems = [(p.record_id if p.record_id is not None else p.index, p.problem)
-                for p in report.problems]
+    problems = [(p.label, p.problem) for p in report.problems]
     label = _fit_label(report.label, report.run, width)
     lines = [*summary_lines(report.run, label, repaired=report.repaired_count,
+                            truncated=report.truncated_count,
                             problems=problems if report.from_digest else None,
                             n_problems=report.problem_count if report.from_digest else None),
              ""]

@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evalschema.errors import InputError, Problem
-from evalschema.results import RecordResult, RunResult, Status
+from evalschema.results import RecordResult, RunResult, Status, record_label
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 0
@@ -121,10 +121,13 @@ class RecordFlip:
     gold_index: int | None
     regressed: tuple[str, ...]
     fixed: tuple[str, ...]
+    #: How reports name the record (``results.record_label``).
+    label: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"run": self.run, "record_id": self.record_id, "gold_index": self.gold_index,
-                "regressed": list(self.regressed), "fixed": list(self.fixed)}
+        return {"run": self.run, "record_id": self.record_id, "label": self.label,
+                "gold_index": self.gold_index, "regressed": list(self.regressed),
+                "fixed": list(self.fixed)}
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,8 @@ class Comparison:
 def _unit_key(rec: RecordResult, seen: dict[Any, int]) -> Any:
     if rec.gold_index is not None:
         return ("gold", rec.gold_index)
-    base = ("extra", rec.record_id if rec.record_id is not None else rec.index)
+    base = ("extra", rec.record_id if rec.record_id is not None else
+            rec.name if rec.name is not None else rec.index)
     n = seen.get(base, 0)
     seen[base] = n + 1
     return (*base, n)
@@ -391,8 +395,9 @@ def _flips(runs: Sequence[RunResult], run_keys: list[list[Any]], fields: dict[st
                     fixed.append(path)
                     counts.setdefault(fld, [0, 0])[1] += 1
             if regressed or fixed:
-                flips.append(RecordFlip(k, rec.record_id if rec.record_id is not None
-                                        else other.record_id, rec.gold_index,
-                                        tuple(regressed), tuple(fixed)))
+                rid = rec.record_id if rec.record_id is not None else other.record_id
+                flips.append(RecordFlip(k, rid, rec.gold_index, tuple(regressed),
+                                        tuple(fixed), record_label(
+                                            rid, rec.name or other.name, other.index)))
         per_field.append({f: (c[0], c[1]) for f, c in counts.items()})
     return flips, per_field

@@ -64,14 +64,15 @@ class Evaluator:
 
     def score_pair(self, gold: Any, extracted: Any, *, index: int, record_id: Any = None,
                    gold_index: int | None = None, extracted_index: int | None = None,
-                   acc: RunAccumulator, repaired: bool = False,
+                   acc: RunAccumulator, repaired: bool | str = False,
                    problem: str | None = None) -> RecordResult:
         return self.score_positional(gold, extracted, index, record_id, gold_index,
                                      extracted_index, repaired, problem, acc)
 
     def score_positional(self, gold: Any, extracted: Any, index: int, record_id: Any,
-                         gold_index: int | None, extracted_index: int | None, repaired: bool,
-                         problem: str | None, acc: RunAccumulator) -> RecordResult:
+                         gold_index: int | None, extracted_index: int | None, repaired: bool | str,
+                         problem: str | None, acc: RunAccumulator,
+                         name: str | None = None) -> RecordResult:
         """``score_pair`` with positional arguments (the per-record path, where keyword
         arguments cost a measurable share of a record's time)."""
         scorer = self.scorer
@@ -86,7 +87,7 @@ class Evaluator:
             # Unreadable and unpaired: listed with its problem, scored nowhere (its gold
             # record, if any, already counts as omitted).
             unscored = RecordResult(index, record_id, (), Counts(), gold_index,
-                                    extracted_index, repaired, problem)
+                                    extracted_index, repaired, problem, name)
             acc.add(unscored, counted=False)
             return unscored
         if gold is not NO_RECORD:
@@ -117,7 +118,8 @@ class Evaluator:
                 results = pp(results)
             counts = acc.tally(results)
         rec: RecordResult = _new(RecordResult, (index, record_id, tuple(results), counts,
-                                                gold_index, extracted_index, repaired, problem))
+                                                gold_index, extracted_index, repaired, problem,
+                                                name))
         acc.add(rec)
         return rec
 
@@ -127,7 +129,7 @@ class Evaluator:
             pair = pair.resolve()
         return self.score_positional(pair.gold, pair.extracted, pair.number, pair.record_id,
                                      pair.gold_index, pair.extracted_index, pair.repaired,
-                                     pair.problem, acc)
+                                     pair.problem, acc, pair.name)
 
 
 def iter_evaluate(gold: RecordsLike, extracted: RecordsLike, evaluator: Evaluator,

@@ -1,4 +1,5 @@
-"""Pairing gold and extracted records, before scoring: by id, else by position.
+"""Pairing gold and extracted records, before scoring: by id, else by file name (folders
+of one document per file), else by position.
 
 One gold checker (``GoldChecker``), one numbering of the pairs (``Pair.number``: gold
 order, then the unpaired extracted records in file order) and one set of problem codes,
@@ -21,6 +22,7 @@ from typing import Any, NamedTuple
 from evalschema.io.extracted import (
     NO_RECORD,
     Read,
+    Repaired,
     duplicate_id_problem,
     no_id_problem,
     read_extracted,
@@ -32,6 +34,8 @@ from evalschema.io.records import (
     RawLine,
     RawRecord,
     RecordsLike,
+    folder_files,
+    is_streamable,
     iter_raw_lines,
     iter_records,
     iter_records_text,
@@ -46,6 +50,8 @@ NO_EXTRACTED = "no extracted record"
 NO_EXTRACTED_WITH_ID = "no extracted record with this id"
 NO_GOLD_AT_POSITION = "no gold record at this position"
 NO_GOLD_WITH_ID = "no gold record with this id"
+NO_EXTRACTED_FILE = "no extracted file with this name"
+NO_GOLD_FILE = "no gold file with this name"
 #: A pair whose gold record the checks refused (the language server only: the engine
 #: stops instead); neither side is scored.
 GOLD_REFUSED = "its gold record cannot be read"
@@ -67,11 +73,13 @@ class Pair(NamedTuple):
     extracted: Any
     gold_index: int | None = None
     extracted_index: int | None = None
-    repaired: bool = False
+    repaired: Repaired = False
     problem: str | None = None
     #: When ``extracted`` is an unparsed ``RawLine``: whether the problem found reading
     #: it is the pair's problem (pairing by position) or ``problem`` stands (by id).
     read_problem: bool = False
+    #: The file the record is the one document of, without extension (``RawRecord.name``).
+    name: str | None = None
 
     def resolve(self) -> Pair:
         """This pair with unparsed lines parsed (extracted ones rescued leniently)."""
@@ -86,7 +94,7 @@ class Pair(NamedTuple):
             if self.read_problem:
                 problem = read or problem
         return Pair(self.number, self.record_id, gold, ext, self.gold_index,
-                    self.extracted_index, repaired, problem)
+                    self.extracted_index, repaired, problem, False, self.name)
 
 
 # -- in memory ------------------------------------------------------------------------------
@@ -137,7 +145,7 @@ def pairs_by_position(gold: Sequence[Any], read: Sequence[Read]) -> Iterator[Pai
             yield Pair(i, None, NO_RECORD, NO_RECORD, i, None, problem=GOLD_REFUSED)
         elif i < n_read:
             value, repaired, problem = read[i]
-            yield _new(Pair, (i, None, gvalue, value, i, i, repaired, problem, False))
+            yield _new(Pair, (i, None, gvalue, value, i, i, repaired, problem, False, None))
         else:
             yield Pair(i, None, gvalue, NO_RECORD, i, None, problem=NO_EXTRACTED)
     for j in range(len(gold), n_read):
@@ -147,10 +155,13 @@ def pairs_by_position(gold: Sequence[Any], read: Sequence[Read]) -> Iterator[Pai
 
 
 def pairs_by_id(gold: Sequence[Any], read: Sequence[Read], id_field: str,
-                match: IdMatch | None = None) -> Iterator[Pair]:
+                match: IdMatch | None = None,
+                names: Sequence[str | None] = ()) -> Iterator[Pair]:
     """Pair records read in memory by id: gold order, then the extracted records no gold
     record pairs (in file order). A gold value ``NO_RECORD`` (refused by the checks) is
-    left out. ``match`` is ``match_ids`` over the same records, when the caller has it."""
+    left out. ``match`` is ``match_ids`` over the same records, when the caller has it;
+    ``names`` the extracted records' file names (``RawRecord.name``), which name the
+    records no id pairs."""
     if match is None:
         match = match_ids([g[id_field] for g in gold if g is not NO_RECORD],
                           [(v, p) for v, _, p in read], id_field)
@@ -166,12 +177,13 @@ def pairs_by_id(gold: Sequence[Any], read: Sequence[Read], id_field: str,
             yield Pair(number, rid, gvalue, NO_RECORD, i, None, problem=_missing_problem(unread))
         else:
             value, repaired, _ = read[j]
-            yield _new(Pair, (number, rid, gvalue, value, i, j, repaired, None, False))
+            yield _new(Pair, (number, rid, gvalue, value, i, j, repaired, None, False, None))
         number += 1
     for j, _, problem in match.extra:
         value, repaired, _ = read[j]
         rid = value.get(id_field) if isinstance(value, dict) else None
-        yield Pair(number, rid, NO_RECORD, value, None, j, repaired, problem)
+        yield Pair(number, rid, NO_RECORD, value, None, j, repaired, problem,
+                   name=names[j] if names else None)
         number += 1
 
 
@@ -202,10 +214,56 @@ def _pairs_in_memory(gold: RecordsLike, extracted: RecordsLike,
     read: list[Read] = [(r, False, None) if type(r) is dict else
                         read_extracted(r if type(r) is RawRecord else RawRecord(r))
                         for r in ext_raw]
-    if id_field is None:
-        yield from pairs_by_position(gold_values, read)
+    if id_field is not None:
+        names = [r.name for r in ext_raw] if isinstance(extracted, str | Path) else ()
+        yield from pairs_by_id(gold_values, read, id_field, names=names)
+    elif by_name(gold_raw, ext_raw):
+        yield from pairs_by_name([r.name for r in gold_raw], gold_values,
+                                 [r.name for r in ext_raw], read)
     else:
-        yield from pairs_by_id(gold_values, read, id_field)
+        yield from pairs_by_position(gold_values, read)
+
+
+def by_name(gold: Sequence[Any], extracted: Sequence[Any]) -> bool:
+    """Whether records without ids pair by file name: every record on both sides is the
+    one document of a file in a folder (``RawRecord.name``)."""
+    return bool(gold) and all(type(r) is RawRecord and r.name is not None
+                              for seq in (gold, extracted) for r in seq)
+
+
+def pairs_by_name(gold_names: Sequence[Any], gold: Sequence[Any],
+                  ext_names: Sequence[Any], read: Sequence[Read]) -> Iterator[Pair]:
+    """Pair one-document files by their names: gold order, then the extracted files no
+    gold file is named like (in file order), each named by its file. A gold file with no
+    output is all omissions, an output with no gold all hallucinations; a second output
+    of the same name (``a.json`` and ``a.txt``) is left unpaired, with why."""
+    first: dict[Any, int] = {}
+    extra: list[tuple[int, str]] = []
+    for j, name in enumerate(ext_names):
+        k = first.setdefault(name, j)
+        if k != j:
+            extra.append((j, f"another extracted file is named {name!r} too (extracted "
+                             f"record {k})"))
+    number = 0
+    for i, (name, gvalue) in enumerate(zip(gold_names, gold, strict=True)):
+        j = first.pop(name, -1)
+        if gvalue is NO_RECORD:
+            yield Pair(number, None, NO_RECORD, NO_RECORD, i, None, problem=GOLD_REFUSED,
+                       name=name)
+        elif j < 0:
+            yield Pair(number, None, gvalue, NO_RECORD, i, None, problem=NO_EXTRACTED_FILE,
+                       name=name)
+        else:
+            value, repaired, problem = read[j]
+            yield Pair(number, None, gvalue, value, i, j, repaired, problem, name=name)
+        number += 1
+    extra.extend((j, NO_GOLD_FILE) for j in first.values())
+    extra.sort()
+    for j, why in extra:
+        value, repaired, problem = read[j]
+        yield Pair(number, None, NO_RECORD, value, None, j, repaired, problem or why,
+                   name=ext_names[j])
+        number += 1
 
 
 # -- streamed -------------------------------------------------------------------------------
@@ -274,10 +332,19 @@ def _stream_by_id(gold: RecordsLike, extracted: RecordsLike, id_field: str,
         for j, problem in extra:
             value, repaired, _ = ext.get(j)
             rid = value.get(id_field) if isinstance(value, dict) else None
-            yield Pair(number, rid, NO_RECORD, value, None, j, repaired, problem)
+            yield Pair(number, rid, NO_RECORD, value, None, j, repaired, problem,
+                       name=ext.name(j))
             number += 1
     finally:
         ext.close()
+
+
+def _documents_folder(data: RecordsLike) -> bool:
+    """A folder with no JSONL file in it: its files are documents (or arrays), read whole
+    anyway, and may pair by name."""
+    if not isinstance(data, str | Path) or not Path(data).is_dir():
+        return False
+    return not any(is_streamable(f) for f in folder_files(Path(data)))
 
 
 def iter_pairs(gold: RecordsLike, extracted: RecordsLike, id_field: str | None, *,
@@ -296,6 +363,8 @@ def iter_pairs(gold: RecordsLike, extracted: RecordsLike, id_field: str | None, 
     """
     if stream:
         if id_field is None:
+            if _documents_folder(gold):  # pairs by name, or by position as in memory
+                return _pairs_in_memory(gold, extracted, id_field)
             return _stream_by_position(gold, extracted)
         return _stream_by_id(gold, extracted, id_field, scanner, scan_parts)
     return _pairs_in_memory(gold, extracted, id_field)

@@ -32,9 +32,10 @@ from typing import Any
 from evalschema.errors import InputError, Problem
 from evalschema.io.extracted import NO_RECORD
 from evalschema.io.extracted_index import ScanPart, scan_range
+from evalschema.io.lenient import TRUNCATED
 from evalschema.io.records import RecordsLike
 from evalschema.judge.settings import JudgeSettings, configured_judges
-from evalschema.results import RecordResult, RunResult
+from evalschema.results import RecordResult, RunResult, record_label
 from evalschema.rules.custom_modules import load_entries
 from evalschema.run.accumulator import RunAccumulator
 from evalschema.run.evaluate import Evaluator, make_evaluator
@@ -130,9 +131,15 @@ class RecordProblem:
     index: int
     record_id: Any
     problem: str
+    name: str | None = None
+
+    @property
+    def label(self) -> str:
+        return record_label(self.record_id, self.name, self.index)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "record_id": self.record_id, "problem": self.problem}
+        return {"index": self.index, "record_id": self.record_id, "name": self.name,
+                "label": self.label, "problem": self.problem}
 
 
 def _errors(rec: RecordResult) -> int:
@@ -160,14 +167,19 @@ class Digest:
     repaired: int = 0
     problems: list[RecordProblem] = field(default_factory=list)
     n_problems: int = 0
+    #: Of the repaired records, those cut short (``io.lenient.TRUNCATED``).
+    truncated: int = 0
 
     def add(self, rec: RecordResult, gold: Any, extracted: Any) -> None:
         if rec.repaired:
             self.repaired += 1
+            if rec.repaired == TRUNCATED:
+                self.truncated += 1
         if rec.problem:
             self.n_problems += 1
             if len(self.problems) < self.keep_problems:
-                self.problems.append(RecordProblem(rec.index, rec.record_id, rec.problem))
+                self.problems.append(RecordProblem(rec.index, rec.record_id, rec.problem,
+                                                   rec.name))
         if (extracted is NO_RECORD and rec.problem and rec.extracted_index is not None
                 and len(self.unreadable) < self.keep):
             self.unreadable.append(WorstRecord(rec, None if gold is NO_RECORD else gold, None))
@@ -186,6 +198,7 @@ class Digest:
 
     def update(self, other: Digest) -> None:
         self.repaired += other.repaired
+        self.truncated += other.truncated
         self.n_problems += other.n_problems
         self.problems = sorted([*self.problems, *other.problems],
                                key=lambda p: p.index)[:self.keep_problems]

@@ -8,12 +8,14 @@ text, which is what makes re-reading a 10,000-line file after a one-line edit ch
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, replace
 from typing import Any
 
 from evalschema.errors import InputError
-from evalschema.io.extracted import NO_RECORD, Read, read_extracted
-from evalschema.io.records import parse_line
+from evalschema.io.extracted import NO_RECORD, Read, Repaired, read_extracted
+from evalschema.io.lenient import TRUNCATED
+from evalschema.io.records import JSONL, parse_line, record_list, records_format
 
 from ..document import parse
 
@@ -30,7 +32,7 @@ class RecordSlice:
     #: The record as read, or ``NO_RECORD`` when it cannot be read. A gold record may be
     #: any JSON value: the engine's gold checks judge it when pairing.
     value: Any
-    repaired: bool = False
+    repaired: Repaired = False
     #: Why the record cannot be read or used.
     problem: str | None = None
 
@@ -74,11 +76,9 @@ class DataFile:
 
 
 def is_jsonl(path: str, text: str) -> bool:
-    if path.endswith((".jsonl", ".ndjson")):
-        return True
-    if path.endswith(".json"):
-        return False
-    return not text.lstrip().startswith("[")
+    """Whether the file holds one record per line: the engine's rule (``records_format``),
+    so the editor reads a file as ``evalschema eval`` does."""
+    return records_format(text, path) == JSONL
 
 
 class SliceParser:
@@ -131,6 +131,12 @@ class SliceParser:
         doc = parse(text, comments=False, trailing_commas=False)
         root = doc.root
         issues = tuple(FileIssue(i.offset, i.end, i.code, i.message) for i in doc.issues)
+        if root is not None and root.kind == "object" and len(root.children) == 1:
+            # {"records": [...]}: the array's items, as the engine reads them.
+            inner = root.children[0].value_node
+            if inner is not None and inner.kind == "array" and \
+                    record_list(_plain(text, root)) is not None:
+                root = inner
         if root is None or root.kind != "array":
             # A single record, or nothing readable.
             stripped = text.strip()
@@ -145,7 +151,22 @@ class SliceParser:
             chunk = text[node.offset:node.end]
             value, repaired, problem = self._value(chunk, strict)
             records.append(RecordSlice(i, node.offset, chunk, value, repaired, problem))
+        if issues and not strict:
+            # The engine repairs a broken array whole and flags every item as it was
+            # repaired ("truncated" when it was cut short).
+            how: Repaired = TRUNCATED if any(r.repaired == TRUNCATED for r in records) \
+                else True
+            records = [replace(r, repaired=how) if r.value is not NO_RECORD else r
+                       for r in records]
         return DataFile(path, text, tuple(records), issues, False)
+
+
+def _plain(text: str, node: Any) -> Any:
+    """The value of ``node``'s text when it is strict JSON, else None."""
+    try:
+        return json.loads(text[node.offset:node.end])
+    except (ValueError, RecursionError):
+        return None
 
 
 def _parse_record(text: str, strict: bool) -> Read:

@@ -134,7 +134,7 @@ def _unpaired(s: ScoredRecord, locator: RecordLocator) -> tuple[Mark, ...]:
     rec = s.record
     n = sum(1 for r in rec.field_results if r.status is Status.OMISSION
             or r.status is Status.HALLUCINATION)
-    rid = "" if rec.record_id is None else f" {show_value(rec.record_id)}"
+    rid = f" {rec.label}"
     if s.extracted is not None:
         e = s.extracted
         root = locator.doc(e.text).root

@@ -330,7 +330,7 @@ def test_compare_json_is_the_comparison(ex: Path, capsys: Any) -> None:
     assert macro["values"] == pytest.approx([0.9145193559098685, 0.8058665104204974])
     assert macro["differences"][0]["significant"] is True
     assert {f["field"] for f in doc["fields"]} >= {"total", "line_items[].amount"}
-    assert doc["flips"] and set(doc["flips"][0]) == {"run", "record_id", "gold_index",
+    assert doc["flips"] and set(doc["flips"][0]) == {"run", "record_id", "label", "gold_index",
                                                      "regressed", "fixed"}
 
 

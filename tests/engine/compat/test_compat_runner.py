@@ -71,3 +71,47 @@ def test_cli_metric_table_and_json(tmp_path: Path, capsys: pytest.CaptureFixture
     assert len(doc["records"]) == 2
     assert main([*base, "--metric", "nope.metric"]) == 2
     assert "unknown metric" in capsys.readouterr().err
+
+
+NO_ID = {"type": "object", "properties": {"name": {"type": "string"},
+                                          "price": {"type": "number"}}}
+
+
+def _folders(tmp_path: Path, names: list[str], out_names: list[str]) -> tuple[Path, Path]:
+    """gold/ and out/, one document per file; out/ files hold their gold's document."""
+    docs = {n: {"name": n.title(), "price": float(len(n))} for n in {*names, *out_names}}
+    for folder, which in (("gold", names), ("out", out_names)):
+        (tmp_path / folder).mkdir()
+        for n in which:
+            (tmp_path / folder / f"{n}.json").write_text(json.dumps(docs[n], indent=2))
+    (tmp_path / "s.eval.json").write_text(json.dumps(NO_ID))
+    return tmp_path / "gold", tmp_path / "out"
+
+
+def test_metrics_pair_folders_by_file_name(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """One missing output costs that document only, under a peer metric too."""
+    gold, out = _folders(tmp_path, ["apple", "bread", "cheese"], ["apple", "cheese"])
+    assert main(["eval", str(tmp_path / "s.eval.json"), "--gold", str(gold), "--extracted",
+                 str(out), "--metric", "lynxius.json_diff", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    got = {r["label"]: (r["score"], r["problem"]) for r in doc["records"]}
+    assert got == {"apple": (1.0, None), "bread": (0.0, "no extracted record"),
+                   "cheese": (1.0, None)}
+
+
+def test_struct_extract_eval_gets_files_in_gold_order_or_an_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """It pairs by position: one missing output plus one stray would shift silently."""
+    gold, out = _folders(tmp_path, ["apple", "bread"], ["apple", "bread"])
+    (tmp_path / "s.eval.json").write_text(json.dumps({"type": "object", "properties": {
+        k: {"type": t, "x-eval-compare": "exact"} for k, t in (("name", "string"),
+                                                               ("price", "number"))}}))
+    args = ["eval", str(tmp_path / "s.eval.json"), "--gold", str(gold), "--extracted",
+            str(out), "--metric", "struct_extract_eval.evaluate", "--format", "json"]
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["micro_f1"] == 1.0
+    (out / "bread.json").rename(out / "brad.json")
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "no extracted file for bread" in err and "no gold file for brad" in err

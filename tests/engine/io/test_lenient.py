@@ -14,7 +14,7 @@ from evalschema import LenientParseError, parse_lenient
     ('The data is {"a": {"b": "}"}} as requested.', {"a": {"b": "}"}}, "embedded"),
     ('{"a": 1, "b": [1, 2,],}', {"a": 1, "b": [1, 2]}, "repaired"),
     ("{'a': 'it\\'s', 'b': True, 'c': None}", {"a": "it's", "b": True, "c": None}, "repaired"),
-    ('{"a": {"b": [1, 2', {"a": {"b": [1, 2]}}, "repaired"),
+    ('{"a": {"b": [1, 2', {"a": {"b": [1, 2]}}, "truncated"),
 ])
 def test_recovers(text: str, value: object, method: str) -> None:
     got = parse_lenient(text)

@@ -136,3 +136,44 @@ def test_the_editor_numbers_and_scores_records_as_the_engine(tmp_path: Path) -> 
     assert run.result.to_dict() == engine.to_dict()
     assert [(r.index, r.problem) for r in run.result.records if r.problem] == [
         (3, engine.records[3].problem), (4, "no gold record with this id")]
+
+
+#: Files the engine reads per their content (issue 13): the editor must read each into
+#: the same records (same values, same repaired flags).
+_DOC = {"id": "r1", "name": "Item 1", "items": [{"sku": "a"}, {"sku": "b"}]}
+SAME_AS_ENGINE = {
+    "pretty.json": json.dumps(_DOC, indent=2),
+    "trailing.txt": '{\n  "id": "r1",\n  "name": "Item 1",\n}\n',
+    "fenced.md": "Here it is:\n```json\n" + json.dumps(_DOC, indent=2) + "\n```\n",
+    "truncated.json": '{\n  "id": "r1",\n  "name": "Item 1",\n  "items": [{"sku": "a"}, {"sku',
+    "named.json": json.dumps({"records": [_DOC, dict(_DOC, id="r2")]}, indent=2),
+    "lines.json": "\n".join(json.dumps(dict(_DOC, id=f"r{k}")) for k in range(3)),
+    "array-comma.json": "[\n" + ",\n".join(json.dumps(dict(_DOC, id=f"r{k}"))
+                                            for k in range(3)) + ",\n]\n",
+    "array-cut.json": "[\n" + ",\n".join(json.dumps(dict(_DOC, id=f"r{k}"))
+                                          for k in range(3))[:-20],
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAME_AS_ENGINE))
+def test_the_editor_reads_a_data_file_as_the_engine(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    path.write_text(SAME_AS_ENGINE[name], encoding="utf-8")
+    engine = [read_extracted(r) for r in load_records(path, strict=False)]
+    editor = SliceParser().read(str(path), SAME_AS_ENGINE[name], strict=False)
+    assert [(s.value, s.repaired, s.problem) for s in editor.records] == engine
+    assert len(engine) == {"named.json": 2, "lines.json": 3, "array-comma.json": 3,
+                           "array-cut.json": 3}.get(name, 1)
+    assert all(v != "NO_RECORD" and isinstance(v, dict) for v, _, _ in engine)
+
+
+def test_the_editor_names_an_unpaired_record_by_its_label(tmp_path: Path) -> None:
+    from evalschema.results import Counts, RecordResult
+    from evalschema_server.evaluation.findings import _unpaired
+    from evalschema_server.evaluation.locate import RecordLocator
+
+    rec = RecordResult(2, None, (), Counts(), 2, None, False, "no extracted record")
+    scored = type("S", (), {"record": rec, "extracted": None,
+                            "gold": type("G", (), {"text": "{}"})()})()
+    [mark] = _unpaired(scored, RecordLocator())  # type: ignore[arg-type]
+    assert mark.message.startswith("record #3: no extracted record")
