@@ -94,7 +94,7 @@ def test_metrics_pair_folders_by_file_name(tmp_path: Path,
     gold, out = _folders(tmp_path, ["apple", "bread", "cheese"], ["apple", "cheese"])
     assert main(["eval", str(tmp_path / "s.eval.json"), "--gold", str(gold), "--extracted",
                  str(out), "--metric", "lynxius.json_diff", "--format", "json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    doc = json.loads(capsys.readouterr().out)["runs"][0]
     got = {r["label"]: (r["score"], r["problem"]) for r in doc["records"]}
     assert got == {"apple": (1.0, None), "bread": (0.0, "no extracted record"),
                    "cheese": (1.0, None)}
@@ -110,7 +110,7 @@ def test_struct_extract_eval_gets_files_in_gold_order_or_an_error(
     args = ["eval", str(tmp_path / "s.eval.json"), "--gold", str(gold), "--extracted",
             str(out), "--metric", "struct_extract_eval.evaluate", "--format", "json"]
     assert main(args) == 0
-    assert json.loads(capsys.readouterr().out)["micro_f1"] == 1.0
+    assert json.loads(capsys.readouterr().out)["runs"][0]["micro_f1"] == 1.0
     (out / "bread.json").rename(out / "brad.json")
     assert main(args) == 2
     err = capsys.readouterr().err
