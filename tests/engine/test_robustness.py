@@ -363,7 +363,7 @@ def test_unreadable_text_by_id_leaves_the_gold_record_unmatched() -> None:
         ("a", True, None),
         ("b", False, "no extracted record with this id (2 extracted record(s) unreadable)"),
         (None, False, "unreadable extracted record: no JSON object found in 'nothing to see'"),
-        (None, False, "extracted record is int, not an object"),
+        (None, False, "extracted record is integer, not an object"),
     ]
     # unreadable records are listed, not counted
     assert run.total_records == 2
@@ -392,11 +392,12 @@ def test_lenient_repair_keeps_string_contents() -> None:
     assert got.value == {"a": "x,}", "b": [1, 2]}
 
 
-@pytest.mark.parametrize("value", [None, 3, [1, 2], True])
-def test_extracted_record_of_the_wrong_type_is_an_outcome(value: Any) -> None:
+@pytest.mark.parametrize(("value", "named"), [(None, "null"), (3, "integer"),
+                                              ([1, 2], "array"), (True, "boolean")])
+def test_extracted_record_of_the_wrong_type_is_an_outcome(value: Any, named: str) -> None:
     run = evaluate([{"a": "x", "n": 1}], [value], FLAT)
     [rec] = run.records
-    assert rec.problem == f"extracted record is {type(value).__name__}, not an object"
+    assert rec.problem == f"extracted record is {named}, not an object"
     assert rec.counts.omissions == 2
 
 

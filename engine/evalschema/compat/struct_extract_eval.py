@@ -22,6 +22,7 @@ import numpy as np
 
 from evalschema.compat.errors import CompatInputError
 from evalschema.errors import Problem, SchemaError
+from evalschema.jsontypes import json_type
 from evalschema.pointer import escape
 from evalschema.pointer import resolve as resolve_pointer
 from evalschema.policy import STRUCT_EXTRACT_EVAL
@@ -42,7 +43,6 @@ from evalschema.rules.registry import (
     PairF1,
     Registry,
 )
-from evalschema.rules.values import json_type
 from evalschema.run.accumulator import RunAccumulator
 from evalschema.schema.node import SchemaNode
 from evalschema.schema.tree import check_eval_schema

@@ -12,6 +12,7 @@ from typing import Any
 
 from evalschema.io.lenient import TRUNCATED, LenientParseError, parse_lenient
 from evalschema.io.records import RawRecord, not_utf8
+from evalschema.jsontypes import json_type
 
 
 class _NoRecord:
@@ -53,7 +54,7 @@ def read_extracted(raw: RawRecord) -> Read:
         if got.method == TRUNCATED:
             return got.value, TRUNCATED, None
         return got.value, got.repaired or raw.unparsed, None
-    return NO_RECORD, False, f"extracted record is {type(value).__name__}, not an object"
+    return NO_RECORD, False, f"extracted record is {json_type(value)}, not an object"
 
 
 def usable_id(rid: Any) -> bool:

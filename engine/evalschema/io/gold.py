@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 from evalschema.errors import GoldValidationError, Problem
 from evalschema.io.extracted import usable_id
 from evalschema.io.records import RawRecord
+from evalschema.jsontypes import json_type
 
 
 class GoldProblem(NamedTuple):
@@ -86,7 +87,7 @@ def gold_problem(found: GoldProblem, raw: RawRecord, id_field: str | None) -> Pr
     else:
         where = {"source": raw.source, "pointer": f"/{i}"}
     if found.code == "gold-not-object":
-        return Problem(found.code, f"gold record {i} is {type(raw.value).__name__}, not an "
+        return Problem(found.code, f"gold record {i} is {json_type(raw.value)}, not an "
                        "object", **where)
     if found.code == "gold-missing-id":
         return Problem(found.code, f"gold record {i} has no usable {id_field!r}", **where,

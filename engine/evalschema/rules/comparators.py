@@ -23,6 +23,7 @@ from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
 from evalschema import limits
+from evalschema.jsontypes import json_type
 from evalschema.results import show_value
 from evalschema.rules.registry import (
     ComparatorDef,
@@ -32,7 +33,7 @@ from evalschema.rules.registry import (
     CompareVerdict,
     MatrixCompare,
 )
-from evalschema.rules.values import capped_similarity, json_type, parse_date
+from evalschema.rules.values import capped_similarity, parse_date
 
 _WS = re.compile(r"\s+")
 

@@ -1,9 +1,8 @@
-"""Reading the values comparators judge: the JSON type of a value, a date written in the
-formats extractors emit, and a Levenshtein distance bounded for huge strings.
+"""Reading the values comparators judge: a date written in the formats extractors emit,
+and a Levenshtein distance bounded for huge strings.
 
-Apart from the comparators so that what else needs them (the schema checks read
-``json_type``, the compat explanations ``capped_similarity``) does not import the
-comparator table.
+Apart from the comparators so that what else needs them (the schema checks read dates,
+the compat explanations ``capped_similarity``) does not import the comparator table.
 """
 
 from __future__ import annotations
@@ -19,28 +18,9 @@ from dateutil.parser import parse as dateutil_parse
 from dateutil.parser import parserinfo
 from rapidfuzz.distance import Levenshtein
 
+from evalschema.jsontypes import json_type
 from evalschema.results import show_value
 from evalschema.rules.registry import CompareTypeError
-
-
-def json_type(value: Any) -> str:
-    """The JSON type name of a Python value (bool before int: bool is an int subclass)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list | tuple):
-        return "array"
-    return type(value).__name__
-
 
 # -- dates ----------------------------------------------------------------------
 # Written forms are read by dateutil, made deterministic: a part the text does not give

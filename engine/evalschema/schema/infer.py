@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalschema.errors import Problem, Severity
+from evalschema.jsontypes import json_type
 from evalschema.pointer import join as ptr_join
 from evalschema.pointer import resolve as ptr_resolve
-from evalschema.rules.values import json_type
 from evalschema.schema.bind import TYPE_DEFAULTS
 from evalschema.schema.extractbench import translate, unwrap
 from evalschema.schema.node import SchemaNode

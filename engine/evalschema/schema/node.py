@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from evalschema import limits
+from evalschema.jsontypes import json_type
 from evalschema.rules.alignment import ordered
 from evalschema.rules.registry import Align, BatchCompare, Compare, MatrixCompare, Transform
-from evalschema.rules.values import json_type
 
 NodeKind = Literal["object", "array", "leaf"]
 NullPolicy = Literal["value", "absent"]

@@ -23,8 +23,8 @@ from referencing import Resource
 from evalschema import limits
 from evalschema.errors import Problem, SchemaError
 from evalschema.io.regularfile import FileTooLarge, NotRegularFile, read_regular
+from evalschema.jsontypes import json_type
 from evalschema.pointer import join as ptr_join
-from evalschema.rules.values import json_type
 
 _COMBINERS = ("allOf", "anyOf", "oneOf")
 #: In a resolved node: the alternatives of an ``anyOf``/``oneOf`` of several JSON types

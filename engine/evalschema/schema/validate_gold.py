@@ -8,8 +8,8 @@ from typing import Any
 from evalschema.errors import GoldValidationError, Problem, Severity
 from evalschema.io.gold import GoldChecker, gold_problem
 from evalschema.io.records import RawRecord
+from evalschema.jsontypes import json_type
 from evalschema.pointer import escape
-from evalschema.rules.values import json_type
 from evalschema.schema.node import SchemaNode
 from evalschema.schema.tree import parse_eval_schema
 

@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
+from evalschema.jsontypes import json_type
 from evalschema.pointer import escape
 from evalschema.policy import NATIVE, ScoringPolicy
 from evalschema.results import FieldResult, Status, count_results, leaf_status, show_value
 from evalschema.rules.alignment import ordered
 from evalschema.rules.registry import AlignmentError, CompareTypeError, CompareVerdict, PairF1
-from evalschema.rules.values import json_type
 from evalschema.schema.node import SchemaNode
 from evalschema.scoring.pair_f1 import make_pair_f1
 from evalschema.scoring.pair_f1 import pair_f1_matrix as _pair_f1_matrix

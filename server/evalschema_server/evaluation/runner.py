@@ -21,9 +21,9 @@ from typing import Any
 from evalschema.errors import EvalSchemaError, Problem
 from evalschema.io.extracted import NO_RECORD, Read
 from evalschema.io.gold import GoldChecker, GoldProblem
+from evalschema.jsontypes import json_type
 from evalschema.judge.client import cancellation
 from evalschema.results import RecordResult, RunResult
-from evalschema.rules.values import json_type
 from evalschema.run.accumulator import RunAccumulator
 from evalschema.run.evaluate import Evaluator, make_evaluator
 from evalschema.run.gcpause import gc_paused

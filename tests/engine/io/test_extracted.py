@@ -34,7 +34,7 @@ def test_what_cannot_be_read_says_why() -> None:
     assert value is NO_RECORD and not repaired
     assert problem is not None and problem.startswith("unreadable extracted record: ")
     assert read_extracted(RawRecord([1, 2])) == (
-        NO_RECORD, False, "extracted record is list, not an object")
+        NO_RECORD, False, "extracted record is array, not an object")
     bad = RawRecord(f"{NOT_UTF8}byte 0xff at column 3\x00ab\ufffd", "e.jsonl", 2, unparsed=True)
     assert read_extracted(bad)[2] == ("unreadable extracted record: line is not UTF-8 "
                                       "(byte 0xff at column 3)")

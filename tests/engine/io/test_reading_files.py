@@ -13,7 +13,7 @@ import pytest
 
 from evalschema import evaluate
 from evalschema.cli.main import main
-from evalschema.errors import InputError
+from evalschema.errors import GoldValidationError, InputError
 from evalschema.io.records import JSON, JSONL, load_records, records_format
 from evalschema.results import RunResult, Status, record_label
 from evalschema.run.compare import compare_runs
@@ -357,3 +357,22 @@ def test_truncated_output_keeps_every_complete_field(tmp_path: Path, text: str,
                             tmp_path / "gold.json", "--extracted", tmp_path / "out.json",
                             "--format", fmt)
         assert "1 extracted record(s) needed lenient parsing (1 truncated)" in out
+
+
+def test_messages_about_records_name_json_types_not_python_ones(tmp_path: Path) -> None:
+    """A null or a list where a record belongs is said in JSON's words."""
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"name": "a"}\nnull\n[1]\n', encoding="utf-8")
+    ext = tmp_path / "ext.jsonl"
+    ext.write_text('null\n"text"\n{"name": "c"}\n', encoding="utf-8")
+    with pytest.raises(GoldValidationError) as info:
+        evaluate(gold, ext, {"type": "object", "properties": {"name": {"type": "string"}}})
+    messages = [p.message for p in info.value.problems]
+    assert any("is null, not an" in m for m in messages), messages
+    assert any("is array, not an" in m for m in messages), messages
+    assert not any("NoneType" in m or "list" in m for m in messages), messages
+    gold.write_text('{"name": "a"}\n{"name": "b"}\n', encoding="utf-8")
+    run = evaluate(gold, ext, {"type": "object", "properties": {"name": {"type": "string"}}})
+    problems = [r.problem for r in run.records if r.problem]
+    assert "extracted record is null, not an object" in problems[0]
+    assert not any("NoneType" in p or "str," in p for p in problems), problems

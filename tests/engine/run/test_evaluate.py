@@ -131,7 +131,7 @@ class TestTextRecords:
     def test_non_object_record_is_an_outcome(self) -> None:
         schema = {"type": "object", "properties": {"a": {"type": "string"}}}
         run = evaluate([{"a": "1"}], [[1, 2]], schema)
-        assert run.records[0].problem == "extracted record is list, not an object"
+        assert run.records[0].problem == "extracted record is array, not an object"
 
     def test_jsonl_with_a_broken_line(self, tmp_path: Path) -> None:
         ext = tmp_path / "run.jsonl"

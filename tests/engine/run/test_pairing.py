@@ -66,12 +66,12 @@ def test_gold_checks_in_memory_and_streamed_give_identical_problems(
         assert [p.code for p in loaded] == ["gold-not-object"] * 3
     else:
         assert [(p.code, p.message) for p in loaded] == [
-            ("gold-not-object", "gold record 1 is list, not an object"),
+            ("gold-not-object", "gold record 1 is array, not an object"),
             ("duplicate-id", "gold id 'a' appears again (first in record 0)"),
             ("gold-missing-id", "gold record 4 has no usable 'id'"),
             ("gold-missing-id", "gold record 5 has no usable 'id'"),
-            ("gold-not-object", "gold record 6 is str, not an object"),
-            ("gold-not-object", "gold record 7 is NoneType, not an object"),
+            ("gold-not-object", "gold record 6 is string, not an object"),
+            ("gold-not-object", "gold record 7 is null, not an object"),
             ("duplicate-id", "gold id 7 appears again (first in record 8)"),
             ("duplicate-id", "gold id 'a' appears again (first in record 0)"),
         ]
