@@ -249,6 +249,35 @@ def test_the_format_is_decided_from_the_content(text: str, want: str) -> None:
     assert records_format(text, "out.json") == want
 
 
+#: A model's answer: the JSON on one line, then a sentence (or a closing fence).
+ONE_LINE_THEN_PROSE = json.dumps(doc(1)) + "\n\nHope this helps!\n"
+
+
+@pytest.mark.parametrize("text", [ONE_LINE_THEN_PROSE, json.dumps(doc(1)) + "\n```\n"])
+def test_one_line_of_json_then_prose_is_one_document(tmp_path: Path, text: str,
+                                                     capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    """Not one value per line, so not JSONL: read as two records it was a record and an
+    unreadable one, and in a folder it broke pairing by name for every file."""
+    assert records_format(text, "out.md") == JSON
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "invoice-0001.md").write_text(text, encoding="utf-8")
+    (tmp_path / "out" / "invoice-0002.json").write_text(json.dumps(doc(2)), encoding="utf-8")
+    (tmp_path / "gold").mkdir()
+    for k in (1, 2):
+        (tmp_path / "gold" / f"invoice-{k:04d}.json").write_text(json.dumps(doc(k)),
+                                                                encoding="utf-8")
+    run = evaluate(tmp_path / "gold", tmp_path / "out", SCHEMA)
+    assert [(r.label, r.f1, r.problem) for r in run.records] == [
+        ("invoice-0001", 1.0, None), ("invoice-0002", 1.0, None)]
+    (tmp_path / "schema.json").write_text(json.dumps(SCHEMA), encoding="utf-8")
+    code, out, _ = run_cli(capsys, "eval", tmp_path / "schema.json", "--gold",
+                           tmp_path / "gold" / "invoice-0001.json", "--extracted",
+                           tmp_path / "out" / "invoice-0001.md", "--format", "json")
+    [got] = cli_records(out)
+    assert code == 0 and got["f1"] == 1.0 and got["problem"] is None
+
+
 @pytest.mark.parametrize(("name", "text"), [("pretty.json", PRETTY_TRAILING),
                                             ("fenced.md", FENCED)])
 def test_a_pretty_or_fenced_file_is_one_repaired_record(tmp_path: Path, name: str, text: str,
