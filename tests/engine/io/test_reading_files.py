@@ -167,6 +167,29 @@ def test_with_an_id_an_output_without_one_is_named_by_its_file(tmp_path: Path,
         ("r0", None), ("b", "extracted record has no 'id'")]
 
 
+@pytest.mark.parametrize("keep_records", [True, False])
+def test_an_output_file_of_two_records_shifts_nothing(folders: Path, keep_records: bool,
+                                                      capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    """A model that wrote its answer twice (two JSON lines) made the whole folder pair by
+    position: with invoice-0002 missing, every later file was judged against the wrong
+    gold, and nothing said so. The file's first record pairs by its name; the second is
+    left over, named by the file, with why."""
+    (folders / "out" / "invoice-0001.json").write_text(
+        json.dumps(doc(1)) + "\n" + json.dumps(doc(1)) + "\n", encoding="utf-8")
+    run = evaluate(folders / "gold", folders / "out", SCHEMA, keep_records=keep_records)
+    assert (run.total_matches, run.total_omissions, run.total_hallucinations) == (20, 4, 8)
+    if keep_records:
+        got = statuses(run)
+        assert got["invoice-0003"] == EXPECTED_BY_NAME["invoice-0003"]
+        assert got["invoice-0002"] == EXPECTED_BY_NAME["invoice-0002"]
+        assert [r.label for r in run.records if r.gold_index is None] == ["invoice-0001",
+                                                                          "stray"]
+    code, out, _ = run_cli(capsys, "eval", folders / "schema.json", "--gold", folders / "gold",
+                           "--extracted", folders / "out")
+    assert code == 0 and "record invoice-0002: no extracted file with this name" in out
+
+
 def test_a_folder_of_jsonl_shards_still_reads_every_record(tmp_path: Path) -> None:
     """Files holding several records (JSONL, arrays) are not one document each."""
     (tmp_path / "gold").mkdir()
