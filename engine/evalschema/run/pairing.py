@@ -217,7 +217,7 @@ def _pairs_in_memory(gold: RecordsLike, extracted: RecordsLike,
     if id_field is not None:
         names = [r.name for r in ext_raw] if isinstance(extracted, str | Path) else ()
         yield from pairs_by_id(gold_values, read, id_field, names=names)
-    elif (ext_names := _names(gold_raw, extracted, ext_raw)) is not None:
+    elif (ext_names := pairing_names(gold_raw, extracted, ext_raw)) is not None:
         yield from pairs_by_name([r.name for r in gold_raw], gold_values, ext_names, read)
     else:
         yield from pairs_by_position(gold_values, read)
@@ -230,8 +230,8 @@ def by_name(gold: Sequence[Any], extracted: Sequence[Any]) -> bool:
                               for seq in (gold, extracted) for r in seq)
 
 
-def _names(gold: Sequence[Any], extracted: RecordsLike, ext_raw: Sequence[Any]
-           ) -> list[Any] | None:
+def pairing_names(gold: Sequence[Any], extracted: RecordsLike, ext_raw: Sequence[Any]
+                  ) -> list[Any] | None:
     """The names extracted records pair by, or ``None`` to pair by position. When gold is
     one document per file and extracted a folder, a record of an output file holding
     several (a model that wrote its answer twice) is named by its file too: the first
