@@ -276,7 +276,7 @@ def test_gold_duplicate_ids_in_a_list_are_located() -> None:
     [problem] = info.value.problems
     assert problem.code == "duplicate-id"
     assert problem.pointer == "/2"
-    assert "'a'" in problem.message and "record 0" in problem.message
+    assert '"a"' in problem.message and "record 1" in problem.message  # JSON, 1-based
 
 
 def test_gold_duplicate_ids_in_a_jsonl_file_are_located(tmp_path: Path) -> None:

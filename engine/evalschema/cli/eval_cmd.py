@@ -119,6 +119,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
             parser.error("--metric needs a schema (SCHEMA --gold --extracted)")
         if not args.gold or not args.extracted:
             parser.error("eval with a schema needs --gold and --extracted")
+        if args.format not in ("table", "json"):
+            parser.error(f"--metric writes --format table or json, not {args.format}")
         return run_metric_cmd(args, args.schema_pos or args.schema)
     if args.worst < 0:
         parser.error("--worst must be 0 or more")

@@ -59,7 +59,8 @@ def run_metric_cmd(args: argparse.Namespace, schema_path: str) -> int:
         try:
             result = run_metric(args.metric, gold, load_records(extracted, strict=False),
                                 schema=schema, id_field=args.id_field or root.id_field,
-                                options=metric_options(args.metric_option))
+                                options=metric_options(args.metric_option),
+                                source=extracted)
         except CompatInputError as exc:
             where = _record_location(gold, exc.record)
             print(f"evalschema: {where}{shown(exc)}", file=sys.stderr)

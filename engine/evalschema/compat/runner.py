@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from evalschema.compat import METRICS
@@ -18,7 +19,7 @@ from evalschema.io.lenient import LenientParseError, parse_lenient
 from evalschema.io.records import RawRecord
 from evalschema.results import FieldAggregation, RunResult, record_label
 from evalschema.run.accumulator import RunAccumulator
-from evalschema.run.pairing import by_name
+from evalschema.run.pairing import pairing_names
 
 
 @dataclass(frozen=True)
@@ -58,14 +59,23 @@ def metric_names() -> list[str]:
 
 
 def _pairs(gold: Sequence[RawRecord], extracted: Sequence[RawRecord],
-           id_field: str | None) -> list[tuple[Any, Any, Any]]:
-    """(id, gold, extracted): by ``id_field``, else by file name (one document per file,
-    ``pairing.by_name``; the id is the name), else by position (the id is the index)."""
-    if id_field is None and by_name(gold, extracted):
-        named = {r.name: r.value for r in reversed(extracted)}
-        paired: list[tuple[Any, Any, Any]] = [(g.name, g.value, named.pop(g.name, None))
-                                              for g in gold]
-        return paired + [(name, None, e) for name, e in reversed(named.items())]
+           id_field: str | None, names: Sequence[Any] | None) -> list[tuple[Any, Any, Any]]:
+    """(id, gold, extracted): by ``id_field``, else by file name (``names``, from
+    ``pairing.pairing_names``; the id is the name: the first record of a name pairs, the
+    others are left over), else by position (the id is the index)."""
+    if id_field is None and names is not None:
+        first: dict[Any, int] = {}
+        for j, name in enumerate(names):
+            first.setdefault(name, j)
+        used: set[int] = set()
+        paired: list[tuple[Any, Any, Any]] = []
+        for rec in gold:
+            at = first.get(rec.name)
+            if at is not None:
+                used.add(at)
+            paired.append((rec.name, rec.value, None if at is None else extracted[at].value))
+        return paired + [(names[j], None, x.value) for j, x in enumerate(extracted)
+                         if j not in used]
     if id_field is None:
         out: list[tuple[Any, Any, Any]] = []
         for i in range(max(len(gold), len(extracted))):
@@ -89,18 +99,18 @@ def _pairs(gold: Sequence[RawRecord], extracted: Sequence[RawRecord],
             for g in gold if isinstance(g.value, dict)]
 
 
-def _by_gold_names(gold: Sequence[RawRecord], extracted: Sequence[RawRecord]
-                   ) -> list[RawRecord]:
+def _by_gold_names(gold: Sequence[RawRecord], extracted: Sequence[RawRecord],
+                   names: Sequence[Any]) -> list[RawRecord]:
     """One-document files put in gold order by name, for a metric that pairs by position;
     a file with no counterpart is an error naming it (never a silent shift)."""
-    named = {e.name: e for e in extracted}
+    named = dict(zip(names, extracted, strict=True))
     missing = [g.name for g in gold if g.name not in named]
     extra = sorted(str(n) for n in set(named) - {g.name for g in gold})
     if missing or extra or len(named) != len(extracted):
         parts = [f"no extracted file for {', '.join(map(str, missing))}"] if missing else []
         parts += [f"no gold file for {', '.join(map(str, extra))}"] if extra else []
         if len(named) != len(extracted):
-            parts.append("two extracted files share a name")
+            parts.append("two extracted records share a file name")
         raise CompatInputError("this metric pairs records by position; "
                                + "; ".join(parts))
     return [named[g.name] for g in gold]
@@ -108,12 +118,16 @@ def _by_gold_names(gold: Sequence[RawRecord], extracted: Sequence[RawRecord]
 
 def run_metric(name: str, gold: Sequence[RawRecord], extracted: Sequence[RawRecord], *,
                schema: Any, id_field: str | None = None,
-               options: Mapping[str, Any] | None = None) -> MetricRun | RunResult:
-    """Score every record pair with the peer metric ``name``."""
+               options: Mapping[str, Any] | None = None,
+               source: str | Path | None = None) -> MetricRun | RunResult:
+    """Score every record pair with the peer metric ``name``; ``source``, the path the
+    extracted records were read from, lets a folder pair by file name as the engine does."""
     opts = dict(options or {})
+    names = None if id_field is not None else pairing_names(
+        gold, source if source is not None else extracted, extracted)
     if name in RUN_METRICS:
-        if id_field is None and by_name(gold, extracted):
-            extracted = _by_gold_names(gold, extracted)
+        if names is not None:
+            extracted = _by_gold_names(gold, extracted, names)
         return RUN_METRICS[name]([g.value for g in gold], [e.value for e in extracted], schema,
                                  id_field=id_field, **opts)
     metric = METRICS.get(name)
@@ -122,7 +136,7 @@ def run_metric(name: str, gold: Sequence[RawRecord], extracted: Sequence[RawReco
     acc = RunAccumulator(keep_records=False)
     records: list[RecordScore] = []
     scale = 1.0
-    for k, (rid, g, e) in enumerate(_pairs(gold, extracted, id_field)):
+    for k, (rid, g, e) in enumerate(_pairs(gold, extracted, id_field, names)):
         label = rid if isinstance(rid, str) else record_label(
             None if id_field is None else rid, None, rid if id_field is None else k)
         if g is None:

@@ -8,6 +8,7 @@ One checker for every reader of gold: in-memory and streamed pairing (``run.pair
 
 from __future__ import annotations
 
+import json
 from typing import Any, NamedTuple
 
 from evalschema.errors import GoldValidationError, Problem
@@ -86,12 +87,21 @@ def gold_problem(found: GoldProblem, raw: RawRecord, id_field: str | None) -> Pr
         where: dict[str, Any] = {"source": raw.source, "line": raw.line}
     else:
         where = {"source": raw.source, "pointer": f"/{i}"}
+    # Records are numbered from 1 and ids written as JSON, as the language server does.
     if found.code == "gold-not-object":
-        return Problem(found.code, f"gold record {i} is {json_type(raw.value)}, not an "
+        return Problem(found.code, f"gold record {i + 1} is {json_type(raw.value)}, not an "
                        "object", **where)
     if found.code == "gold-missing-id":
-        return Problem(found.code, f"gold record {i} has no usable {id_field!r}", **where,
+        return Problem(found.code, f"gold record {i + 1} has no usable {id_field!r}", **where,
                        suggestion="every gold record needs its id")
-    return Problem(found.code, f"gold id {found.record_id!r} appears again (first in record "
-                   f"{found.first})", **where,
+    return Problem(found.code, f"gold id {json_id(found.record_id)} appears again (first in "
+                   f"record {found.first + 1})", **where,
                    suggestion="ids must be unique within the gold file")
+
+
+def json_id(record_id: Any) -> str:
+    """An id as JSON (``"a"``, ``7``, ``false``), not Python's repr (``'a'``, ``False``)."""
+    try:
+        return json.dumps(record_id, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(record_id)

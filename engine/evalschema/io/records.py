@@ -111,15 +111,21 @@ def first_line_is_record(line: str) -> bool:
     return not line.startswith("[") and parses(line)
 
 
+def second_line_is_record(line: str) -> bool:
+    """Whether the line after a whole first value is a record too (or a broken one, which
+    opens an object): prose or a closing fence after one line of JSON is a document."""
+    return line.startswith("{") or parses(line)
+
+
 def records_format(text: str, source: str = "") -> str:
     """``JSONL`` (one value per line) or ``JSON`` (one JSON text: an array of records, an
     object holding one, or one record), decided per file from its content.
 
     The one rule for every reader (the engine, streamed or not, and the language
     server): ``.jsonl``/``.ndjson`` files are JSONL; another file is JSONL only when
-    it has more than one non-blank line and its first line is a whole value on its own,
-    or, when the whole text is not JSON, at least half of its lines are (a JSONL file
-    whose first record is broken). A pretty-printed document, or prose around a fenced
+    it has more than one non-blank line, its first line is a whole value on its own and
+    its second is a record too (a value, or a broken object), or, when the whole text is
+    not JSON, at least half of its lines are (a JSONL file whose first record is broken). A pretty-printed document, or prose around a fenced
     one, is one JSON text, read (and repaired) whole.
     """
     if source.endswith((".jsonl", ".ndjson")):
@@ -128,7 +134,8 @@ def records_format(text: str, source: str = "") -> str:
     cut = head.find("\n")
     if cut < 0 or not head[cut:].strip():
         return JSON  # one non-blank line
-    if first_line_is_record(head[:cut].strip()):
+    if (first_line_is_record(head[:cut].strip())
+            and second_line_is_record(head[cut:].lstrip().split("\n", 1)[0].strip())):
         return JSONL
     lines = [ln for ln in (raw.strip() for raw in text.split("\n")) if ln]
     whole = sum(1 for ln in lines if ln.startswith("{") and parses(ln))
@@ -385,8 +392,8 @@ def is_streamable(path: str | Path) -> bool:
     """Whether a file holds one record per line (so it can be read line by line).
 
     ``.jsonl``/``.ndjson`` files do. Other files do when their first non-blank line is
-    a complete JSON value that does not open an array and more lines follow: exactly
-    the files ``parse_records_text`` reads as JSONL.
+    a complete JSON value that does not open an array and the next is a record too:
+    files ``parse_records_text`` reads as JSONL.
     """
     p = Path(path)
     if p.suffix in (".jsonl", ".ndjson"):
@@ -397,15 +404,13 @@ def is_streamable(path: str | Path) -> bool:
     try:
         for _, _, _, text in iter_lines(p):
             if first is not None:
-                break
+                return second_line_is_record(text)
             first = text
             if not first_line_is_record(first):
                 return False
-        else:
-            return False
     except InputError:
         return False
-    return True
+    return False
 
 
 class RawLine(NamedTuple):

@@ -30,6 +30,7 @@ from evalschema.report.html_page import (
 )
 from evalschema.report.model import RunReport
 from evalschema.results import FieldAggregation, FieldResult, Status
+from evalschema.run.parallel import PROBLEMS
 
 #: Differing fields listed in a worst record's table (all are highlighted in its JSON).
 MAX_DIFF_ROWS = 25
@@ -302,10 +303,10 @@ def _run_section(rep: RunReport, anchor: str, worst: int) -> str:
                      '<span class="hl hallucination">hallucination</span>.</p>')
         parts.extend(_unreadable(w, i < 3) for i, w in enumerate(unread))
         parts.extend(_record(i + 1, w, i + len(unread) < 3) for i, w in enumerate(shown))
-    problems = rep.problems if rep.from_digest else ()
+    problems = rep.first_problems(len(rep.problems) if rep.from_digest else PROBLEMS)
     if rep.problem_count:
-        items = "".join(f"<li>record <code>{e(p.label)}"
-                        f"</code>: {e(p.problem)}</li>" for p in problems)
+        items = "".join(f"<li>record <code>{e(label)}"
+                        f"</code>: {e(problem)}</li>" for label, problem in problems)
         more = rep.problem_count - len(problems)
         parts.append(f"<h3>Record problems ({rep.problem_count:,})</h3><ul>{items}"
                      + (f"<li class=muted>… and {more:,} more</li>" if more > 0 else "")

@@ -80,6 +80,13 @@ def run_markdown(report: RunReport, *, sort: str = "schema", level: int = 2) -> 
             shown = ", ".join(f"{code(r.path)} ({_why(r)})" for r in wrong[:6])
             more = f", … {len(wrong) - 6} more" if len(wrong) > 6 else ""
             lines.append(f"| {cell(rec.label)} | {figure(rec.f1)} | {shown}{more} |")
+    if n := report.problem_count:
+        # Missing, unreadable and stray records are not among the worst (paired) ones.
+        shown_problems = report.first_problems(10)
+        lines += ["", f"{h}# Record problems ({n:,})", ""]
+        lines += [f"- record {code(label)}: {cell(problem)}" for label, problem in shown_problems]
+        if n > len(shown_problems):
+            lines.append(f"- … and {n - len(shown_problems):,} more")
     return "\n".join(lines) + "\n"
 
 

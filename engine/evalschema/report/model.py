@@ -89,6 +89,13 @@ class RunReport:
             return self.n_problems
         return sum(1 for r in self.run.records if r.problem)
 
+    def first_problems(self, limit: int) -> list[tuple[str, str]]:
+        """(label, problem) of the first ``limit`` records with a problem: the digest's
+        when the run was streamed, else the run's records."""
+        if self.from_digest:
+            return [(p.label, p.problem) for p in self.problems[:limit]]
+        return [(r.label, r.problem) for r in self.run.records if r.problem][:limit]
+
     @property
     def field_thresholds(self) -> dict[str, float]:
         return {c.field: c.threshold for c in self.checks if c.field is not None}

@@ -217,9 +217,8 @@ def _pairs_in_memory(gold: RecordsLike, extracted: RecordsLike,
     if id_field is not None:
         names = [r.name for r in ext_raw] if isinstance(extracted, str | Path) else ()
         yield from pairs_by_id(gold_values, read, id_field, names=names)
-    elif by_name(gold_raw, ext_raw):
-        yield from pairs_by_name([r.name for r in gold_raw], gold_values,
-                                 [r.name for r in ext_raw], read)
+    elif (ext_names := pairing_names(gold_raw, extracted, ext_raw)) is not None:
+        yield from pairs_by_name([r.name for r in gold_raw], gold_values, ext_names, read)
     else:
         yield from pairs_by_position(gold_values, read)
 
@@ -229,6 +228,22 @@ def by_name(gold: Sequence[Any], extracted: Sequence[Any]) -> bool:
     one document of a file in a folder (``RawRecord.name``)."""
     return bool(gold) and all(type(r) is RawRecord and r.name is not None
                               for seq in (gold, extracted) for r in seq)
+
+
+def pairing_names(gold: Sequence[Any], extracted: RecordsLike, ext_raw: Sequence[Any]
+                  ) -> list[Any] | None:
+    """The names extracted records pair by, or ``None`` to pair by position. When gold is
+    one document per file and extracted a folder, a record of an output file holding
+    several (a model that wrote its answer twice) is named by its file too: the first
+    pairs, the others are left over with why, and no later file shifts onto the wrong
+    gold."""
+    if by_name(gold, ext_raw):
+        return [r.name for r in ext_raw]
+    if not (by_name(gold, gold) and isinstance(extracted, str | Path)
+            and Path(extracted).is_dir()
+            and all(type(r) is RawRecord and r.source for r in ext_raw)):
+        return None
+    return [r.name if r.name is not None else Path(r.source).stem for r in ext_raw]
 
 
 def pairs_by_name(gold_names: Sequence[Any], gold: Sequence[Any],

@@ -17,6 +17,7 @@ nodes (for ``check --gold``, where no scoring gives that count).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 from evalschema.errors import Problem, Severity
@@ -58,6 +59,8 @@ def _descends(node: SchemaNode) -> bool:
     whose items have."""
     if node.skip:
         return False
+    if node.branches or node.values:
+        return True
     if node.kind == "object":
         return node.closed
     return node.kind == "array" and node.items is not None and _descends(node.items)
@@ -80,7 +83,8 @@ def _compile(root: SchemaNode) -> Walker:
         return name
 
     def emit(node: SchemaNode, var: str, pattern: str, pad: str, blocks: int) -> None:
-        if blocks + 2 > _MAX_BLOCKS:
+        if blocks + 2 > _MAX_BLOCKS or node.branches or node.values:
+            # maps and unions judged by branch are walked by their closures
             lines.append(f"{pad}{const(_walker(node, False, pattern))}({var}, tally)")
             return
         if node.kind == "object":
@@ -114,6 +118,8 @@ def _walker(node: SchemaNode, count_judged: bool, pattern: str) -> Walker:
     """A walker for gold values of ``node``, of closures (one call per container)."""
     if node.skip:
         return _none
+    if node.branches:
+        return _branches(node, count_judged, pattern)
     if node.kind == "array" and node.items is not None:
         return _array(node.items, count_judged, pattern + "/*")
     if node.kind == "object" and node.closed:
@@ -133,8 +139,8 @@ def _extras(value: dict[str, Any], known: frozenset[str], pattern: str,
 
 def _flat(node: SchemaNode) -> bool:
     """An object of leaves only: checked inline by its parent, without a call."""
-    return node.kind == "object" and node.closed and not node.skip and all(
-        c.kind == "leaf" or c.skip for c in node.children)
+    return node.kind == "object" and node.closed and not node.skip and not node.values and all(
+        (c.kind == "leaf" and not c.branches) or c.skip for c in node.children)
 
 
 def _array(items: SchemaNode, count_judged: bool, pattern: str) -> Walker:
@@ -164,6 +170,8 @@ def _array(items: SchemaNode, count_judged: bool, pattern: str) -> Walker:
 
 
 def _object(node: SchemaNode, count_judged: bool, pattern: str) -> Walker:
+    if node.values:  # a map: the keys no property names are data, judged by value schemas
+        return _map(node, count_judged, pattern)
     known = frozenset(node.child_map)
     flat: list[tuple[str, frozenset[str], str]] = []
     subs: list[tuple[str, Walker]] = []
@@ -190,6 +198,46 @@ def _object(node: SchemaNode, count_judged: bool, pattern: str) -> Walker:
             if v is not None:
                 n += w(v, tally)
         return n
+
+    return walk
+
+
+def _map(node: SchemaNode, count_judged: bool, pattern: str) -> Walker:
+    """A map's walker: each key no property names is walked by the value schema that takes
+    it (``SchemaNode.value_node``; its off-schema keys as ``/map/*/key``); a key none takes
+    is off the schema."""
+    known = frozenset(node.child_map)
+    each = {id(v): _walker(v, count_judged, pattern + "/*") for _, v in node.values}
+    props = _object(replace(node, values=()), count_judged, pattern)
+
+    def walk(value: Any, tally: dict[str, int]) -> int:
+        if type(value) is not dict:
+            return 0
+        n = props({k: v for k, v in value.items() if k in known}, tally)
+        for k, v in value.items():
+            if k in known:
+                continue
+            vnode = node.value_node(k)
+            if vnode is None:
+                key = pattern + "/" + escape(k)
+                tally[key] = tally.get(key, 0) + values_below(v)
+            elif v is not None:
+                n += each[id(vnode)](v, tally)
+        return n
+
+    return walk
+
+
+def _branches(node: SchemaNode, count_judged: bool, pattern: str) -> Walker:
+    """A union judged branch by branch: the gold value is walked by the branch the scorer
+    picks for it (``SchemaNode.pick_branch``); a value no branch takes is one leaf."""
+    each = {id(b): _walker(b, count_judged, pattern) for _, _, b in node.branches}
+
+    def walk(value: Any, tally: dict[str, int]) -> int:
+        picked = node.pick_branch(value)
+        if picked is None:
+            return _one(value, tally) if count_judged else 0
+        return each[id(picked[1])](value, tally)
 
     return walk
 

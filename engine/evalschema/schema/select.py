@@ -48,22 +48,25 @@ def _map_segment(seg: str) -> tuple[str, str] | None:
 
 
 def _find(node: SchemaNode, segs: list[str]) -> SchemaNode | None:
-    for seg in segs:
+    if not segs:
+        return node
+    seg, rest = segs[0], segs[1:]
+    # A union judged branch by branch (anyOf/oneOf with x-eval-* keys) holds its fields in
+    # its branches, under the union's own path (``skills[]``, ``skills{}[]``).
+    for here in (node, *(b for _, _, b in node.branches)):
         if seg == "[]":
-            if node.items is None:
-                return None
-            node = node.items
+            child = here.items
         else:
-            child = node.child_map.get(seg)
+            child = here.child_map.get(seg)
             split = _map_segment(seg) if child is None else None
-            if split is not None and split[0] in node.child_map:
-                owner = node.child_map[split[0]]
-                child = next((v for _, v in owner.values
-                              if v.path == owner.path + split[1]), None)
-            if child is None:
-                return None
-            node = child
-    return node
+            if split is not None and split[0] in here.child_map:
+                owner = here.child_map[split[0]]
+                child = next((v for o in (owner, *(b for _, _, b in owner.branches))
+                              for _, v in o.values if v.path == owner.path + split[1]), None)
+        found = _find(child, rest) if child is not None else None
+        if found is not None:
+            return found
+    return None
 
 
 def _prune(node: SchemaNode, selections: list[list[str]], depth: int) -> SchemaNode | None:

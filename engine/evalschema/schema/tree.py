@@ -135,6 +135,12 @@ class _Builder(Binder):
         """One branch of ``union``: its field path and record segment are the union's."""
         node = self.build(alt, name=union.name, path=union.path, inherited=inherit)
         node.seg = union.seg
+        if "x-eval-null" in alt:
+            self.problem("ignored-key", "x-eval-null has no effect here: a null is judged for "
+                         "the union as a whole, before a branch is picked",
+                         self.res.key_origin(alt, "x-eval-null"), target="key",
+                         severity=Severity.WARNING,
+                         suggestion="write x-eval-null on the union, next to anyOf/oneOf")
         return node
 
     def _container_keys(self, schema: dict[str, Any], kind: NodeKind) -> None:

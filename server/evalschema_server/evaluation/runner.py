@@ -20,7 +20,7 @@ from typing import Any
 
 from evalschema.errors import EvalSchemaError, Problem
 from evalschema.io.extracted import NO_RECORD, Read
-from evalschema.io.gold import GoldChecker, GoldProblem
+from evalschema.io.gold import GoldChecker, GoldProblem, json_id
 from evalschema.jsontypes import json_type
 from evalschema.judge.client import cancellation
 from evalschema.results import RecordResult, RunResult
@@ -443,7 +443,7 @@ def _refused_message(refused: GoldProblem, value: Any, id_field: str | None) -> 
         return f"gold record {n} is {json_type(value)}, not an object; it is not scored"
     if refused.code == "gold-missing-id":
         return f"gold record {n} has no usable {id_field!r}; it is not scored"
-    return (f"gold id {refused.record_id!r} appears again (first in record "
+    return (f"gold id {json_id(refused.record_id)} appears again (first in record "
             f"{refused.first + 1}); this record is not scored")
 
 

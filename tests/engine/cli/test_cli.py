@@ -240,7 +240,7 @@ def test_eval_gold_problems_are_located(tmp_path: Path, capsys: Any) -> None:
     gold = _jsonl(tmp_path / "g.jsonl", [GOLD[0], GOLD[1], GOLD[0]])
     code, _, err = run(capsys, "eval", schema, "--gold", gold, "--extracted", gold)
     assert code == 2
-    assert f"{gold}:3: error duplicate-id: gold id 'r1' appears again" in err
+    assert f'{gold}:3: error duplicate-id: gold id "r1" appears again (first in record 1)' in err
 
 
 # -- check ---------------------------------------------------------------------------

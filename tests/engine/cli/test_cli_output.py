@@ -171,6 +171,16 @@ def test_a_peer_metrics_table_takes_the_same_options(wide: list[str], capsys: An
     assert "298 of 301 fields hidden" in out
 
 
+@pytest.mark.parametrize("fmt", ["markdown", "junit", "html"])
+def test_a_peer_metric_refuses_a_report_format_it_cannot_write(wide: list[str], capsys: Any,
+                                                              fmt: str) -> None:
+    """It wrote its text table instead, so `-o report.html` held no HTML."""
+    with pytest.raises(SystemExit) as info:
+        run(capsys, *EVAL, "--metric", "agenta.json_diff", "--format", fmt)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and "--metric writes --format table or json" in err
+
+
 def test_bad_top_is_a_usage_error(wide: list[str], capsys: Any) -> None:
     for argv in ((*EVAL, "--top", "-1"), (*EVAL, "--top", "3", "--all")):
         with pytest.raises(SystemExit) as info:

@@ -115,3 +115,18 @@ def test_struct_extract_eval_gets_files_in_gold_order_or_an_error(
     assert main(args) == 2
     err = capsys.readouterr().err
     assert "no extracted file for bread" in err and "no gold file for brad" in err
+
+
+def test_an_output_file_of_two_records_does_not_shift_a_peer_metric(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An output written twice (two JSON lines) made the folder pair by position: the
+    missing bread was scored against apple's second line, and cheese stayed unnoticed."""
+    gold, out = _folders(tmp_path, ["apple", "bread", "cheese"], ["cheese"])
+    apple = json.loads((gold / "apple.json").read_text())
+    (out / "apple.json").write_text(json.dumps(apple) + "\n" + json.dumps(apple) + "\n")
+    assert main(["eval", str(tmp_path / "s.eval.json"), "--gold", str(gold), "--extracted",
+                 str(out), "--metric", "lynxius.json_diff", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)["runs"][0]
+    got = [(r["label"], r["score"], r["problem"]) for r in doc["records"]]
+    assert got == [("apple", 1.0, None), ("bread", 0.0, "no extracted record"),
+                   ("cheese", 1.0, None), ("apple", None, "no gold record")]

@@ -167,6 +167,29 @@ def test_with_an_id_an_output_without_one_is_named_by_its_file(tmp_path: Path,
         ("r0", None), ("b", "extracted record has no 'id'")]
 
 
+@pytest.mark.parametrize("keep_records", [True, False])
+def test_an_output_file_of_two_records_shifts_nothing(folders: Path, keep_records: bool,
+                                                      capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    """A model that wrote its answer twice (two JSON lines) made the whole folder pair by
+    position: with invoice-0002 missing, every later file was judged against the wrong
+    gold, and nothing said so. The file's first record pairs by its name; the second is
+    left over, named by the file, with why."""
+    (folders / "out" / "invoice-0001.json").write_text(
+        json.dumps(doc(1)) + "\n" + json.dumps(doc(1)) + "\n", encoding="utf-8")
+    run = evaluate(folders / "gold", folders / "out", SCHEMA, keep_records=keep_records)
+    assert (run.total_matches, run.total_omissions, run.total_hallucinations) == (20, 4, 8)
+    if keep_records:
+        got = statuses(run)
+        assert got["invoice-0003"] == EXPECTED_BY_NAME["invoice-0003"]
+        assert got["invoice-0002"] == EXPECTED_BY_NAME["invoice-0002"]
+        assert [r.label for r in run.records if r.gold_index is None] == ["invoice-0001",
+                                                                          "stray"]
+    code, out, _ = run_cli(capsys, "eval", folders / "schema.json", "--gold", folders / "gold",
+                           "--extracted", folders / "out")
+    assert code == 0 and "record invoice-0002: no extracted file with this name" in out
+
+
 def test_a_folder_of_jsonl_shards_still_reads_every_record(tmp_path: Path) -> None:
     """Files holding several records (JSONL, arrays) are not one document each."""
     (tmp_path / "gold").mkdir()
@@ -247,6 +270,35 @@ FENCED = ("Sure! Here is the extraction:\n\n```json\n" + json.dumps(doc(1), inde
 ])
 def test_the_format_is_decided_from_the_content(text: str, want: str) -> None:
     assert records_format(text, "out.json") == want
+
+
+#: A model's answer: the JSON on one line, then a sentence (or a closing fence).
+ONE_LINE_THEN_PROSE = json.dumps(doc(1)) + "\n\nHope this helps!\n"
+
+
+@pytest.mark.parametrize("text", [ONE_LINE_THEN_PROSE, json.dumps(doc(1)) + "\n```\n"])
+def test_one_line_of_json_then_prose_is_one_document(tmp_path: Path, text: str,
+                                                     capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    """Not one value per line, so not JSONL: read as two records it was a record and an
+    unreadable one, and in a folder it broke pairing by name for every file."""
+    assert records_format(text, "out.md") == JSON
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "invoice-0001.md").write_text(text, encoding="utf-8")
+    (tmp_path / "out" / "invoice-0002.json").write_text(json.dumps(doc(2)), encoding="utf-8")
+    (tmp_path / "gold").mkdir()
+    for k in (1, 2):
+        (tmp_path / "gold" / f"invoice-{k:04d}.json").write_text(json.dumps(doc(k)),
+                                                                encoding="utf-8")
+    run = evaluate(tmp_path / "gold", tmp_path / "out", SCHEMA)
+    assert [(r.label, r.f1, r.problem) for r in run.records] == [
+        ("invoice-0001", 1.0, None), ("invoice-0002", 1.0, None)]
+    (tmp_path / "schema.json").write_text(json.dumps(SCHEMA), encoding="utf-8")
+    code, out, _ = run_cli(capsys, "eval", tmp_path / "schema.json", "--gold",
+                           tmp_path / "gold" / "invoice-0001.json", "--extracted",
+                           tmp_path / "out" / "invoice-0001.md", "--format", "json")
+    [got] = cli_records(out)
+    assert code == 0 and got["f1"] == 1.0 and got["problem"] is None
 
 
 @pytest.mark.parametrize(("name", "text"), [("pretty.json", PRETTY_TRAILING),

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
+import pytest
+
+from evalschema import evaluate
+from evalschema.cli.main import main
 from evalschema.project.gate import check_run
 from evalschema.report import RunReport, run_text
+from evalschema.report.html import runs_html
 from evalschema.report.junit import runs_junit
 from evalschema.report.markdown import code, runs_markdown
 from evalschema.run.parallel import EvalSpec, evaluate_files
@@ -54,3 +61,45 @@ def test_text_lists_thresholds() -> None:
     assert "thresholds: FAILED" in text
     assert "  ok    n: F1 1.0000 >= 1.0000" in text
     assert "  FAIL  overall macro F1" in text
+
+
+def _missing_and_unreadable(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """gold/ of three documents; out/ has no b, prose for c, and a stray d."""
+    gold, out = tmp_path / "gold", tmp_path / "out"
+    gold.mkdir()
+    out.mkdir()
+    for name in ("a", "b", "c"):
+        (gold / f"{name}.json").write_text(json.dumps({"ok": name}), encoding="utf-8")
+    (out / "a.json").write_text(json.dumps({"ok": "a"}), encoding="utf-8")
+    (out / "c.txt").write_text("Sorry, I cannot read this document.", encoding="utf-8")
+    (out / "d.json").write_text(json.dumps({"ok": "d"}), encoding="utf-8")
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(SCHEMA), encoding="utf-8")
+    return schema, gold, out
+
+
+PROBLEMS = ["record `b`: no extracted file with this name",
+            "record `c`: unreadable extracted record",
+            "record `d`: no gold file with this name"]
+
+
+def test_markdown_names_the_records_that_scored_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A missing, an unreadable and a stray output lower F1: the markdown says which (they
+    are not among the worst records, which are paired ones), as the table and HTML do."""
+    schema, gold, out = _missing_and_unreadable(tmp_path)
+    assert main(["eval", str(schema), "--gold", str(gold), "--extracted", str(out),
+                 "--format", "markdown"]) == 0
+    md = capsys.readouterr().out
+    assert "### Record problems (3)" in md
+    assert all(p in md for p in PROBLEMS), md
+
+
+def test_reports_of_a_run_in_memory_list_its_record_problems(tmp_path: Path) -> None:
+    """A RunReport made from a run (no digest) lists the records' problems too, not an
+    empty list under a count."""
+    schema, gold, out = _missing_and_unreadable(tmp_path)
+    rep = RunReport(evaluate(gold, out, json.loads(schema.read_text())), "run")
+    assert all(p in runs_markdown([rep]) for p in PROBLEMS)
+    page = runs_html([rep])
+    assert all(f"record <code>{n}</code>" in page for n in "bcd")

@@ -66,14 +66,15 @@ def test_gold_checks_in_memory_and_streamed_give_identical_problems(
         assert [p.code for p in loaded] == ["gold-not-object"] * 3
     else:
         assert [(p.code, p.message) for p in loaded] == [
-            ("gold-not-object", "gold record 1 is array, not an object"),
-            ("duplicate-id", "gold id 'a' appears again (first in record 0)"),
-            ("gold-missing-id", "gold record 4 has no usable 'id'"),
+            # 1-based record numbers and ids as JSON, as the language server says them
+            ("gold-not-object", "gold record 2 is array, not an object"),
+            ("duplicate-id", 'gold id "a" appears again (first in record 1)'),
             ("gold-missing-id", "gold record 5 has no usable 'id'"),
-            ("gold-not-object", "gold record 6 is string, not an object"),
-            ("gold-not-object", "gold record 7 is null, not an object"),
-            ("duplicate-id", "gold id 7 appears again (first in record 8)"),
-            ("duplicate-id", "gold id 'a' appears again (first in record 0)"),
+            ("gold-missing-id", "gold record 6 has no usable 'id'"),
+            ("gold-not-object", "gold record 7 is string, not an object"),
+            ("gold-not-object", "gold record 8 is null, not an object"),
+            ("duplicate-id", "gold id 7 appears again (first in record 9)"),
+            ("duplicate-id", 'gold id "a" appears again (first in record 1)'),
         ]
     # Located by line in JSONL, by pointer otherwise.
     first = loaded[0]

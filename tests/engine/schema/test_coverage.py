@@ -133,3 +133,32 @@ def test_the_compiled_walker_equals_the_closures_at_any_depth(depth: int) -> Non
     _walker(root, False, "")(gold, slow)
     copies = 2 ** (depth // 3)
     assert fast == slow == {pattern: copies}
+
+
+#: A map of objects, a patternProperties map, and a union judged branch by branch.
+MAPS: dict[str, Any] = {"type": "object", "properties": {
+    "m": {"type": "object", "additionalProperties": {
+        "type": "object", "properties": {"x": {"type": "integer"}}}},
+    "p": {"type": "object", "properties": {"q": S}, "patternProperties": {"^z": S}},
+    "v": {"anyOf": [{"type": "string", "x-eval-compare": "date"},
+                    {"type": "object", "properties": {"a": {"type": "integer",
+                                                            "x-eval-compare": "numeric"}}}]},
+}}
+MAPS_GOLD = {"m": {"k1": {"x": 1, "y": 2}, "k2": {"x": 3}},
+             "p": {"q": "a", "z1": "b", "other": "c"},
+             "v": {"a": 1, "b": 2, "c": {"d": 3}}}
+
+
+def test_map_keys_are_data_and_union_branches_are_walked() -> None:
+    """Map keys were reported as off-schema keys ("/m/k1": its judged values counted on
+    both sides), and the keys of an object branch no branch names were in no count."""
+    want = {"/m/*/y": 1, "/p/other": 1, "/v/b": 1, "/v/c": 1}
+    tally: dict[str, int] = {}
+    off_schema(parse_eval_schema(MAPS))(MAPS_GOLD, tally)
+    assert tally == want
+    run = evaluate([MAPS_GOLD], [MAPS_GOLD], MAPS)
+    assert dict(run.coverage.keys) == want
+    # judged: m{k1}.x, m{k2}.x, p.q, p{z1}, v.a
+    assert run.coverage.judged == 5
+    cov = gold_coverage(parse_eval_schema(MAPS), [MAPS_GOLD])
+    assert (cov.judged, dict(cov.keys)) == (5, want)

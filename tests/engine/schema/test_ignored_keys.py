@@ -89,3 +89,20 @@ def test_leaf_keys_on_containers_are_reported(node: dict[str, Any], key: dict[st
                                               code: str) -> None:
     (p,) = check_eval_schema(_obj(f={**node, **key})).problems
     assert (p.code, p.pointer, p.target) == (code, f"/properties/f/{next(iter(key))}", "key")
+
+
+def test_null_policy_in_a_union_branch_is_reported() -> None:
+    """Null is judged for the union before a branch is picked: x-eval-null in a branch
+    changed nothing (an extracted null stayed a mismatch) and check said ok."""
+    date = {"type": "string", "x-eval-compare": "date", "x-eval-null": "absent"}
+    schema = _obj(v={"anyOf": [date, {"type": "integer", "x-eval-compare": "numeric"}]})
+    got = _ignored(schema)
+    assert [p for p, _ in got] == ["/properties/v/anyOf/0/x-eval-null"]
+    assert "for the union as a whole" in got[0][1]
+    # on the union it takes effect, and is not reported
+    whole = _obj(v={"x-eval-null": "absent", "anyOf": [
+        {"type": "string", "x-eval-compare": "date"},
+        {"type": "integer", "x-eval-compare": "numeric"}]})
+    assert _ignored(whole) == []
+    run = evaluate([{"v": "2021-01-05"}], [{"v": None}], whole)
+    assert [str(r.status) for r in run.records[0].field_results] == ["omission"]

@@ -157,3 +157,28 @@ def test_a_compare_on_the_union_compares_it_whole_and_reports_the_branch_keys() 
     problems = [(p.code, p.pointer) for p in check_eval_schema(schema).problems]
     assert problems == [("ignored-key", "/properties/v/anyOf/0/x-eval-compare"),
                         ("ignored-key", "/properties/v/anyOf/1/x-eval-compare")]
+
+
+#: extract-bench's resume skills: a flat list, or a map of lists.
+SKILLS = {"anyOf": [
+    {"type": "array", "items": {"type": "string"}, "x-eval-align": {"match_by": "set"}},
+    {"type": "object", "additionalProperties": {
+        "type": "array", "items": {"type": "string"}, "x-eval-align": {"match_by": "set"}}}]}
+
+
+@pytest.mark.parametrize("field", ["v[]", "v{}[]"])
+def test_a_field_inside_a_branch_can_be_selected(tmp_path: Path, field: str) -> None:
+    """The table lists v[] and v{}[]; --field took neither ('no field 'v{}[]' in the
+    schema (did you mean 'v{}[]'?)')."""
+    from evalschema.cli.main import main
+
+    gold = [{"v": ["a", "b"]}, {"v": {"Languages": ["Go", "C"]}}]
+    ext = [{"v": ["a"]}, {"v": {"Languages": ["Go", "C"]}}]
+    run = evaluate(gold, ext, _schema(SKILLS), fields=[field])
+    assert run.per_field[field].counts.matches == (1 if field == "v[]" else 2)
+    (tmp_path / "s.json").write_text(json.dumps(_schema(SKILLS)))
+    (tmp_path / "g.jsonl").write_text("".join(json.dumps(g) + "\n" for g in gold))
+    (tmp_path / "e.jsonl").write_text("".join(json.dumps(e) + "\n" for e in ext))
+    assert main(["eval", str(tmp_path / "s.json"), "--gold", str(tmp_path / "g.jsonl"),
+                 "--extracted", str(tmp_path / "e.jsonl"), "--field", field,
+                 "--threshold", f"{field}=0.5"]) == 0

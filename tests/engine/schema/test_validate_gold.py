@@ -37,7 +37,7 @@ def test_an_id_that_is_an_object_has_no_usable_id() -> None:
         validate_gold([{"id": {"nested": 1}}], SCHEMA, "id", warn_missing=False)
     [problem] = info.value.problems
     assert (problem.code, problem.pointer) == ("gold-missing-id", "/0")
-    assert problem.message == "gold record 0 has no usable 'id'"
+    assert problem.message == "gold record 1 has no usable 'id'"
 
 
 def test_schema_problems_still_follow_a_refused_id() -> None:
