@@ -113,17 +113,20 @@ class SchemaNode:
         return None
 
     def pick_branch(self, value: Any) -> tuple[str, SchemaNode] | None:
-        """The first branch that takes ``value``'s JSON type, with the reason's tag
-        (``"anyOf/1 (integer)"``); an integer fits a ``number`` branch, and a whole float
-        an ``integer`` branch when no ``number`` branch takes it."""
+        """The first branch that takes ``value``'s JSON type, with the reason's tag: the
+        branch and the type of it that took the value (``"anyOf/1 (integer)"``). An
+        integer fits a ``number`` branch, and a whole float an ``integer`` branch when no
+        ``number`` branch takes it."""
         t = json_type(value)
         for label, types, node in self.branches:
-            if not types or t in types or (t == "integer" and "number" in types):
+            if not types or t in types:
                 return f"{label} ({t})", node
+            if t == "integer" and "number" in types:
+                return f"{label} (number)", node
         if t == "number" and float(value).is_integer():
             for label, types, node in self.branches:
                 if "integer" in types:
-                    return f"{label} ({t})", node
+                    return f"{label} (integer)", node
         return None
 
     def find(self, path: str) -> SchemaNode | None:

@@ -48,6 +48,16 @@ def test_the_extracted_type_picks_when_gold_is_null() -> None:
     assert r.comparator == "numeric" and (r.reason or "").startswith("anyOf/1 (integer)")
 
 
+def test_the_tag_names_the_branch_type_that_took_the_value() -> None:
+    """A whole float judged by the integer branch, an integer by a number branch: the tag
+    says which type of the schema took it, not the value's own."""
+    r = _one(10.0, 11, _schema(PRICE))
+    assert r.reason == "anyOf/1 (integer)" and str(r.status) == "match"
+    number = {"anyOf": [{"type": "string", "x-eval-compare": "exact"},
+                        {"type": "number", "x-eval-compare": "numeric"}]}
+    assert _one(3, 3, _schema(number)).reason == "anyOf/1 (number)"
+
+
 def test_omissions_and_hallucinations_name_their_branch() -> None:
     run = evaluate([{"v": 7}], [{}], _schema(PRICE))
     (r,) = run.records[0].field_results
