@@ -244,9 +244,38 @@ FENCED = ("Sure! Here is the extraction:\n\n```json\n" + json.dumps(doc(1), inde
     ("\n".join(json.dumps(doc(k)) for k in range(3)), JSONL),
     # JSONL whose first record was cut short: still one value per line
     ('{"name": "inv\n' + "\n".join(json.dumps(doc(k)) for k in range(3)), JSONL),
+    # one record on one line, then blank lines: one document, not JSONL
+    (json.dumps(doc(1)) + "\n\n\n", JSON),
+    # half the lines whole records (the first cut, the last prose): still JSONL
+    ('{"name": "inv\n' + json.dumps(doc(1)) + "\n" + json.dumps(doc(2)) + "\nDone.", JSONL),
+    # one whole record line after a cut one is too little to call it JSONL
+    ('{"name": "inv\n' + json.dumps(doc(1)), JSON),
+    # an array on the first line opens a JSON text, even with prose after it
+    (json.dumps([doc(1)]) + "\nI hope this helps.", JSON),
 ])
 def test_the_format_is_decided_from_the_content(text: str, want: str) -> None:
     assert records_format(text, "out.json") == want
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".ndjson"])
+def test_jsonl_suffixes_are_jsonl_whatever_the_content(suffix: str) -> None:
+    assert records_format(json.dumps(doc(1), indent=2), "out" + suffix) == JSONL
+
+
+def test_an_object_holding_an_empty_array_is_one_record(tmp_path: Path) -> None:
+    """``{"records": []}`` is no list of records (nothing says it holds any): one record."""
+    (tmp_path / "gold.json").write_text('{"records": []}', encoding="utf-8")
+    [rec] = load_records(tmp_path / "gold.json")
+    assert rec.value == {"records": []}
+
+
+def test_in_a_folder_an_array_of_one_record_is_not_named_by_its_file(tmp_path: Path) -> None:
+    """A file's one document is named by the file; an item of an array it holds is not,
+    even when the array has one item (it is a list of records, identified as such)."""
+    (tmp_path / "g").mkdir()
+    (tmp_path / "g" / "x.json").write_text(json.dumps([doc(1)]), encoding="utf-8")
+    [rec] = load_records(tmp_path / "g")
+    assert rec.name is None and rec.value == doc(1)
 
 
 @pytest.mark.parametrize(("name", "text"), [("pretty.json", PRETTY_TRAILING),
