@@ -133,6 +133,32 @@ def test_two_outputs_of_one_name_leave_the_second_unpaired(folders: Path) -> Non
     assert [r.f1 for r in paired] == [1.0]
 
 
+def test_unpaired_outputs_come_in_file_order_and_keep_why_they_are_unreadable(
+        folders: Path) -> None:
+    """Outputs no gold file pairs (a second file of a name, a name no gold has) follow
+    the gold records in the order of their files; an unreadable one says it is
+    unreadable rather than only that no gold file has its name."""
+    (folders / "out" / "aaa.json").write_text(json.dumps(doc(7)), encoding="utf-8")
+    (folders / "out" / "invoice-0000.txt").write_text(json.dumps(doc(0)), encoding="utf-8")
+    (folders / "out" / "zzz.txt").write_text("I could not read this document.",
+                                             encoding="utf-8")
+    run = evaluate(folders / "gold", folders / "out", SCHEMA)
+    extra = [r for r in run.records if r.gold_index is None]
+    assert [r.name for r in extra] == ["aaa", "invoice-0000", "stray", "zzz"]
+    assert extra[-1].problem is not None
+    assert extra[-1].problem.startswith("unreadable extracted record")
+
+
+def test_named_gold_files_against_an_array_of_outputs_pair_by_position(
+        folders: Path) -> None:
+    """File names pair records only when both sides are one document per file."""
+    gold = sorted((folders / "gold").iterdir())
+    (folders / "all.json").write_text(json.dumps([json.loads(f.read_text()) for f in gold]),
+                                      encoding="utf-8")
+    run = evaluate(folders / "gold", folders / "all.json", SCHEMA)
+    assert run.total_records == 6 and run.micro_f1 == 1.0
+
+
 def test_with_an_id_the_id_still_wins(tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     """Files named unlike their ids (and in another order) still pair by id."""
