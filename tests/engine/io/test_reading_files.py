@@ -216,6 +216,13 @@ def test_a_label_is_the_id_else_the_file_name_else_the_place() -> None:
     assert record_label(None, None, 0) == "#1"
 
 
+@pytest.mark.parametrize(("rid", "label"), [(True, "true"), (2.5, "2.5"),
+                                            (["a", 1], '["a", 1]'), ("ä", "ä")])
+def test_an_id_that_is_not_a_string_is_labelled_as_json(rid: Any, label: str) -> None:
+    """Labels speak JSON, like every message: an id ``true`` is not Python's ``True``."""
+    assert record_label(rid, "invoice-1", 0) == label
+
+
 @pytest.mark.parametrize("fmt", ["table", "markdown", "html", "junit", "json"])
 def test_no_report_names_a_record_none(tmp_path: Path, fmt: str,
                                        capsys: pytest.CaptureFixture[str]) -> None:
