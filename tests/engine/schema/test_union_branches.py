@@ -157,3 +157,14 @@ def test_a_compare_on_the_union_compares_it_whole_and_reports_the_branch_keys() 
     problems = [(p.code, p.pointer) for p in check_eval_schema(schema).problems]
     assert problems == [("ignored-key", "/properties/v/anyOf/0/x-eval-compare"),
                         ("ignored-key", "/properties/v/anyOf/1/x-eval-compare")]
+
+
+def test_gold_picks_the_branch_before_the_extracted_value() -> None:
+    """Gold ``100`` is judged by the integer branch even when the extractor wrote a
+    string: the extracted value's type chooses only when gold's takes no branch."""
+    r = _one(100, "100", _schema(PRICE))
+    assert (r.reason or "").startswith("anyOf/1 (integer)")
+
+
+def test_null_against_null_under_a_union_is_a_match() -> None:
+    assert str(_one(None, None, _schema(PRICE)).status) == "match"
