@@ -16,7 +16,7 @@ import pytest
 from evalschema import Status, evaluate
 from evalschema.cli.main import main
 from evalschema.report.markdown import cell
-from evalschema.results import ComparatorName, FieldResult
+from evalschema.results import SHOWN_CHARS, ComparatorName, FieldResult, show_value
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -248,3 +248,11 @@ def test_html_report_shows_the_reasons(tmp_path: Path, capsys: pytest.CaptureFix
         assert reason is not None
         assert f"<td>{html.escape(reason, quote=True)}</td>" in page or \
             f"<td>{html.escape(reason, quote=False)}</td>" in page, reason
+
+
+def test_a_shown_value_is_cut_only_past_its_limit() -> None:
+    """Exactly ``SHOWN_CHARS`` characters are shown whole; one more is cut to the limit."""
+    fits = "x" * (SHOWN_CHARS - 2)  # with its quotes, exactly the limit
+    assert show_value(fits) == f'"{fits}"'
+    cut = show_value(fits + "y")
+    assert len(cut) == SHOWN_CHARS and cut.endswith("…")

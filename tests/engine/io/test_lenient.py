@@ -31,3 +31,13 @@ def test_unreadable(text: str) -> None:
 
 def test_arrays_when_asked() -> None:
     assert parse_lenient("[1, 2]", want_object=False).value == [1, 2]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ('{"a": "x \\"", "b": "cut', {"a": 'x "'}),
+    ('{"a": ["x \\" y", "z"], "b": "cu', {"a": ['x " y', "z"]}),
+])
+def test_a_cut_after_an_escaped_quote_keeps_the_string_whole(text: str, value: object) -> None:
+    """An escaped quote does not end a string: the cut is found after the real one."""
+    got = parse_lenient(text)
+    assert (got.value, got.method) == (value, "truncated")

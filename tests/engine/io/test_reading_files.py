@@ -133,6 +133,32 @@ def test_two_outputs_of_one_name_leave_the_second_unpaired(folders: Path) -> Non
     assert [r.f1 for r in paired] == [1.0]
 
 
+def test_unpaired_outputs_come_in_file_order_and_keep_why_they_are_unreadable(
+        folders: Path) -> None:
+    """Outputs no gold file pairs (a second file of a name, a name no gold has) follow
+    the gold records in the order of their files; an unreadable one says it is
+    unreadable rather than only that no gold file has its name."""
+    (folders / "out" / "aaa.json").write_text(json.dumps(doc(7)), encoding="utf-8")
+    (folders / "out" / "invoice-0000.txt").write_text(json.dumps(doc(0)), encoding="utf-8")
+    (folders / "out" / "zzz.txt").write_text("I could not read this document.",
+                                             encoding="utf-8")
+    run = evaluate(folders / "gold", folders / "out", SCHEMA)
+    extra = [r for r in run.records if r.gold_index is None]
+    assert [r.name for r in extra] == ["aaa", "invoice-0000", "stray", "zzz"]
+    assert extra[-1].problem is not None
+    assert extra[-1].problem.startswith("unreadable extracted record")
+
+
+def test_named_gold_files_against_an_array_of_outputs_pair_by_position(
+        folders: Path) -> None:
+    """File names pair records only when both sides are one document per file."""
+    gold = sorted((folders / "gold").iterdir())
+    (folders / "all.json").write_text(json.dumps([json.loads(f.read_text()) for f in gold]),
+                                      encoding="utf-8")
+    run = evaluate(folders / "gold", folders / "all.json", SCHEMA)
+    assert run.total_records == 6 and run.micro_f1 == 1.0
+
+
 def test_with_an_id_the_id_still_wins(tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     """Files named unlike their ids (and in another order) still pair by id."""
@@ -213,6 +239,13 @@ def test_a_label_is_the_id_else_the_file_name_else_the_place() -> None:
     assert record_label(None, None, 0) == "#1"
 
 
+@pytest.mark.parametrize(("rid", "label"), [(True, "true"), (2.5, "2.5"),
+                                            (["a", 1], '["a", 1]'), ("ä", "ä")])
+def test_an_id_that_is_not_a_string_is_labelled_as_json(rid: Any, label: str) -> None:
+    """Labels speak JSON, like every message: an id ``true`` is not Python's ``True``."""
+    assert record_label(rid, "invoice-1", 0) == label
+
+
 @pytest.mark.parametrize("fmt", ["table", "markdown", "html", "junit", "json"])
 def test_no_report_names_a_record_none(tmp_path: Path, fmt: str,
                                        capsys: pytest.CaptureFixture[str]) -> None:
@@ -267,6 +300,14 @@ FENCED = ("Sure! Here is the extraction:\n\n```json\n" + json.dumps(doc(1), inde
     ("\n".join(json.dumps(doc(k)) for k in range(3)), JSONL),
     # JSONL whose first record was cut short: still one value per line
     ('{"name": "inv\n' + "\n".join(json.dumps(doc(k)) for k in range(3)), JSONL),
+    # one record on one line, then blank lines: one document, not JSONL
+    (json.dumps(doc(1)) + "\n\n\n", JSON),
+    # half the lines whole records (the first cut, the last prose): still JSONL
+    ('{"name": "inv\n' + json.dumps(doc(1)) + "\n" + json.dumps(doc(2)) + "\nDone.", JSONL),
+    # one whole record line after a cut one is too little to call it JSONL
+    ('{"name": "inv\n' + json.dumps(doc(1)), JSON),
+    # an array on the first line opens a JSON text, even with prose after it
+    (json.dumps([doc(1)]) + "\nI hope this helps.", JSON),
 ])
 def test_the_format_is_decided_from_the_content(text: str, want: str) -> None:
     assert records_format(text, "out.json") == want
@@ -299,6 +340,27 @@ def test_one_line_of_json_then_prose_is_one_document(tmp_path: Path, text: str,
                            tmp_path / "out" / "invoice-0001.md", "--format", "json")
     [got] = cli_records(out)
     assert code == 0 and got["f1"] == 1.0 and got["problem"] is None
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".ndjson"])
+def test_jsonl_suffixes_are_jsonl_whatever_the_content(suffix: str) -> None:
+    assert records_format(json.dumps(doc(1), indent=2), "out" + suffix) == JSONL
+
+
+def test_an_object_holding_an_empty_array_is_one_record(tmp_path: Path) -> None:
+    """``{"records": []}`` is no list of records (nothing says it holds any): one record."""
+    (tmp_path / "gold.json").write_text('{"records": []}', encoding="utf-8")
+    [rec] = load_records(tmp_path / "gold.json")
+    assert rec.value == {"records": []}
+
+
+def test_in_a_folder_an_array_of_one_record_is_not_named_by_its_file(tmp_path: Path) -> None:
+    """A file's one document is named by the file; an item of an array it holds is not,
+    even when the array has one item (it is a list of records, identified as such)."""
+    (tmp_path / "g").mkdir()
+    (tmp_path / "g" / "x.json").write_text(json.dumps([doc(1)]), encoding="utf-8")
+    [rec] = load_records(tmp_path / "g")
+    assert rec.name is None and rec.value == doc(1)
 
 
 @pytest.mark.parametrize(("name", "text"), [("pretty.json", PRETTY_TRAILING),

@@ -155,6 +155,46 @@ def test_date_gold_non_date_copied_exactly_matches() -> None:
     assert cmp("date")("N/A", "N/A") == 1.0
 
 
+def test_date_gold_non_date_equal_only_across_json_types_is_not_a_copy() -> None:
+    """``1 == True`` in Python, but an extracted ``true`` is no copy of gold's ``1``."""
+    with pytest.raises(CompareVerdict) as got:
+        cmp("date")(1, True)
+    assert got.value.score is None
+
+
+def test_date_tolerance_widens_a_gold_period_on_both_ends() -> None:
+    """The extracted period must lie inside gold's, widened by ``tolerance_days`` at the
+    start as at the end; a month reaching past that is not inside it."""
+    within3 = cmp("date", {"tolerance_days": 3})
+    assert within3("2021-02", "2021-01-30") == 1.0
+    assert within3("2021-02", "2021-01-28") == 0.0
+    assert cmp("date", {"tolerance_days": 5})("2021", "2022-01") == 0.0
+
+
+@pytest.mark.parametrize(("gold", "extracted"), [
+    ("2021", "2021-12-31"), ("2021", "December 2021"),
+])
+def test_date_gold_year_covers_to_its_last_day(gold: str, extracted: str) -> None:
+    assert cmp("date")(gold, extracted) == 1.0
+
+
+@pytest.mark.parametrize("gold", ["2021-13", "2021-00"])
+def test_date_gold_month_out_of_range_cannot_be_judged(gold: str) -> None:
+    with pytest.raises(CompareVerdict) as got:
+        cmp("date")(gold, "2021-01-01")
+    assert got.value.reason.startswith(f'gold value "{gold}" is not a date')
+
+
+def test_date_two_digit_year_pivot_starts_at_69() -> None:
+    assert cmp("date")("1969-03-14", "14 Mar 69") == 1.0
+    assert cmp("date")("2068-03-14", "14 Mar 68") == 1.0
+
+
+def test_date_year_written_with_punctuation_is_a_year() -> None:
+    """dateutil reads ``2021.``: both defaults disagree on month and day, so it is a year."""
+    assert cmp("date")("2021.", "2021-06-15") == 1.0
+
+
 @pytest.mark.parametrize(("extracted", "message"), [
     ("soon", 'extracted value "soon" is not a date'),
     ("Tuesday", 'extracted value "Tuesday" is not a date (it gives no year)'),

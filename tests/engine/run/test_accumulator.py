@@ -126,6 +126,17 @@ def test_macro_means_leave_out_undefined_records_and_say_how_many() -> None:
         assert acc.copy().result().undefined == run.undefined
 
 
+def test_undefined_counts_are_per_figure() -> None:
+    """Two records with nothing extracted leave precision undefined twice but recall
+    never: each count belongs to its own figure."""
+    acc = RunAccumulator()
+    for i, rec in enumerate([_counts(m=1), _counts(om=1), _counts(om=2)]):
+        acc.add(RecordResult(i, None, (), rec))
+    run = acc.result()
+    assert run.undefined.precision == 2 and run.undefined.recall == 0
+    assert run.mean_precision == 1.0 and run.mean_recall == 1.0 / 3
+
+
 def test_a_copy_resumes_independently() -> None:
     [acc] = _chunks([2])
     copy = acc.copy(records=False)

@@ -162,3 +162,27 @@ def test_map_keys_are_data_and_union_branches_are_walked() -> None:
     assert run.coverage.judged == 5
     cov = gold_coverage(parse_eval_schema(MAPS), [MAPS_GOLD])
     assert (cov.judged, dict(cov.keys)) == (5, want)
+
+
+def test_a_schema_nested_deeper_than_python_blocks_allow_is_walked() -> None:
+    """The compiled walker may nest only so many blocks (Python allows 20); deeper
+    objects and arrays are walked all the same, their off-schema keys found."""
+    depth = 50  # 25 arrays: 25 nested loops, past the 20 Python compiles
+    schema: dict[str, Any] = {"type": "object", "properties": {"leaf": {"type": "string"}}}
+    gold: Any = {"leaf": "x", "extra": 1}
+    for k in range(depth):
+        schema = {"type": "object", "properties": {
+            "a": {"type": "array", "items": schema} if k % 2 else schema}}
+        gold = {"a": [gold] if k % 2 else gold}
+    pattern = "".join("/a/*" if k % 2 else "/a" for k in reversed(range(depth))) + "/extra"
+    root = parse_eval_schema(schema)
+    tally: dict[str, int] = {}
+    off_schema(root)(gold, tally)
+    assert tally == {pattern: 1}
+    assert gold_coverage(root, [gold]).keys == ((pattern, 1),)
+
+
+def test_a_coverage_line_says_more_only_when_keys_are_hidden() -> None:
+    five = Coverage(1, 5, tuple((f"/k{i}", 1) for i in range(5)))
+    assert "more" not in five.describe(top=5)
+    assert five.describe(top=4).endswith(", … 1 more")

@@ -192,3 +192,14 @@ def test_a_field_inside_a_branch_can_be_selected(tmp_path: Path, field: str) -> 
     assert main(["eval", str(tmp_path / "s.json"), "--gold", str(tmp_path / "g.jsonl"),
                  "--extracted", str(tmp_path / "e.jsonl"), "--field", field,
                  "--threshold", f"{field}=0.5"]) == 0
+
+
+def test_gold_picks_the_branch_before_the_extracted_value() -> None:
+    """Gold ``100`` is judged by the integer branch even when the extractor wrote a
+    string: the extracted value's type chooses only when gold's takes no branch."""
+    r = _one(100, "100", _schema(PRICE))
+    assert (r.reason or "").startswith("anyOf/1 (integer)")
+
+
+def test_null_against_null_under_a_union_is_a_match() -> None:
+    assert str(_one(None, None, _schema(PRICE)).status) == "match"
