@@ -139,17 +139,23 @@ class SchemaNode:
 def declared_types(schema: Mapping[str, Any]) -> frozenset[str]:
     """The JSON types a schema object declares (``SchemaNode.types``): its ``type``, else
     what ``properties``, ``items``, ``const`` or ``enum`` imply."""
+    return frozenset(declared_type_list(schema))
+
+
+def declared_type_list(schema: Mapping[str, Any]) -> list[str]:
+    """``declared_types`` in the order the schema writes them (a merged union lists its
+    types in that order)."""
     t = schema.get("type")
     if isinstance(t, str):
-        return frozenset({t})
+        return [t]
     if isinstance(t, list):
-        return frozenset(x for x in t if isinstance(x, str))
+        return list(dict.fromkeys(x for x in t if isinstance(x, str)))
     if isinstance(schema.get("properties"), dict):
-        return frozenset({"object"})
+        return ["object"]
     if "items" in schema:
-        return frozenset({"array"})
+        return ["array"]
     if "const" in schema:
-        return frozenset({json_type(schema["const"])})
-    if isinstance(schema.get("enum"), list) and schema["enum"]:
-        return frozenset(json_type(v) for v in schema["enum"])
-    return frozenset()
+        return [json_type(schema["const"])]
+    if isinstance(schema.get("enum"), list):
+        return list(dict.fromkeys(json_type(v) for v in schema["enum"]))
+    return []

@@ -23,8 +23,8 @@ from referencing import Resource
 from evalschema import limits
 from evalschema.errors import Problem, SchemaError
 from evalschema.io.regularfile import FileTooLarge, NotRegularFile, read_regular
-from evalschema.jsontypes import json_type
 from evalschema.pointer import join as ptr_join
+from evalschema.schema.node import declared_type_list
 
 _COMBINERS = ("allOf", "anyOf", "oneOf")
 #: In a resolved node: the alternatives of an ``anyOf``/``oneOf`` of several JSON types
@@ -276,29 +276,29 @@ class _Resolver:
         """Fold alternatives into one node: nullable unions, object shapes, arrays' items,
         branches by JSON type when they carry x-eval-* keys, else a multi-type leaf."""
         alts = [a for _, a in labelled]
-        nullable = any(_types_of(a) == ["null"] for a in alts)
-        rest = [a for a in alts if _types_of(a) != ["null"]]
+        nullable = any(declared_type_list(a) == ["null"] for a in alts)
+        rest = [a for a in alts if declared_type_list(a) != ["null"]]
         if not rest:
             merged: dict[str, Any] = {"type": "null"}
         elif len(rest) == 1:
             merged = self._merge({}, rest[0], self.out.origin(rest[0]))  # keeps key origins
-        elif all(_types_of(a) == ["object"] for a in rest):
+        elif all(declared_type_list(a) == ["object"] for a in rest):
             merged = {"type": "object"}
             for alt in rest:
                 merged = self._merge(merged, alt, pointer)
-        elif all(_types_of(a) == ["array"] for a in rest):
+        elif all(declared_type_list(a) == ["array"] for a in rest):
             items = [(f"{label}/items", a["items"]) for label, a in labelled
                      if isinstance(a.get("items"), dict)]
             merged = {"type": "array"}
             if items:
                 merged["items"] = self._union({}, items, pointer)
         else:
-            types = list(dict.fromkeys(t for a in rest for t in (_types_of(a) or ["any"])))
+            types = list(dict.fromkeys(t for a in rest for t in (declared_type_list(a) or ["any"])))
             merged = {"type": [t for t in types if t != "any"]} if "any" not in types else {}
             if "x-eval-compare" not in node and any(_annotated(a) or _structured(a)
                                                     for a in rest):
                 merged[BRANCHES] = [(label, self._branch(node, a)) for label, a in labelled
-                                    if _types_of(a) != ["null"]]
+                                    if declared_type_list(a) != ["null"]]
         out = self._merge(merged, node, pointer)
         if nullable:
             t = out.get("type")
@@ -339,24 +339,6 @@ def _annotated(schema: Any) -> bool:
     if isinstance(schema, list):
         return any(_annotated(v) for v in schema)
     return False
-
-
-def _types_of(schema: dict[str, Any]) -> list[str]:
-    t = schema.get("type")
-    if isinstance(t, str):
-        return [t]
-    if isinstance(t, list):
-        return [x for x in t if isinstance(x, str)]
-    if "properties" in schema:
-        return ["object"]
-    if "items" in schema:
-        return ["array"]
-    if "const" in schema:
-        return [json_type(schema["const"])]
-    if isinstance(schema.get("enum"), list):
-        return list(dict.fromkeys(json_type(v) for v in schema["enum"]))
-    return []
-
 
 
 def _intersect_types(a: Any, b: Any) -> Any:
