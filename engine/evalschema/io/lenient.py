@@ -191,8 +191,10 @@ def close_truncated(text: str) -> tuple[str, bool]:
     stack: list[str] = []  # the closers of the open containers, innermost last
     #: Per open container: True when the next string is an object's key.
     want_key: list[bool] = []
-    good = -1  # text[:good] + the closers at that point parses
-    good_closers = ""
+    #: text[:good] + the closers of the containers open at that point parses. Every push
+    #: and pop moves ``good``, so those are the ones still open when the walk stops:
+    #: joined once at the end (joining them at every step is quadratic in the depth).
+    good = -1
     i, n = 0, len(text)
     while i < n:
         ch = text[i]
@@ -203,7 +205,7 @@ def close_truncated(text: str) -> tuple[str, bool]:
             stack.append("}" if ch == "{" else "]")
             want_key.append(ch == "{")
             i += 1
-            good, good_closers = i, "".join(reversed(stack))
+            good = i
             continue
         if ch in "}]":
             if not stack:
@@ -215,7 +217,7 @@ def close_truncated(text: str) -> tuple[str, bool]:
                 return text, False  # the value closed: not truncated
             if stack[-1] == "}":
                 want_key[-1] = True
-            good, good_closers = i, "".join(reversed(stack))
+            good = i
             continue
         if ch == ":":
             i += 1
@@ -240,10 +242,10 @@ def close_truncated(text: str) -> tuple[str, bool]:
                 break
         if stack[-1] == "}":
             want_key[-1] = True
-        good, good_closers = i, "".join(reversed(stack))
+        good = i
     if good < 0:
         return text, False
-    return text[:good].rstrip().rstrip(",") + good_closers, True
+    return text[:good].rstrip().rstrip(",") + "".join(reversed(stack)), True
 
 
 def _closing_quote(text: str, begin: int) -> int:

@@ -41,3 +41,17 @@ def test_a_cut_after_an_escaped_quote_keeps_the_string_whole(text: str, value: o
     """An escaped quote does not end a string: the cut is found after the real one."""
     got = parse_lenient(text)
     assert (got.value, got.method) == (value, "truncated")
+
+
+def test_deep_unclosed_text_is_refused_in_linear_time() -> None:
+    """300,000 open braces and a cut key: the truncation repair rebuilt the closers at
+    every bracket, which took minutes (quadratic in the depth) and hung a run."""
+    import time
+
+    from hang_budget import HANG_SECONDS
+
+    text = "{" * 300_000 + '"a'
+    started = time.monotonic()
+    with pytest.raises(LenientParseError):
+        parse_lenient(text)
+    assert time.monotonic() - started < HANG_SECONDS
