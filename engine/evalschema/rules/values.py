@@ -75,11 +75,21 @@ _YEAR = re.compile(r"\d{4}")
 _NUMERIC_DAY = re.compile(r"(\d{1,2})([/.-])(\d{1,2})\2(\d{4})")
 
 
+#: Text longer than this is not read as a date: the longest written forms (a JavaScript
+#: ``Date.toString()`` with its zone name) are about 60 characters, and dateutil takes
+#: seconds on a megabyte of text, which a hostile or runaway value would cost per field
+#: (and each parsed text is cached).
+DATE_MAX_CHARS = 200
+
+
 def parse_date(value: Any, *, dayfirst: bool = True) -> DateValue:
     """A date, partial date (``2021``, ``2021-01``, ``Jan 2021``) or timestamp as
     extractors write it; ``CompareTypeError`` (its message names the JSON type or says
     why) for anything else, including text without a year."""
     if type(value) is str:  # the common case first: this runs once per date field
+        if len(value) > DATE_MAX_CHARS:
+            raise CompareTypeError(f"{show_value(value)} is not a date (longer than "
+                                   f"{DATE_MAX_CHARS} characters)")
         return _parse_date_text(value, dayfirst)
     if isinstance(value, datetime):
         d = value.date()

@@ -332,3 +332,27 @@ def test_date_numeric_fast_path_reads_as_dateutil_does() -> None:
             except CompareTypeError:
                 want = None
             assert got == want, (text, dayfirst)
+
+
+def test_a_megabyte_of_text_is_not_read_as_a_date() -> None:
+    """A runaway extracted value took dateutil 49 s per field; past DATE_MAX_CHARS the
+    text is said not to be a date at once (and is not cached)."""
+    import time
+
+    from hang_budget import HANG_SECONDS
+
+    from evalschema import evaluate
+    from evalschema.rules.values import DATE_MAX_CHARS
+
+    schema = {"type": "object", "properties": {"d": {"type": "string",
+                                                     "x-eval-compare": "date"}}}
+    started = time.monotonic()
+    run = evaluate([{"d": "2021-01-05"}] * 3,
+                   [{"d": "a" * 1_000_000}, {"d": "x" * (DATE_MAX_CHARS + 1)},
+                    {"d": "Fri Jun 30 2017 23:00:00 GMT+0100 (British Summer Time)"}], schema)
+    assert time.monotonic() - started < HANG_SECONDS
+    statuses = [r.field_results[0] for r in run.records]
+    assert [str(r.status) for r in statuses] == ["mismatch", "mismatch", "mismatch"]
+    assert f"longer than {DATE_MAX_CHARS} characters" in (statuses[0].reason or "")
+    assert f"longer than {DATE_MAX_CHARS} characters" in (statuses[1].reason or "")
+    assert "longer than" not in (statuses[2].reason or "")  # read, just another day
