@@ -12,6 +12,7 @@ form or date format it has not been taught raises ``Unsupported`` rather than gu
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import unicodedata
@@ -20,7 +21,10 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
+from types import ModuleType
 from typing import Any
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 MISSING: Any = object()
 
@@ -43,21 +47,23 @@ class Outcome:
 # -- comparators (docs/reference.md) ------------------------------------------------------------
 
 
-def levenshtein_distance(a: str, b: str) -> int:
-    """Edits (insert, delete, substitute) turning ``a`` into ``b``, by code point."""
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        prev = cur
-    return prev[-1]
+def _example_generator() -> ModuleType:
+    """examples/generate.py, whose rough scorer has the textbook Levenshtein DP (stdlib only,
+    no engine code: the engine's similarity is rapidfuzz's)."""
+    spec = importlib.util.spec_from_file_location("examples_generate", EXAMPLES / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_GENERATOR = _example_generator()
 
 
 def similarity(a: str, b: str) -> float:
     """1 - edits / longer length; two empty strings are identical."""
-    longest = max(len(a), len(b))
-    return 1.0 if longest == 0 else 1 - levenshtein_distance(a, b) / longest
+    result: float = _GENERATOR._levenshtein(a, b)
+    return result
 
 
 def normalized_text(s: str) -> str:
