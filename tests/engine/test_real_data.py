@@ -34,7 +34,9 @@ BENCH = REPO / "tests" / "data" / "extract-bench"
 SCHEMAS = sorted(BENCH.glob("*/*/*-schema.json"))
 GOLDS = sorted(BENCH.glob("*/*/gold/*.gold.json"))
 
-#: Nodes in each parsed tree (objects, arrays, items and leaves), as resolved today.
+#: Nodes in each parsed tree (objects, arrays, items and leaves), as resolved today: a
+#: regression pin, counted independently from the raw JSON by ``_reference_nodes`` below
+#: (test_node_counts_agree_with_an_independent_count).
 NODE_COUNTS = {
     "research-schema.json": 24,
     "10kq-schema.json": 479,
@@ -82,6 +84,154 @@ def test_the_data_is_all_there() -> None:
     assert {p.name for p in SCHEMAS} == set(NODE_COUNTS)
     assert len(GOLDS) == 35
     assert all(_schema_for(g).is_file() for g in GOLDS)
+
+
+# -- an independent count of the schema nodes -----------------------------------------------------
+# Written from docs/schemas.md and docs/extract-bench.md, over the raw JSON, sharing no code
+# with the engine: a ``$ref`` is inlined (its siblings win), an object with properties or a
+# map is an object node, an array with items an array node (unless x-eval-compare makes
+# either one leaf), a map's value schema is one node, and an anyOf/oneOf is folded: null
+# branches make it nullable, one branch left is that branch, object shapes merge their
+# properties, arrays their items, and branches of different types are one leaf with a node
+# per branch when a branch is annotated or has fields of its own (else one plain leaf).
+
+#: extract-bench evaluation_config metrics read as an x-eval-compare (docs/extract-bench.md).
+_COMPARING_METRICS = frozenset({"string_exact", "string_case_insensitive", "string_fuzzy",
+                                "number_tolerance", "number_exact", "integer_exact",
+                                "boolean_exact"})
+
+
+def _config_reading(node: dict[str, Any]) -> str | None:
+    """What a node's evaluation_config becomes: "compare", "skip", or None (no equivalent)."""
+    config = node.get("evaluation_config")
+    if isinstance(config, dict) and isinstance(config.get("metrics"), list):
+        metrics = config["metrics"]
+        if not metrics:
+            return "skip"
+        config = metrics[0].get("metric_id") if len(metrics) == 1 else None
+    if config == "string_exact" and node.get("format") in ("uri", "url", "iri"):
+        return None  # extract-bench's string_url: no equivalent
+    return "compare" if config in _COMPARING_METRICS else "skip" if config == "skip" else None
+
+
+def _compares(node: dict[str, Any]) -> bool:
+    return "x-eval-compare" in node or _config_reading(node) == "compare"
+
+
+def _is_annotated(value: Any) -> bool:
+    """An x-eval key, or an evaluation_config read as one, anywhere inside."""
+    if isinstance(value, list):
+        return any(map(_is_annotated, value))
+    if not isinstance(value, dict):
+        return False
+    return any(k.startswith("x-eval-") for k in value) or _config_reading(value) is not None \
+        or any(_is_annotated(v) for k, v in value.items() if k not in ("enum", "const"))
+
+
+def _types(node: dict[str, Any]) -> list[str]:
+    t = node.get("type")
+    return [t] if isinstance(t, str) else list(t) if isinstance(t, list) else []
+
+
+def _maps(node: dict[str, Any]) -> list[Any]:
+    patterns = node.get("patternProperties")
+    extra = node.get("additionalProperties")
+    return [*(patterns.values() if isinstance(patterns, dict) else ()),
+            *([extra] if isinstance(extra, dict) else [])]
+
+
+def _deref(node: Any, root: dict[str, Any]) -> Any:
+    while isinstance(node, dict) and "$ref" in node:
+        ref = node["$ref"]
+        assert ref.startswith("#/"), ref  # the vendored schemas refer only inside themselves
+        target: Any = root
+        for seg in ref[2:].split("/"):
+            target = target[seg.replace("~1", "/").replace("~0", "~")]
+        node = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+    return node
+
+
+def _reference_nodes(node: Any, root: dict[str, Any], path: str = "") -> list[tuple[str, str]]:
+    """(field path, kind) of every node the schema ``node`` makes."""
+    node = _deref(node, root)
+    if not isinstance(node, dict):
+        return [(path, "leaf")]
+    assert "allOf" not in node  # not in the vendored schemas, so not taught here
+    for combiner in ("anyOf", "oneOf"):
+        if combiner in node:
+            return _union_nodes(node, combiner, root, path)
+    types = _types(node)
+    if not _compares(node):
+        props = node.get("properties") or {}
+        if (props or _maps(node)) and (not types or "object" in types):
+            out = [(path, "object")]
+            for key, sub in props.items():
+                out += _reference_nodes(sub, root, f"{path}.{key}" if path else key)
+            assert len(_maps(node)) <= 1  # several map schemas are named apart; none here
+            for sub in _maps(node):
+                out += _reference_nodes(sub, root, path + "{}")
+            return out
+        if isinstance(node.get("items"), dict) and (not types or "array" in types):
+            return [(path, "array"), *_reference_nodes(node["items"], root, path + "[]")]
+    return [(path, "leaf")]
+
+
+def _union_nodes(node: dict[str, Any], combiner: str, root: dict[str, Any],
+                 path: str) -> list[tuple[str, str]]:
+    own = {k: v for k, v in node.items() if k != combiner}
+    rest = [b for b in (_deref(a, root) for a in node[combiner]) if _types(b) != ["null"]]
+    if not rest:
+        return [(path, "leaf")]
+    if len(rest) == 1:
+        return _reference_nodes({**rest[0], **own}, root, path)
+    if all(_types(b) == ["object"] for b in rest):
+        props = {k: v for b in rest for k, v in (b.get("properties") or {}).items()}
+        return _reference_nodes({"type": "object", "properties": props, **own}, root, path)
+    if all(_types(b) == ["array"] for b in rest):
+        items = [b["items"] for b in rest if isinstance(b.get("items"), dict)]
+        merged = {"type": "array", **({"items": {"anyOf": items}} if items else {}), **own}
+        return _reference_nodes(merged, root, path)
+    if _compares(own) or not any(_is_annotated(b) or b.get("properties") or _maps(b)
+                                 or isinstance(b.get("items"), dict) for b in rest):
+        return [(path, "leaf")]
+    return [(path, "leaf"), *(n for b in rest for n in _reference_nodes(b, root, path))]
+
+
+@pytest.mark.parametrize("schema_path", SCHEMAS, ids=lambda p: p.name)
+def test_node_counts_agree_with_an_independent_count(schema_path: Path) -> None:
+    """The pinned count is what the reference walker finds in the raw JSON, and the engine's
+    tree has the same nodes, path by path and kind by kind."""
+    body = _body(json.loads(schema_path.read_text(encoding="utf-8")))
+    expected = sorted(_reference_nodes(body, body))
+    assert len(expected) == NODE_COUNTS[schema_path.name]
+    assert sorted((n.path, n.kind) for n in _tree(schema_path).walk()) == expected
+
+
+def test_the_independent_count_on_hand_counted_schemas() -> None:
+    """The reference walker itself, on schemas small enough to count by eye."""
+    def count(schema: dict[str, Any]) -> int:
+        return len(_reference_nodes(schema, schema))
+
+    dated = {"anyOf": [{"type": "string", "evaluation_config": "string_exact"},
+                       {"type": "integer", "evaluation_config": "integer_exact"},
+                       {"type": "null"}]}
+    plain = {"anyOf": [{"type": "string"}, {"type": "integer"}],
+             "evaluation_config": "string_semantic"}
+    skills = {"anyOf": [{"type": "array", "items": {"type": "string"}},
+                        {"type": "object", "additionalProperties": {
+                            "type": "array", "items": {"type": "string"}}}]}
+    schema = {"type": "object", "$defs": {"d": dated}, "properties": {
+        "a": {"$ref": "#/$defs/d"},  # a union with two branches: 3
+        "b": plain,  # a plain scalar union: 1
+        "c": skills,  # 1 + (array, items) + (object, value array, items): 6
+        "d": {"type": "object", "properties": {"x": {"type": "string"}},
+              "evaluation_config": "boolean_exact"},  # compared whole: 1
+        "e": {"anyOf": [{"type": "object", "properties": {"p": {}}},
+                        {"type": "object", "properties": {"q": {}}}, {"type": "null"}]},  # 3
+    }}
+    assert count(schema) == 1 + 3 + 1 + 6 + 1 + 3
+    check = check_eval_schema(schema)
+    assert check.errors == () and count(schema) == len(check.root.walk())
 
 
 AS_TEXT = {"type_convert": {"to": "str"}}

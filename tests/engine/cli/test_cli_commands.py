@@ -9,11 +9,13 @@ import shutil
 import sys
 import types
 import xml.etree.ElementTree as ET
+from datetime import date
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any
 
 import pytest
+from invoice_reference import Outcome, as_date, judge, record_f1, score_run, similarity
 
 from evalschema.cli import serve_cmd
 from evalschema.cli.main import main
@@ -63,6 +65,10 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str
 
 
 FLAGS = ("--schema", "invoices.eval.json", "--gold", "invoices.gold.jsonl")
+#: The example's macro F1 per run: regression pins taken from the engine, and recomputed
+#: beside them by a reference scorer that shares no code with it
+#: (test_the_example_scores_as_the_reference_scorer_says).
+MACRO_F1 = {RUN_A: 0.9145193559098685, RUN_B: 0.8058665104204974}
 
 
 # -- eval: where suites come from -----------------------------------------------------------
@@ -333,7 +339,7 @@ def test_compare_json_is_the_comparison(ex: Path, capsys: Any) -> None:
     assert (doc["labels"], doc["seed"], doc["resamples"], doc["records"]) == (
         ["A", "B"], 5, 200, 240)
     macro = doc["overall"]["macro_f1"]
-    assert macro["values"] == pytest.approx([0.9145193559098685, 0.8058665104204974])
+    assert macro["values"] == pytest.approx([MACRO_F1[RUN_A], MACRO_F1[RUN_B]])
     assert macro["differences"][0]["significant"] is True
     assert {f["field"] for f in doc["fields"]} >= {"total", "line_items[].amount"}
     assert doc["flips"] and set(doc["flips"][0]) == {"run", "record_id", "label", "gold_index",
@@ -362,6 +368,71 @@ def test_compare_needs_two_runs(ex: Path) -> None:
     assert info.value.code == 2
     with pytest.raises(SystemExit):
         main(["compare", "--suite", "model-a"])
+
+
+# -- the pinned figures, recomputed --------------------------------------------------------------
+
+
+def _engine_fields(doc: dict[str, Any]) -> dict[str, list[tuple[str, str, str, float]]]:
+    """Per record (gold id, or ``+N`` for extracted record N no gold record pairs): its
+    judged fields as (gold pointer, extracted pointer, status, score), sorted."""
+    out = {}
+    for rec in doc["records"]:
+        label = rec["record_id"] if rec["gold_index"] is not None \
+            else f"+{rec['extracted_index']}"
+        out[label] = sorted((f["gold_pointer"] or "", f["extracted_pointer"] or "", f["status"],
+                             round(f["score"] or 0.0, 12)) for f in rec["field_results"])
+    return out
+
+
+def _reference_fields(outcomes: list[Outcome]) -> list[tuple[str, str, str, float]]:
+    return sorted((o.gold or "", o.extracted or "", o.status, round(o.score, 12))
+                  for o in outcomes)
+
+
+@pytest.mark.parametrize("run_name", [RUN_A, RUN_B])
+def test_the_example_scores_as_the_reference_scorer_says(ex: Path, capsys: Any,
+                                                         run_name: str) -> None:
+    """The pinned macro F1 is what tests/engine/invoice_reference.py (plain Python over the
+    JSON, from the documented rules) computes, and the engine agrees with it on every
+    record's every field: status, score and both pointers."""
+    ref = score_run(ex / "invoices.eval.json", ex / "invoices.gold.jsonl", ex / run_name)
+    assert ref.macro_f1 == pytest.approx(MACRO_F1[run_name], rel=1e-12, abs=0)
+    _, out, _ = run(capsys, "eval", *FLAGS, "--extracted", run_name, "--format", "json")
+    doc = json.loads(out)["runs"][0]
+    assert doc["mean_f1"] == pytest.approx(MACRO_F1[run_name], rel=1e-12, abs=0)
+    engine = _engine_fields(doc)
+    assert set(engine) == set(ref.records)
+    for label, outcomes in ref.records.items():
+        assert engine[label] == _reference_fields(outcomes), label
+    # The runs exercise every kind of result the reference reproduces, partial credit too.
+    statuses = {o.status for outcomes in ref.records.values() for o in outcomes}
+    assert statuses == {"match", "mismatch", "omission", "hallucination"}
+    assert any(0 < o.score < 1 for outcomes in ref.records.values() for o in outcomes)
+
+
+def test_the_reference_scorer_itself() -> None:
+    """The reference's own parts on hand-computed cases (kitten/sitting: 3 edits in 7)."""
+    assert similarity("kitten", "sitting") == pytest.approx(1 - 3 / 7)
+    assert (similarity("", ""), similarity("abc", "")) == (1.0, 0.0)
+    assert {as_date(t) for t in ("2026-03-04", "04/03/2026", "04.03.2026", "March 4, 2026",
+                                 "4 Mar 2026", "2026-03-04T00:00:00")} == {date(2026, 3, 4)}
+    cent = {"x-eval-compare": {"numeric": {"tolerance": {"abs": 0.01}}}}
+    assert judge(cent, 498.54, 498.53) == (True, 1.0)  # one cent, although binary floats
+    assert judge(cent, 498.54, "498.52") == (False, 0.0)
+    assert judge(cent, 1234.5, "1.234,50") == (False, 0.0)  # not a number
+    fuzzy = {"x-eval-compare": {"levenshtein": {"threshold": 0.9}}}
+    assert judge(fuzzy, "Stapler", "Staples") == (False, pytest.approx(6 / 7))
+    assert judge({"x-eval-compare": "normalized"}, "Zürich  AG", "zurich ag") == (True, 1.0)
+    email = {"x-eval-compare": "exact", "x-eval-transform": ["strip", "lowercase"]}
+    assert judge(email, "a@b.de", " A@B.de") == (True, 1.0)
+    assert judge({"x-eval-compare": "exact", "x-eval-transform": ["strip"]}, "01067",
+                 1067) == (False, 0.0)  # the transform fails on a number
+    one = (Outcome("/a", "/a", "match", 1.0), Outcome("/b", "/b", "mismatch", 0.5))
+    # S = 1.5 over 3 extracted and 2 gold: P 0.5, R 0.75
+    assert record_f1([*one, Outcome(None, "/c", "hallucination", 0.0)]) == pytest.approx(0.6)
+    assert record_f1([Outcome("/a", None, "omission", 0.0)]) == 0.0
+    assert record_f1([]) is None
 
 
 # -- annotate, list, serve, help ----------------------------------------------------------------

@@ -123,3 +123,60 @@ def test_check_cli_names_the_file_and_the_nested_key(tmp_path: Path,
     [p] = json.loads(capsys.readouterr().out)
     assert (p["code"], p["pointer"], p["source"]) == ("unknown-param", f"{TOTAL}/rell",
                                                       str(path))
+
+
+# -- parameters nested below the comparator's or transform's name ------------------------------
+# Each problem is located at the parameter itself: /x-eval-transform/0/round_digits/digits,
+# not one level up (/x-eval-transform/0/digits, a pointer into nothing), so the editor marks
+# the value the user must change.
+
+LINE = "/properties/lines/items/properties"
+#: (field schema, code, pointer below the field, target).
+NESTED_PARAMS: list[tuple[dict[str, Any], str, str, str]] = [
+    ({"type": "number", "x-eval-transform": [{"round_digits": {"digits": "two"}}]},
+     "bad-param", "/x-eval-transform/0/round_digits/digits", "value"),
+    ({"type": "string", "x-eval-transform": ["strip", {"normalize_unicode": {"from": "NFC"}}]},
+     "unknown-param", "/x-eval-transform/1/normalize_unicode/from", "key"),
+    ({"type": "string", "x-eval-transform": ["strip", {"type_convert": {"to": "decimal"}}]},
+     "bad-param", "/x-eval-transform/1/type_convert/to", "value"),
+    ({"anyOf": [{"type": "string", "x-eval-compare": "exact"},
+                {"type": "number", "x-eval-transform": [{"round_digits": {"digits": 1.5}}]}]},
+     "bad-param", "/anyOf/1/x-eval-transform/0/round_digits/digits", "value"),
+    ({"type": "number", "x-eval-compare": {"numeric": {"tolerance": {"rel": "1%"}}}},
+     "bad-param", "/x-eval-compare/numeric/tolerance/rel", "value"),
+    ({"type": "number", "x-eval-compare": {"numeric": {"tolerance": {"abs": 0.01, "pct": 1}}}},
+     "unknown-param", "/x-eval-compare/numeric/tolerance/pct", "key"),
+    ({"type": "string", "x-eval-compare": {"levenshtein": {"threshold": 2}}},
+     "bad-param", "/x-eval-compare/levenshtein/threshold", "value"),
+]
+
+
+def _lines(fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` as the properties of an array's items, two levels into a schema."""
+    return {"type": "object", "properties": {"lines": {"type": "array", "items": {
+        "type": "object", "properties": fields}}}}
+
+
+@pytest.mark.parametrize("field, code, pointer, target", NESTED_PARAMS,
+                         ids=[p for _, _, p, _ in NESTED_PARAMS])
+def test_a_nested_parameter_is_located_at_itself(field: dict[str, Any], code: str,
+                                                 pointer: str, target: str) -> None:
+    [p] = check_eval_schema(_lines({"f": field})).problems
+    assert (p.code, p.pointer, p.target) == (code, f"{LINE}/f{pointer}", target)
+    with pytest.raises(SchemaError) as info:
+        parse_eval_schema(_lines({"f": field}))
+    assert [q.pointer for q in info.value.problems] == [f"{LINE}/f{pointer}"]
+
+
+def test_check_cli_locates_every_nested_parameter(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "lines.eval.json"
+    fields = {f"f{i}": field for i, (field, _, _, _) in enumerate(NESTED_PARAMS)}
+    path.write_text(json.dumps(_lines(fields)), "utf-8")
+    assert main(["check", str(path), "--format", "json"]) == 2
+    got = {(p["code"], p["pointer"]) for p in json.loads(capsys.readouterr().out)}
+    assert got == {(code, f"{LINE}/f{i}{pointer}")
+                   for i, (_, code, pointer, _) in enumerate(NESTED_PARAMS)}
+    assert main(["check", str(path)]) == 2
+    text = capsys.readouterr().out
+    assert f"{path}#{LINE}/f0/x-eval-transform/0/round_digits/digits: error bad-param" in text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest_lsp
 from authoring_samples import SCHEMA, URI
@@ -115,6 +116,36 @@ async def test_a_mistyped_nested_parameter_is_a_diagnostic_on_its_key(
     fixed = text.replace('"rell"', '"rel"')
     assert await change_and_wait(client, URI, 2, [
         types.TextDocumentContentChangeWholeDocument(fixed)]) == []
+
+
+async def test_parameters_below_a_name_are_diagnostics_on_themselves(
+        client: LanguageClient) -> None:
+    """A transform's or comparator's parameter, with the field two levels deep and in a
+    union branch: each diagnostic covers the parameter's own value (or key, for an unknown
+    one), not the transform or comparator around it."""
+    fields = {
+        "a": {"type": "number", "x-eval-transform": [{"round_digits": {"digits": "two"}}]},
+        "b": {"type": "string", "x-eval-transform": ["strip", {"normalize_unicode": {
+            "from": "NFC"}}]},
+        "c": {"anyOf": [{"type": "string", "x-eval-compare": "exact"}, {
+            "type": "number", "x-eval-transform": [{"round_digits": {"digits": 1.5}}]}]},
+        "d": {"type": "number", "x-eval-compare": {"numeric": {"tolerance": {"rel": "1%"}}}},
+        "e": {"type": "number", "x-eval-compare": {"numeric": {"tolerance": {"abs": 0.01,
+                                                                             "pct": 1}}}},
+    }
+    text = json.dumps({"type": "object", "properties": {"lines": {"type": "array", "items": {
+        "type": "object", "properties": fields}}}}, indent=1)
+    diags = await open_and_wait(client, URI, text)
+    got = sorted((str(d.code), d.range.start.line, d.range.start.character,
+                  d.range.end.line, d.range.end.character) for d in diags)
+    want = [(code, r.start.line, r.start.character, r.end.line, r.end.character)
+            for code, r in [("bad-param", span(text, '"two"')),
+                            ("unknown-param", span(text, '"from"')),
+                            ("bad-param", span(text, "1.5")),
+                            ("bad-param", span(text, '"1%"')),
+                            ("unknown-param", span(text, '"pct"'))]]
+    assert got == sorted(want)
+    assert all(d.severity == types.DiagnosticSeverity.Error for d in diags)
 
 
 async def test_an_extract_bench_schema_is_recognised_by_its_evaluation_config(
