@@ -52,8 +52,10 @@ test("a run the server finishes replaces the figures and stops the spinner; a ca
 });
 
 test("after a run: the suite list is fetched again only for an unknown suite; the results view only when it shows that suite", () => {
-  const s = session(info("invoices"), info("receipts"));
+  const s = session(info("invoices"), info("receipts"), info("notes", "a/notes"));
   assert.deepEqual(s.runFinished({ suite: summary("new", 1), cancelled: false }, ["invoices"]), { listSuites: true, refreshPanel: undefined });
+  assert.equal(s.runFinished({ suite: summary("notes", 1, "a/notes"), cancelled: false }, [])?.listSuites, false, "known by key");
+  assert.equal(s.runFinished({ suite: summary("notes", 1, "b/notes"), cancelled: false }, [])?.listSuites, true, "another folder's suite of the same name is new");
   assert.deepEqual(s.runFinished({ suite: summary("invoices", 1), cancelled: false }, ["receipts", "invoices"]), { listSuites: false, refreshPanel: "invoices" });
   assert.deepEqual(s.runFinished({ suite: summary("invoices", 1), cancelled: true }, ["invoices"]), { listSuites: false, refreshPanel: undefined }, "nothing new to show after a cancelled run");
   assert.deepEqual(s.runFinished({ suite: summary("receipts", 1), cancelled: false }, []), { listSuites: false, refreshPanel: undefined }, "the view is closed");
