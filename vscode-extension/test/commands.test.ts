@@ -2,21 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import {
-  COMMANDS,
-  NO_SUITES,
-  STATUS_ITEM,
-  activeRunFirst,
-  annotateTarget,
-  argumentTarget,
-  compareSuite,
-  defaultRuns,
-  inferSource,
-  onlySuite,
-  pickedRuns,
-  reportTargetAfterRun,
-  routeServerCommand,
-} from "../src/commands";
+import { COMMANDS, NO_SUITES, STATUS_ITEM, activeRunFirst, annotateTarget, argumentTarget, compareSuite, defaultRuns, inferSource, onlySuite, pickedRuns, reportTargetAfterRun, routeServerCommand } from "../src/commands";
 import { SilentError, UserError } from "../src/errors";
 import type { RunReport, SuiteInfo, SuiteReport } from "../src/protocol";
 import { ServerCommands, readAnnotateApplied, readCompareMarkdown, readInferredText } from "../src/protocol";

@@ -44,6 +44,17 @@ class FakeServer {
     next();
     await settle();
   }
+
+  /** Lets the oldest launch finish, then waits for what waited on it. */
+  async complete(waiting: Promise<unknown>): Promise<void> {
+    await this.finishLaunch();
+    await waiting;
+  }
+}
+
+function fresh(): [FakeServer, Lifecycle] {
+  const server = new FakeServer();
+  return [server, new Lifecycle(server)];
 }
 
 async function settle(): Promise<void> {
@@ -51,67 +62,52 @@ async function settle(): Promise<void> {
 }
 
 test("a start asked for while one is under way joins it; once it is done the next start launches again", async () => {
-  const server = new FakeServer();
-  const life = new Lifecycle(server);
+  const [server, life] = fresh();
   const a = life.start();
   const b = life.start();
   assert.equal(a, b, "the same start");
-  await server.finishLaunch();
-  await Promise.all([a, b]);
+  await server.complete(Promise.all([a, b]));
   assert.deepEqual(server.log, ["launch 1", "started 1"]);
   server.running = false;
-  const c = life.start();
-  await server.finishLaunch();
-  await c;
+  await server.complete(life.start());
   assert.deepEqual(server.log, ["launch 1", "started 1", "launch 2", "started 2"]);
 });
 
 test("a launch that throws does not block the next start", async () => {
-  const server = new FakeServer();
-  const life = new Lifecycle(server);
+  const [server, life] = fresh();
   server.failNext = true;
   const a = life.start();
-  await server.finishLaunch();
-  await assert.rejects(a, /boom/);
-  const b = life.start();
-  await server.finishLaunch();
-  await b;
+  await server.complete(assert.rejects(a, /boom/));
+  await server.complete(life.start());
   assert.deepEqual(server.log, ["launch 1", "started 1", "launch 2", "started 2"]);
 });
 
 test("a restart lets a start under way finish, then stops and starts once more", async () => {
-  const server = new FakeServer();
-  const life = new Lifecycle(server);
+  const [server, life] = fresh();
   const first = life.start();
   const restarted = life.restart();
   await settle();
   assert.deepEqual(server.log, ["launch 1"], "no stop while the first start runs");
-  await server.finishLaunch();
-  await first;
+  await server.complete(first);
   assert.deepEqual(server.log, ["launch 1", "started 1", "stop", "launch 2"]);
-  await server.finishLaunch();
-  await restarted;
+  await server.complete(restarted);
   assert.equal(server.running, true);
   const again = life.restart();
   await settle();
   assert.deepEqual(server.log.slice(5), ["stop", "launch 3"], "with no start under way it stops at once");
-  await server.finishLaunch();
-  await again;
+  await server.complete(again);
 });
 
 test("a command starts the server only when it does not run", async () => {
-  const server = new FakeServer();
-  const life = new Lifecycle(server);
+  const [server, life] = fresh();
   const ready = life.ensureStarted();
-  await server.finishLaunch();
-  await ready;
+  await server.complete(ready);
   await life.ensureStarted();
   assert.deepEqual(server.log, ["launch 1", "started 1"], "running: no second launch");
   server.running = false;
   const again = life.ensureStarted();
   const joined = life.ensureStarted();
-  await server.finishLaunch();
-  await Promise.all([again, joined]);
+  await server.complete(Promise.all([again, joined]));
   assert.deepEqual(server.log, ["launch 1", "started 1", "launch 2", "started 2"], "two commands at once share one start");
 });
 
