@@ -54,23 +54,29 @@ class Extension implements vscode.Disposable {
     this.status.name = STATUS_ITEM.name;
     this.status.command = STATUS_ITEM.command;
     this.results = new ResultsPanel((suite) => void this.guard(COMMANDS.evaluateSuite.title, () => this.evaluate({ suite })));
-    const cmd = (command: { id: string; title: string }, fn: (...args: unknown[]) => Promise<unknown>): vscode.Disposable =>
-      vscode.commands.registerCommand(command.id, (...args: unknown[]) => this.guard(command.title, () => fn(...args)));
+    // One handler for each of COMMANDS (the type says so; test/commands.test.ts checks COMMANDS
+    // against package.json).
+    const handlers: Record<keyof typeof COMMANDS, (arg: unknown) => Promise<unknown>> = {
+      evaluateSuite: (arg) => this.evaluateSuite(arg),
+      evaluateAll: () => this.evaluate({}, true),
+      showReport: (arg) => this.showReport(arg),
+      inferSchema: (arg) => this.inferSchema(arg),
+      annotateSchema: (arg) => this.annotate(arg),
+      compareRuns: (arg) => this.compareRuns(arg),
+      clearResults: () => this.clearResults(),
+      restartServer: () => this.server.restart(),
+      showLog: () => {
+        this.server.output.show();
+        return Promise.resolve();
+      },
+    };
+    for (const name of Object.keys(handlers) as (keyof typeof COMMANDS)[]) {
+      const { id, title } = COMMANDS[name];
+      this.disposables.push(vscode.commands.registerCommand(id, (arg: unknown) => this.guard(title, () => handlers[name](arg))));
+    }
     this.disposables.push(
       this.status,
       this.results,
-      cmd(COMMANDS.evaluateSuite, (arg) => this.evaluateSuite(arg)),
-      cmd(COMMANDS.evaluateAll, () => this.evaluate({}, true)),
-      cmd(COMMANDS.showReport, (arg) => this.showReport(arg)),
-      cmd(COMMANDS.inferSchema, (arg) => this.inferSchema(arg)),
-      cmd(COMMANDS.annotateSchema, (arg) => this.annotate(arg)),
-      cmd(COMMANDS.compareRuns, (arg) => this.compareRuns(arg)),
-      cmd(COMMANDS.clearResults, () => this.clearResults()),
-      cmd(COMMANDS.restartServer, () => this.server.restart()),
-      cmd(COMMANDS.showLog, () => {
-        this.server.output.show();
-        return Promise.resolve();
-      }),
       vscode.window.onDidChangeActiveTextEditor(() => {
         this.updateStatus();
       }),
