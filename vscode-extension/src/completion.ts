@@ -1,6 +1,7 @@
 // No duplicate completions: VS Code's JSON support completes what the contributed meta-schema
 // (dist/eval-schema.schema.json) enumerates; the server's items with the same label at a value
 // position are dropped. Pure, so it is unit-tested.
+import { matchesPattern } from "./settings";
 
 /** The files the meta-schema applies to (package.json contributes.jsonValidation fileMatch). */
 export const JSON_VALIDATED_PATTERNS: readonly string[] = ["*.eval.json", "*.eval.jsonc"];
@@ -42,4 +43,20 @@ export function dropDuplicates<T extends LabelledItem>(items: readonly T[], offe
     const label = typeof item.label === "string" ? item.label : item.label.label;
     return !(offered.has(label) || offered.has(JSON.stringify(label)));
   });
+}
+
+/**
+ * The server's completion answer for a file: in the files the meta-schema covers, without the
+ * items JSON offers too (a list's items are replaced in place, as the middleware returns it).
+ */
+export function filterCompletions<T extends LabelledItem, L extends { items: T[] }>(
+  result: T[] | L | null | undefined,
+  fileName: string,
+  offered: ReadonlySet<string>,
+  valueKinds: ReadonlySet<number>,
+): T[] | L | null | undefined {
+  if (!result || !matchesPattern(fileName, JSON_VALIDATED_PATTERNS)) return result;
+  if (Array.isArray(result)) return dropDuplicates(result, offered, valueKinds);
+  result.items = dropDuplicates(result.items, offered, valueKinds);
+  return result;
 }

@@ -182,3 +182,52 @@ export function describeCheckFailure(interpreter: Interpreter, failure: CheckFai
     detail,
   };
 }
+
+/** The error `execFile` gives when the import check fails, as far as it is read here. */
+export interface ExecError {
+  /** A spawn error's code (a string: ENOENT) or the exit code (a number). */
+  code?: unknown;
+  /** Set when the check was killed at its timeout. */
+  killed?: boolean | undefined;
+}
+
+/** The import check's outcome: undefined when it passed. */
+export function checkFailureOf(error: ExecError | null, stderr: string): CheckFailure | undefined {
+  if (!error) return undefined;
+  return {
+    errorCode: typeof error.code === "string" ? error.code : undefined,
+    exitCode: typeof error.code === "number" ? error.code : null,
+    stderr,
+    timedOut: error.killed === true,
+  };
+}
+
+/** The import check passed but the language client could not start the server. */
+export function startFailureProblem(interpreter: Interpreter, error: unknown): Problem {
+  return {
+    message: `evalschema: the language server did not start with ${interpreter.path}. See "evalschema: Show server log".`,
+    detail: String(error),
+  };
+}
+
+/** The part of the Python extension's API read here; `R` is VS Code's Uri. */
+export interface PythonEnvironments<R> {
+  getActiveEnvironmentPath?: (resource?: R) => { path: string } | undefined;
+  resolveEnvironment?: (env: { path: string } | string) => Promise<{ executable?: { uri?: { fsPath: string } | undefined } | undefined } | undefined>;
+}
+
+/**
+ * The interpreter the Python extension has selected for the folder: its resolved executable,
+ * else the path it reports; undefined when it has none or its API fails (then PATH is used).
+ */
+export async function pythonExtensionInterpreter<R>(envs: PythonEnvironments<R> | undefined, folder: R | undefined): Promise<string | undefined> {
+  if (!envs?.getActiveEnvironmentPath) return undefined;
+  try {
+    const active = envs.getActiveEnvironmentPath(folder);
+    if (!active?.path) return undefined;
+    const resolved = envs.resolveEnvironment ? await envs.resolveEnvironment(active) : undefined;
+    return resolved?.executable?.uri?.fsPath ?? active.path;
+  } catch {
+    return undefined;
+  }
+}

@@ -134,3 +134,31 @@ export function readSuiteReports(v: unknown): SuiteReport[] {
   }
   return out;
 }
+
+/** The key of the suite a runStarted notification is about (its name from an older server). */
+export function readRunStartedKey(v: unknown): string | undefined {
+  if (!isObject(v)) return undefined;
+  const key = typeof v.key === "string" ? v.key : v.suite;
+  return typeof key === "string" ? key : undefined;
+}
+
+/** A runFinished notification; undefined when its summary cannot be read. */
+export function readRunFinished(v: unknown): { suite: SuiteSummary; cancelled: boolean } | undefined {
+  const suite = isObject(v) ? readSuiteSummary(v.suite) : undefined;
+  return suite && isObject(v) ? { suite, cancelled: Boolean(v.cancelled) } : undefined;
+}
+
+/** The schema text of an inferSchema answer. */
+export function readInferredText(v: unknown): string | undefined {
+  return isObject(v) && typeof v.text === "string" ? v.text : undefined;
+}
+
+/** Whether an annotate answer says edits were applied. */
+export function readAnnotateApplied(v: unknown): boolean {
+  return isObject(v) && v.applied === true;
+}
+
+/** The markdown of a compareRuns answer. */
+export function readCompareMarkdown(v: unknown): string | undefined {
+  return isObject(v) && typeof v.markdown === "string" ? v.markdown : undefined;
+}

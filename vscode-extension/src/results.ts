@@ -1,12 +1,15 @@
 // The results view: a webview panel with the per-field table of each run (src/report.ts renders
-// it); a click on a field opens the worst example of that field in the extracted file.
+// it); a click on a field opens the worst example of that field in the extracted file. What it
+// shows and the messages it reads are src/panel.ts's; this is the VS Code side.
 import * as crypto from "node:crypto";
 import * as vscode from "vscode";
-import type { LspRange, SuiteReport } from "./protocol";
+import { messageOf } from "./errors";
+import { COMPARE_VIEW_TYPE, RESULTS_VIEW_TYPE, markdownPage, mergeReports, panelTitle, readPanelMessage } from "./panel";
+import type { SuiteReport } from "./protocol";
 import { renderReport } from "./report";
 
 export class ResultsPanel implements vscode.Disposable {
-  static readonly viewType = "evalschema.results";
+  static readonly viewType = RESULTS_VIEW_TYPE;
   private panel: vscode.WebviewPanel | undefined;
   private reports: SuiteReport[] = [];
   private notice: string | undefined;
@@ -39,15 +42,14 @@ export class ResultsPanel implements vscode.Disposable {
     } else if (reveal) {
       this.panel.reveal(undefined, true);
     }
-    this.panel.title = reports.length === 1 && reports[0] ? `evalschema: ${reports[0].name}` : "evalschema results";
+    this.panel.title = panelTitle(reports);
     this.render();
   }
 
   /** Replaces the reports of the suites it shows with fresh ones, without stealing focus. */
   update(fresh: SuiteReport[]): void {
     if (!this.panel) return;
-    const byKey = new Map(fresh.map((r) => [r.key, r]));
-    this.reports = this.reports.map((r) => byKey.get(r.key) ?? r);
+    this.reports = mergeReports(this.reports, fresh);
     this.render();
   }
 
@@ -58,9 +60,8 @@ export class ResultsPanel implements vscode.Disposable {
   }
 
   private async onMessage(message: unknown): Promise<void> {
-    if (typeof message !== "object" || message === null) return;
-    const m = message as { type?: unknown; uri?: unknown; range?: LspRange; suite?: unknown };
-    if (m.type === "open" && typeof m.uri === "string") {
+    const m = readPanelMessage(message);
+    if (m?.type === "open") {
       try {
         const r = m.range;
         const range = r ? new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character) : undefined;
@@ -71,9 +72,9 @@ export class ResultsPanel implements vscode.Disposable {
         });
         if (range) editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
       } catch (e) {
-        void vscode.window.showErrorMessage(`evalschema: cannot open ${m.uri}: ${e instanceof Error ? e.message : String(e)}`);
+        void vscode.window.showErrorMessage(`evalschema: cannot open ${m.uri}: ${messageOf(e)}`);
       }
-    } else if (m.type === "run" && typeof m.suite === "string") {
+    } else if (m?.type === "run") {
       this.onRun(m.suite);
     }
   }
@@ -96,14 +97,10 @@ export async function showMarkdown(title: string, markdown: string): Promise<voi
     await vscode.commands.executeCommand("markdown.showPreview", doc.uri);
     return;
   }
-  const panel = vscode.window.createWebviewPanel("evalschema.compare", title, vscode.ViewColumn.Beside, {
+  const panel = vscode.window.createWebviewPanel(COMPARE_VIEW_TYPE, title, vscode.ViewColumn.Beside, {
     enableScripts: false,
     localResourceRoots: [],
   });
   const nonce = crypto.randomBytes(16).toString("base64");
-  panel.webview.html = `<!DOCTYPE html><html><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-${nonce}'; img-src data:">
-<style nonce="${nonce}">body{color:var(--vscode-foreground);background:var(--vscode-editor-background);font-family:var(--vscode-font-family);padding:0 16px}
-table{border-collapse:collapse}th,td{padding:2px 8px;border-bottom:1px solid var(--vscode-panel-border);text-align:left}
-code,pre{font-family:var(--vscode-editor-font-family)}</style></head><body>${html}</body></html>`;
+  panel.webview.html = markdownPage(html, nonce);
 }

@@ -1,5 +1,7 @@
 // Starting, stopping and talking to the language server (vscode-languageclient over stdio),
-// after resolving the interpreter and checking that `evalschema_server` imports there.
+// after resolving the interpreter and checking that `evalschema_server` imports there. The
+// rules (when to restart, what to tell the user) are in src/lifecycle.ts, src/interpreter.ts
+// and src/settings.ts; this is the VS Code side.
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -12,25 +14,29 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from "vscode-languageclient/node";
-import { JSON_VALIDATED_PATTERNS, dropDuplicates, labelsOfferedByJson } from "./completion";
-import { describeCommandError } from "./errors";
+import { filterCompletions, labelsOfferedByJson } from "./completion";
+import { UserError, describeCommandError, detailOf } from "./errors";
 import {
   IMPORT_CHECK_ARGS,
+  checkFailureOf,
   describeCheckFailure,
   describeSource,
   launchEnv,
+  pythonExtensionInterpreter,
   resolveInterpreter,
   serverCommand,
+  startFailureProblem,
   untrustedInterpreterProblem,
   type CheckFailure,
   type Interpreter,
   type Problem,
+  type PythonEnvironments,
 } from "./interpreter";
+import { Lifecycle, RESTART_MESSAGES, notRunningError, problemActions, problemEffect, pythonExtensionRestart, settingsRestart } from "./lifecycle";
 import { Notifications, type RunFinishedParams, type RunStartedParams } from "./protocol";
 import {
-  matchesPattern,
+  configurationAnswer,
   readSettings,
-  restartNeeded,
   serverSettings,
   trustedGetter,
   type ServerSettings,
@@ -55,9 +61,7 @@ function currentServerSettings(): ServerSettings {
 }
 
 interface PythonExtensionApi {
-  environments?: {
-    getActiveEnvironmentPath?: (resource?: vscode.Uri) => { path: string } | undefined;
-    resolveEnvironment?: (env: { path: string } | string) => Promise<{ executable?: { uri?: vscode.Uri } } | undefined>;
+  environments?: PythonEnvironments<vscode.Uri> & {
     onDidChangeActiveEnvironmentPath?: vscode.Event<unknown>;
   };
 }
@@ -72,34 +76,11 @@ async function pythonExtensionApi(): Promise<PythonExtensionApi | undefined> {
   }
 }
 
-async function pythonExtensionInterpreter(api: PythonExtensionApi | undefined, folder: vscode.Uri | undefined): Promise<string | undefined> {
-  const envs = api?.environments;
-  if (!envs?.getActiveEnvironmentPath) return undefined;
-  try {
-    const active = envs.getActiveEnvironmentPath(folder);
-    if (!active?.path) return undefined;
-    const resolved = envs.resolveEnvironment ? await envs.resolveEnvironment(active) : undefined;
-    return resolved?.executable?.uri?.fsPath ?? active.path;
-  } catch {
-    return undefined;
-  }
-}
-
 function checkImport(interpreter: Interpreter, cwd: string | undefined): Promise<CheckFailure | undefined> {
   return new Promise((resolve) => {
     const env = launchEnv(process.env, process.platform);
     execFile(interpreter.path, [...IMPORT_CHECK_ARGS], { timeout: 30000, cwd, env, windowsHide: true }, (error, _stdout, stderr) => {
-      if (!error) {
-        resolve(undefined);
-        return;
-      }
-      const err = error as NodeJS.ErrnoException & { killed?: boolean; code?: string | number };
-      resolve({
-        errorCode: typeof err.code === "string" ? err.code : undefined,
-        exitCode: typeof err.code === "number" ? err.code : null,
-        stderr,
-        timedOut: err.killed === true,
-      });
+      resolve(checkFailureOf(error, stderr));
     });
   });
 }
@@ -114,7 +95,11 @@ export class ServerManager implements vscode.Disposable {
   private settings: Settings;
   private readonly disposables: vscode.Disposable[] = [];
   private clientDisposables: vscode.Disposable[] = [];
-  private starting: Promise<void> | undefined;
+  private readonly lifecycle = new Lifecycle({
+    launch: () => this.doStart(),
+    shutdown: () => this.stop(),
+    isRunning: () => this.running,
+  });
   private readonly offered: Set<string>;
   private readonly startedEmitter = new vscode.EventEmitter<void>();
   readonly onDidStart = this.startedEmitter.event;
@@ -133,10 +118,10 @@ export class ServerManager implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!e.affectsConfiguration("evalschema")) return;
         const next = currentSettings();
-        const restart = restartNeeded(this.settings, next);
+        const reason = settingsRestart(this.settings, next);
         this.settings = next;
-        if (restart) {
-          this.output.info("interpreter settings changed: restarting the server");
+        if (reason) {
+          this.output.info(reason);
           void this.restart();
         }
       }),
@@ -145,7 +130,7 @@ export class ServerManager implements vscode.Disposable {
       // Trusting the workspace lets its settings choose the interpreter, the server's arguments
       // and comparator modules, and lets the server import them: start again with those.
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
-        this.output.info("the workspace is now trusted: restarting the server");
+        this.output.info(RESTART_MESSAGES.trust);
         void this.restart();
       }),
     );
@@ -154,8 +139,9 @@ export class ServerManager implements vscode.Disposable {
       if (event) {
         this.disposables.push(
           event(() => {
-            if (!this.settings.interpreter) {
-              this.output.info("the Python extension's interpreter changed: restarting the server");
+            const reason = pythonExtensionRestart(this.settings);
+            if (reason) {
+              this.output.info(reason);
               void this.restart();
             }
           }),
@@ -179,10 +165,7 @@ export class ServerManager implements vscode.Disposable {
   }
 
   start(): Promise<void> {
-    this.starting ??= this.doStart().finally(() => {
-      this.starting = undefined;
-    });
-    return this.starting;
+    return this.lifecycle.start();
   }
 
   private async doStart(): Promise<void> {
@@ -191,7 +174,7 @@ export class ServerManager implements vscode.Disposable {
     const api = settings.interpreter ? undefined : await pythonExtensionApi();
     const interpreter = resolveInterpreter({
       setting: settings.interpreter,
-      pythonExtension: await pythonExtensionInterpreter(api, folder?.uri),
+      pythonExtension: await pythonExtensionInterpreter(api?.environments, folder?.uri),
       workspaceFolder: folder?.uri.fsPath,
       home: os.homedir(),
       platform: process.platform,
@@ -245,13 +228,8 @@ export class ServerManager implements vscode.Disposable {
         ],
       },
       middleware: {
-        provideCompletionItem: async (document, position, context, token, next) => {
-          const result = await next(document, position, context, token);
-          if (!result || !matchesPattern(document.fileName, JSON_VALIDATED_PATTERNS)) return result;
-          if (Array.isArray(result)) return dropDuplicates(result, offered, valueKinds);
-          result.items = dropDuplicates(result.items, offered, valueKinds);
-          return result;
-        },
+        provideCompletionItem: async (document, position, context, token, next) =>
+          filterCompletions(await next(document, position, context, token), document.fileName, offered, valueKinds),
         executeCommand: (command, args, next) => {
           const handled = this.interceptor?.(command, args);
           if (handled) return handled;
@@ -261,9 +239,7 @@ export class ServerManager implements vscode.Disposable {
           configuration: async (params, token, next) => {
             const results: unknown = await next(params, token);
             if (!Array.isArray(results)) return results as never;
-            const values: unknown[] = results;
-            const s = currentServerSettings();
-            return params.items.map((item, i): unknown => (item.section === "evalschema" ? s : values[i]));
+            return configurationAnswer(params.items, results, currentServerSettings());
           },
         },
       },
@@ -288,23 +264,19 @@ export class ServerManager implements vscode.Disposable {
       this.output.info(`server started: ${cmd.command} ${cmd.args.join(" ")}`);
       this.startedEmitter.fire();
     } catch (e) {
-      this.problem = {
-        message: `evalschema: the language server did not start with ${interpreter.path}. See "evalschema: Show server log".`,
-        detail: String(e),
-      };
-      this.output.error(`${this.problem.message}\n${String(e)}`);
+      this.problem = startFailureProblem(interpreter, e);
+      this.output.error(`${this.problem.message}\n${this.problem.detail}`);
       void this.showProblem(this.problem);
     }
   }
 
   private async showProblem(problem: Problem): Promise<void> {
-    const actions = problem.fix ? ["Copy pip command", "Open settings", "Show log"] : ["Open settings", "Show log"];
-    const choice = await vscode.window.showErrorMessage(problem.message, ...actions);
-    if (choice === "Copy pip command" && problem.fix) {
-      await vscode.env.clipboard.writeText(problem.fix);
-    } else if (choice === "Open settings") {
-      await vscode.commands.executeCommand("workbench.action.openSettings", "evalschema.interpreter");
-    } else if (choice === "Show log") {
+    const effect = problemEffect(problem, await vscode.window.showErrorMessage(problem.message, ...problemActions(problem)));
+    if (effect?.kind === "copy") {
+      await vscode.env.clipboard.writeText(effect.text);
+    } else if (effect?.kind === "settings") {
+      await vscode.commands.executeCommand("workbench.action.openSettings", effect.query);
+    } else if (effect?.kind === "log") {
       this.output.show();
     }
   }
@@ -323,25 +295,19 @@ export class ServerManager implements vscode.Disposable {
     }
   }
 
-  async restart(): Promise<void> {
-    await this.starting;
-    await this.stop();
-    await this.start();
+  restart(): Promise<void> {
+    return this.lifecycle.restart();
   }
 
   /** Runs a server command (workspace/executeCommand with one argument object). */
   async execute(command: string, arg: object, what: string): Promise<unknown> {
-    if (!this.running) await this.start();
+    await this.lifecycle.ensureStarted();
     const client = this.client;
-    if (!client || client.state !== State.Running) {
-      // A start that failed has just said why in its own notification.
-      if (this.problem) throw new SilentError(this.problem.message);
-      throw new UserError(`evalschema: the language server is not running, so ${what} cannot run.`);
-    }
+    if (!client || client.state !== State.Running) throw notRunningError(this.problem, what);
     try {
       return await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg] });
     } catch (e) {
-      this.output.error(`${command} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      this.output.error(`${command} failed: ${detailOf(e)}`);
       throw new UserError(describeCommandError(what, e));
     }
   }
@@ -354,9 +320,3 @@ export class ServerManager implements vscode.Disposable {
     this.runFinishedEmitter.dispose();
   }
 }
-
-/** An error whose message is meant for the user as it is. */
-export class UserError extends Error {}
-
-/** A failure the user has already been told about. */
-export class SilentError extends UserError {}

@@ -144,6 +144,15 @@ export function serverSettings(s: Settings, workspaceTrusted: boolean): ServerSe
   return out as ServerSettings;
 }
 
+/**
+ * The answer to the server's workspace/configuration request: the section `evalschema` is
+ * answered with `current` (read as the client reads it: defensively, trust applied), the other
+ * items with what VS Code answered for them.
+ */
+export function configurationAnswer(items: readonly { section?: string | undefined }[], answered: readonly unknown[], current: ServerSettings): unknown[] {
+  return items.map((item, i): unknown => (item.section === "evalschema" ? current : answered[i]));
+}
+
 /** Settings that change how the server process is started need a restart; the rest are sent live. */
 export function restartNeeded(before: Settings, after: Settings): boolean {
   return before.interpreter !== after.interpreter || before.serverArgs.join("\0") !== after.serverArgs.join("\0");

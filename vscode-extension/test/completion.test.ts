@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { dropDuplicates, labelsOfferedByJson } from "../src/completion";
+import { dropDuplicates, filterCompletions, labelsOfferedByJson } from "../src/completion";
 import { describeCommandError } from "../src/errors";
 
 // Built by `npm run metaschema` (scripts/gen_metaschema.py) from the engine's registry.
@@ -71,4 +71,19 @@ test("failed server commands become one sentence, never a stack", () => {
   assert.match(describeCommandError("Show report", new Error("Client is not running")), /not running/);
   const m = describeCommandError("Evaluate suite", new Error("suite 'x' not in evalschema.toml\n  at Foo (bar.js:1:2)"));
   assert.equal(m, "evalschema: Evaluate suite failed: suite 'x' not in evalschema.toml");
+});
+
+test("the completion answer is filtered only in the files the meta-schema covers, a list in place", () => {
+  const offered = new Set(['"value"']);
+  const items = () => [{ label: '"value"', kind: VALUE }, { label: '"other"', kind: VALUE }];
+  const labels = (r: ReturnType<typeof items> | { items: ReturnType<typeof items> } | null | undefined) => (Array.isArray(r) ? r : (r?.items ?? [])).map((i) => i.label);
+  assert.deepEqual(labels(filterCompletions(items(), "/w/a.eval.json", offered, kinds)), ['"other"']);
+  assert.deepEqual(labels(filterCompletions(items(), "C:\\w\\a.eval.jsonc", offered, kinds)), ['"other"']);
+  assert.deepEqual(labels(filterCompletions(items(), "/w/records.json", offered, kinds)), ['"value"', '"other"'], "JSON does not complete there: keep the server's");
+  const list = { isIncomplete: true, items: items() };
+  const out = filterCompletions(list, "/w/a.eval.json", offered, kinds);
+  assert.equal(out, list, "the same list, its flags kept");
+  assert.deepEqual(labels(list), ['"other"']);
+  assert.equal(filterCompletions(null, "/w/a.eval.json", offered, kinds), null);
+  assert.equal(filterCompletions(undefined, "/w/a.eval.json", offered, kinds), undefined);
 });

@@ -3,13 +3,17 @@ import { test } from "node:test";
 import {
   IMPORT_CHECK_ARGS,
   SERVER_ARGS,
+  checkFailureOf,
   describeCheckFailure,
   expandVariables,
   launchEnv,
   pipCommand,
+  pythonExtensionInterpreter,
   resolveInterpreter,
   serverCommand,
+  startFailureProblem,
   untrustedInterpreterProblem,
+  type PythonEnvironments,
 } from "../src/interpreter";
 
 const base = { home: "/home/ada", platform: "linux", workspaceFolder: "/work/proj" };
@@ -105,4 +109,53 @@ test("PYTHONPATH loses empty and relative entries (they mean the workspace); the
   assert.equal("PYTHONPATH" in launchEnv({ PYTHONPATH: ":" }, "linux"), false);
   assert.equal("PYTHONPATH" in launchEnv({}, "linux"), false);
   assert.equal(launchEnv({ PYTHONPATH: "C:\\libs;;.;D:\\more" }, "win32").PYTHONPATH, "C:\\libs;D:\\more");
+});
+
+test("the import check's error becomes the failure described to the user", () => {
+  const py = { path: "/nope/python", source: "setting" as const };
+  assert.equal(checkFailureOf(null, "a warning on stderr"), undefined, "it passed");
+  const missing = checkFailureOf(Object.assign(new Error("spawn /nope/python ENOENT"), { code: "ENOENT" }), "");
+  assert.deepEqual(missing, { errorCode: "ENOENT", exitCode: null, stderr: "", timedOut: false });
+  assert.match(describeCheckFailure(py, missing ?? {}).message, /cannot run the Python interpreter/);
+  const exited = checkFailureOf(Object.assign(new Error("Command failed"), { code: 1, killed: false }), "ModuleNotFoundError: No module named 'evalschema_server'\n");
+  assert.deepEqual(exited, { errorCode: undefined, exitCode: 1, stderr: "ModuleNotFoundError: No module named 'evalschema_server'\n", timedOut: false });
+  assert.match(describeCheckFailure(py, exited ?? {}).message, /not installed/);
+  const killed = checkFailureOf(Object.assign(new Error("Command failed"), { code: null, killed: true }), "");
+  assert.deepEqual(killed, { errorCode: undefined, exitCode: null, stderr: "", timedOut: true });
+  assert.match(describeCheckFailure(py, killed ?? {}).message, /took too long/);
+});
+
+test("a server that does not start says with which interpreter, the error goes to the log", () => {
+  const p = startFailureProblem({ path: "/venv/bin/python", source: "setting" }, new Error("Server initialization failed.\nat x"));
+  assert.equal(p.message, 'evalschema: the language server did not start with /venv/bin/python. See "evalschema: Show server log".');
+  assert.equal(p.detail, "Error: Server initialization failed.\nat x");
+  assert.equal(p.fix, undefined);
+});
+
+test("the Python extension's interpreter: its resolved executable, else the path it reports; nothing when it fails", async () => {
+  const folder = { fsPath: "/work/proj" };
+  const asked: unknown[] = [];
+  const envs = (path: string | undefined, executable: string | undefined): PythonEnvironments<typeof folder> => ({
+    getActiveEnvironmentPath: (resource) => {
+      asked.push(resource);
+      return path === undefined ? undefined : { path };
+    },
+    resolveEnvironment: (env) => Promise.resolve({ executable: { uri: executable === undefined ? undefined : { fsPath: executable } }, env }),
+  });
+  assert.equal(await pythonExtensionInterpreter(envs("/work/proj/.venv", "/work/proj/.venv/bin/python"), folder), "/work/proj/.venv/bin/python");
+  assert.equal(asked[0], folder, "asked for the workspace folder");
+  assert.equal(await pythonExtensionInterpreter(envs("/usr/bin/python3", undefined), folder), "/usr/bin/python3", "unresolved: the reported path");
+  assert.equal(await pythonExtensionInterpreter({ getActiveEnvironmentPath: () => ({ path: "/opt/py" }) }, folder), "/opt/py", "an older API without resolveEnvironment");
+  assert.equal(await pythonExtensionInterpreter(envs("", "/x"), folder), undefined, "no environment selected");
+  assert.equal(await pythonExtensionInterpreter(envs(undefined, "/x"), folder), undefined);
+  assert.equal(await pythonExtensionInterpreter({}, folder), undefined);
+  assert.equal(await pythonExtensionInterpreter(undefined, folder), undefined, "no Python extension");
+  const throwing: PythonEnvironments<typeof folder> = {
+    getActiveEnvironmentPath: () => {
+      throw new Error("not ready");
+    },
+  };
+  assert.equal(await pythonExtensionInterpreter(throwing, folder), undefined);
+  const rejecting: PythonEnvironments<typeof folder> = { getActiveEnvironmentPath: () => ({ path: "/p" }), resolveEnvironment: () => Promise.reject(new Error("x")) };
+  assert.equal(await pythonExtensionInterpreter(rejecting, folder), undefined, "a failing API means PATH, not a crash");
 });

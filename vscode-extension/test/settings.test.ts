@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { JSON_VALIDATED_PATTERNS } from "../src/completion";
 import { LIMITS } from "../src/generated/settings";
-import { DEFAULTS, RESTRICTED_SETTINGS, matchesPattern, readJudgeSettings, readSettings, restartNeeded, serverSettings, trustedGetter, type InspectedSetting } from "../src/settings";
+import { DEFAULTS, RESTRICTED_SETTINGS, configurationAnswer, matchesPattern, readJudgeSettings, readSettings, restartNeeded, serverSettings, trustedGetter, type InspectedSetting } from "../src/settings";
 
 const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as {
   capabilities: { untrustedWorkspaces: { supported: string | boolean; restrictedConfigurations: string[]; description: string } };
@@ -174,4 +174,11 @@ test("schema patterns match base names", () => {
 
 test("the completion filter applies to exactly the files jsonValidation covers", () => {
   assert.deepEqual(manifest.contributes.jsonValidation.flatMap((v) => v.fileMatch), [...JSON_VALIDATED_PATTERNS]);
+});
+
+test("the server's configuration request gets the client's reading of evalschema, VS Code's answer for other sections", () => {
+  const current = serverSettings(readSettings(getter({ debounceMs: 5 })), false);
+  const answer = configurationAnswer([{ section: "evalschema" }, { section: "files.exclude" }, {}, { section: "evalschema.debounceMs" }], [{ debounceMs: "raw" }, { "**/.git": true }, null, 7], current);
+  assert.deepEqual(answer, [current, { "**/.git": true }, null, 7]);
+  assert.equal(answer[0], current);
 });
