@@ -98,30 +98,25 @@ def balanced_end(text: str, begin: int, limit: int | None = None) -> int | None:
     """Index of the bracket closing the one at ``begin``, skipping strings; None when it
     is not closed (within ``limit`` characters)."""
     depth = 0
-    quote: str | None = None
-    escaped = False
     stop = len(text) if limit is None else min(len(text), begin + limit)
-    for i in range(begin, stop):
+    i = begin
+    while i < stop:
         ch = text[i]
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = None
-        elif ch in "\"'":
-            quote = ch
+        if ch in "\"'":
+            i = _string_end(text, i, stop)  # ``stop`` when the string is not closed
         elif ch in "{[":
             depth += 1
         elif ch in "}]":
             depth -= 1
             if depth == 0:
                 return i
+        i += 1
     return None
 
 
 _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
+#: The escapes of a single-quoted (Python) string that mean the character itself.
+_PY_ESCAPE = re.compile(r"\\([\\'\"])")
 
 
 def _repair(text: str) -> str:
@@ -130,21 +125,22 @@ def _repair(text: str) -> str:
     i, n = 0, len(text)
     while i < n:
         ch = text[i]
-        if ch == '"':
-            j = _string_end(text, i, '"')
-            out.append(text[i : j + 1])
-            i = j + 1
-        elif ch == "'":
-            j = _string_end(text, i, "'")
-            if j == i or text[j] != "'" or text[j - 1] == "\\":
+        if ch in "\"'":
+            j = _string_end(text, i, n)
+            if j == n:
                 out.append(text[i:])  # cut inside the string: close_truncated drops it
                 break
-            body = text[i + 1 : j].replace("\\'", "'")
-            out.append(json.dumps(body, ensure_ascii=False))
+            if ch == '"':
+                out.append(text[i : j + 1])
+            else:
+                body = _PY_ESCAPE.sub(r"\1", text[i + 1 : j])
+                out.append(json.dumps(body, ensure_ascii=False))
             i = j + 1
         elif ch.isalpha():
+            # A bare word other than these literals leaves the text invalid whatever
+            # follows it, so only whole words need telling apart.
             j = i
-            while j < n and (text[j].isalnum() or text[j] == "_"):
+            while j < n and text[j].isalnum():
                 j += 1
             word = text[i:j]
             out.append(_PY_LITERALS.get(word, word))
@@ -164,16 +160,17 @@ def _repair(text: str) -> str:
     return "".join(out)
 
 
-def _string_end(text: str, begin: int, quote: str) -> int:
+def _string_end(text: str, begin: int, end: int) -> int:
+    """Index of the quote closing the string that opens at ``begin`` (a backslash escapes
+    the character after it); ``end`` when the text is cut before it (at ``end``)."""
+    quote = text[begin]
     i = begin + 1
-    while i < len(text):
-        if text[i] == "\\":
-            i += 2
-            continue
-        if text[i] == quote:
+    while i < end:
+        ch = text[i]
+        if ch == quote:
             return i
-        i += 1
-    return len(text) - 1
+        i += 2 if ch == "\\" else 1
+    return end
 
 
 _LITERALS = ("true", "false", "null")
@@ -194,7 +191,7 @@ def close_truncated(text: str) -> tuple[str, bool]:
     #: text[:good] + the closers of the containers open at that point parses. Every push
     #: and pop moves ``good``, so those are the ones still open when the walk stops:
     #: joined once at the end (joining them at every step is quadratic in the depth).
-    good = -1
+    good = 0
     i, n = 0, len(text)
     while i < n:
         ch = text[i]
@@ -225,8 +222,8 @@ def close_truncated(text: str) -> tuple[str, bool]:
         if not stack:
             return text, False
         if ch == '"':
-            j = _closing_quote(text, i)
-            if j < 0:
+            j = _string_end(text, i, n)
+            if j == n:
                 break  # cut inside the string
             i = j + 1
             if want_key[-1]:
@@ -243,24 +240,10 @@ def close_truncated(text: str) -> tuple[str, bool]:
         if stack[-1] == "}":
             want_key[-1] = True
         good = i
-    if good < 0:
+    if not good:
         return text, False
-    return text[:good].rstrip().rstrip(",") + "".join(reversed(stack)), True
-
-
-def _closing_quote(text: str, begin: int) -> int:
-    """Index of the quote closing the string opened at ``begin``; -1 when it is cut."""
-    i = begin + 1
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-        elif ch == '"':
-            return i
-        else:
-            i += 1
-    return -1
+    # ``good`` is right after a value or a bracket: no comma or space to trim.
+    return text[:good] + "".join(reversed(stack)), True
 
 
 def parses(text: str) -> bool:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from evalschema import LenientParseError, parse_lenient
+from evalschema.io.lenient import LenientResult, balanced_end, close_truncated, parses
 
 
 @pytest.mark.parametrize(("text", "value", "method"), [
@@ -55,3 +58,138 @@ def test_deep_unclosed_text_is_refused_in_linear_time() -> None:
     with pytest.raises(LenientParseError):
         parse_lenient(text)
     assert time.monotonic() - started < HANG_SECONDS
+
+
+def test_methods_and_the_first_readable_candidate() -> None:
+    """Strict JSON is not "repaired"; an array is strict only when a value was asked for;
+    a fence wins over an object in prose; a broken object is passed over for the next."""
+    assert parse_lenient(" [1, 2] ", want_object=False) == LenientResult([1, 2], False, "strict")
+    assert parse_lenient('"just text"', want_object=False).method == "strict"
+    # An object was asked for: the first object inside the array.
+    assert parse_lenient('[{"a": 1}, {"b": 2}]') == LenientResult({"a": 1}, True, "embedded")
+    assert parse_lenient('{"b": 2} ```json\n{"a": 1}\n```').value == {"a": 1}
+    assert parse_lenient('```JSON\r\n{"a": 1}```').method == "fence"
+    assert parse_lenient('```json5 \n{"a": 1,}\n```') == LenientResult({"a": 1}, True, "repaired")
+    assert parse_lenient('Note {x} then {"a": 1}') == LenientResult({"a": 1}, True, "embedded")
+    assert parse_lenient('Note {x} then {"a": 1,}').value == {"a": 1}
+    # Doubled braces, as template engines escape them: the inner object.
+    assert parse_lenient('Answer: {{"a": 1}}').value == {"a": 1}
+    assert parse_lenient('prose [1, {"a": [2, 3]}] more', want_object=False).value == [
+        1, {"a": [2, 3]}]
+
+
+def test_prose_is_searched_for_a_bounded_number_of_candidates() -> None:
+    """16 places to try, fences and objects alike, so a long answer full of braces
+    cannot make reading it slow: the 16th is read, the 17th not."""
+    fifteen = "{x} " * 15 + '{"a": 1}'
+    assert parse_lenient(fifteen).value == {"a": 1}
+    with pytest.raises(LenientParseError):
+        parse_lenient("{x} " + fifteen)
+    with pytest.raises(LenientParseError):
+        parse_lenient("```\nnope\n``` " + fifteen)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("I could not read the document.",
+     "no JSON object found in 'I could not read the document.'"),
+    ("x" * 60, f"no JSON object found in '{'x' * 60}'"),
+    ("x" * 61, f"no JSON object found in '{'x' * 60}…'"),
+])
+def test_an_unreadable_answer_says_what_it_began_with(text: str, message: str) -> None:
+    with pytest.raises(LenientParseError) as err:
+        parse_lenient(text)
+    assert str(err.value) == message
+
+
+def test_the_errors_that_no_repair_can_fix_say_why() -> None:
+    with pytest.raises(LenientParseError) as err:
+        parse_lenient("no list here", want_object=False)
+    assert str(err.value) == "no JSON value found in 'no list here'"
+    with pytest.raises(LenientParseError) as err:
+        parse_lenient("[" * 100_000 + "]" * 100_000, want_object=False)
+    assert str(err.value) == "the text is nested too deeply to read"
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(5000)
+    try:
+        with pytest.raises(LenientParseError) as err:
+            parse_lenient('{"n": ' + "1" * 5001 + "}")
+    finally:
+        sys.set_int_max_str_digits(limit)
+    assert str(err.value) == "an integer has more than 5,000 digits, more than Python reads"
+
+
+@pytest.mark.parametrize(("text", "value", "method"), [
+    # Python's spelling of strings: the escapes that mean the character itself.
+    ("{'path': 'C:\\\\', 'b': 1}", {"path": "C:\\", "b": 1}, "repaired"),
+    ("{'a': 'say \\\"hi\\\"', 'b': 'it\\'s'}", {"a": 'say "hi"', "b": "it's"}, "repaired"),
+    ("{'a': 'é', 'b': False}", {"a": "é", "b": False}, "repaired"),
+    ("{'a': 1, 'b': 'cut", {"a": 1}, "truncated"),
+    ("{'a': 1, 'b': 'cut\\'", {"a": 1}, "truncated"),
+    ("{'a': 1, 'b': '", {"a": 1}, "truncated"),
+    ('{"a": 1, "b": "cut', {"a": 1}, "truncated"),
+    ('{"a": 1,', {"a": 1}, "truncated"),
+    ('{"a": [1, 2],\n ', {"a": [1, 2]}, "truncated"),
+    ('{"a": 1, "b": tr', {"a": 1}, "truncated"),
+    ('{"a": 1, "b": True', {"a": 1, "b": True}, "truncated"),
+])
+def test_single_quotes_and_cuts(text: str, value: object, method: str) -> None:
+    assert parse_lenient(text) == LenientResult(value, True, method)
+
+
+@pytest.mark.parametrize(("text", "closed"), [
+    ('{"a": 1, "b": [1, 2', '{"a": 1, "b": [1, 2]}'),
+    ('[[1, [2', "[[1, [2]]]"),
+    ('{"k": [{"a": 1}, {"b": 2', '{"k": [{"a": 1}, {"b": 2}]}'),
+    # A key is dropped with its colon, a value cut short with its key.
+    ('{"a": 1, "b"', '{"a": 1}'),
+    ('{"a": 1, "b": ', '{"a": 1}'),
+    ('{"a": {"b": 1}, "c"', '{"a": {"b": 1}}'),
+    ('{"a": {"b": "x"}, "c": "cu', '{"a": {"b": "x"}}'),
+    ('{"a": "x \\" y", "b": "c', '{"a": "x \\" y"}'),
+    ('{"a": tr', "{}"),
+    ('{"a": 1.', "{}"),
+    ('{"a": -', "{}"),
+    # A literal or a number at the very end is kept.
+    ('{"a": true', '{"a": true}'),
+    ('{"a": 12', '{"a": 12}'),
+    ('{"a": [null', '{"a": [null]}'),
+    # In an array every string is a value.
+    ('["a", "b', '["a"]'),
+    ('["a", "b", "c', '["a", "b"]'),
+    # Space and commas before the cut are left out; space before the value is kept.
+    ('{\n\t"a": 1,\r\n', '{\n\t"a": 1}'),
+    (' {"a": 1', ' {"a": 1}'),
+    ('{"a": 1 , "b": 2', '{"a": 1 , "b": 2}'),
+])
+def test_a_cut_is_closed_after_the_last_complete_member(text: str, closed: str) -> None:
+    assert close_truncated(text) == (closed, True)
+    assert parses(closed)
+
+
+@pytest.mark.parametrize("text", [
+    "", "  , ", "}", "] {", "123", '"abc', ": 1", '{"a": 1}', '{"a": 1} and more', "[]"])
+def test_text_that_is_not_an_open_container_comes_back_unchanged(text: str) -> None:
+    assert close_truncated(text) == (text, False)
+
+
+@pytest.mark.parametrize(("text", "begin", "limit", "end"), [
+    ('{"a": 1}', 0, None, 7),
+    ('xx{"a": 1}', 2, 8, 9),
+    ('xx{"a": 1}', 2, 7, None),  # the closer is past the limit
+    ('{"a": 1}', 0, 100, 7),
+    ("{'a': '}'}", 0, None, 9),  # single-quoted strings are skipped too
+    ('[{"a": [1]}, "]"] tail', 0, None, 16),
+    ('[{"a": [1]}, "]"] tail', 1, None, 10),
+    ('{"a": "x', 0, None, None),
+    ('{"a": "x}', 0, None, None),
+    ('{"a": [1}', 0, None, None),
+    ('{"a": "\\\\"}', 0, None, 10),
+])
+def test_balanced_end(text: str, begin: int, limit: int | None, end: int | None) -> None:
+    assert balanced_end(text, begin, limit) == end
+
+
+def test_parses_is_strict_and_never_raises() -> None:
+    assert parses('{"a": 1}') and parses("12") and parses('"x"')
+    assert not parses("{'a': 1}") and not parses("") and not parses("1.")
+    assert not parses("[" * 100_000 + "]" * 100_000)
