@@ -102,21 +102,13 @@ class RunAccumulator:
                               self.n_p, self.n_r, self.n_f1, self.n_w, dict(self.off_schema))
 
     def merge(self, other: RunAccumulator) -> RunAccumulator:
-        out = RunAccumulator(keep_records=self.keep_records and other.keep_records)
-        for src in (self, other):
-            for k, t in src.per_field.items():
-                mine = out.per_field.setdefault(k, [0.0] * 11)
-                for i, v in enumerate(t):
-                    mine[i] += v
-        out.records = [*self.records, *other.records]
-        out.n = self.n + other.n
-        out.sum_p, out.sum_r = self.sum_p + other.sum_p, self.sum_r + other.sum_r
-        out.sum_f1, out.sum_w = self.sum_f1 + other.sum_f1, self.sum_w + other.sum_w
-        out.n_p, out.n_r = self.n_p + other.n_p, self.n_r + other.n_r
-        out.n_f1, out.n_w = self.n_f1 + other.n_f1, self.n_w + other.n_w
-        out.off_schema = dict(self.off_schema)
-        for k, v in other.off_schema.items():
-            out.off_schema[k] = out.off_schema.get(k, 0) + v
+        """A new accumulator holding both (``other`` after this one): ``copy`` then
+        ``update``, so the sums are those of ``update``. It keeps records only when both
+        do (a mix would hold the records of one side only)."""
+        keep = self.keep_records and other.keep_records
+        out = self.copy(records=keep)
+        out.keep_records = keep
+        out.update(other)
         return out
 
     def result(self) -> RunResult:

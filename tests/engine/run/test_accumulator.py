@@ -151,3 +151,30 @@ def test_records_are_left_out_when_not_kept() -> None:
     acc = RunAccumulator(keep_records=False)
     _record(acc, 0, RECORDS[0])
     assert acc.records == [] and acc.result().total_records == 1
+
+
+def test_merge_leaves_both_sides_as_they_were() -> None:
+    """``merge`` makes a new accumulator: folding more into it, or into either side,
+    moves nothing in the others."""
+    a, b = _chunks([2, 2])
+    before = (a.result().to_dict(), b.result().to_dict())
+    merged = a.merge(b)
+    assert merged.n == 4 and [r.index for r in merged.records] == [0, 1, 2, 3]
+    assert merged.per_field["a"][:2] == [2.0, 1.0]  # "a": match, mismatch, match
+    _record(merged, 4, [("a", Status.MATCH, 1.0)])
+    _record(a, 4, [("c", Status.OMISSION, 0.0)])
+    assert merged.per_field["a"][0] == 3.0 and merged.per_field["c"][:3] == [1.0, 0.0, 1.0]
+    assert b.result().to_dict() == before[1]
+    assert a.per_field["a"][:2] == [1.0, 1.0] and a.n == 3
+
+
+def test_merge_keeps_records_only_when_both_sides_do() -> None:
+    for keep in ((True, False), (False, True), (False, False)):
+        a, b = RunAccumulator(keep_records=keep[0]), RunAccumulator(keep_records=keep[1])
+        _record(a, 0, RECORDS[0])
+        _record(b, 1, RECORDS[1])
+        merged = a.merge(b)
+        assert not merged.keep_records and merged.records == [], keep
+        assert merged.result().total_records == 2
+        _record(merged, 2, RECORDS[2])
+        assert merged.records == []
