@@ -257,13 +257,11 @@ def pair_similarity(score_sum: float, both: int, omissions: int, hallucinations:
     of their fields, where two elements with nothing to judge (two empty objects) are
     identical (1.0). An internal figure, never a reported metric, so it keeps the
     convention the aligners (and the systems compat/ reproduces) rely on."""
-    p_denom = both + hallucinations
-    r_denom = both + omissions
-    if p_denom + omissions == 0:
-        return 1.0
-    precision = score_sum / p_denom if p_denom else 1.0
-    recall = score_sum / r_denom if r_denom else 1.0
-    return f1_score(precision, recall)
+    if not both:
+        # Nothing judged on both sides (so no score): nothing in common, unless there
+        # is nothing at all.
+        return 0.0 if omissions or hallucinations else 1.0
+    return f1_score(score_sum / (both + hallucinations), score_sum / (both + omissions))
 
 
 def leaf_status(score: float, threshold: float) -> Status:

@@ -134,7 +134,7 @@ def _repair(text: str) -> str:
                 out.append(text[i : j + 1])
             else:
                 body = _PY_ESCAPE.sub(r"\1", text[i + 1 : j])
-                out.append(json.dumps(body, ensure_ascii=False))
+                out.append(json.dumps(body))  # parsed next: the escapes read back alike
             i = j + 1
         elif ch.isalpha():
             # A bare word other than these literals leaves the text invalid whatever
