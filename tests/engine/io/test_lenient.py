@@ -123,6 +123,9 @@ def test_the_errors_that_no_repair_can_fix_say_why() -> None:
     ("{'path': 'C:\\\\', 'b': 1}", {"path": "C:\\", "b": 1}, "repaired"),
     ("{'a': 'say \\\"hi\\\"', 'b': 'it\\'s'}", {"a": 'say "hi"', "b": "it's"}, "repaired"),
     ("{'a': 'é', 'b': False}", {"a": "é", "b": False}, "repaired"),
+    # A double-quoted string is JSON already: its escapes are kept as they are.
+    ('{"a": "line 1\\nline 2 \\u00e9 \\"q\\"", "b": [1,],}',
+     {"a": 'line 1\nline 2 é "q"', "b": [1]}, "repaired"),
     ("{'a': 1, 'b': 'cut", {"a": 1}, "truncated"),
     ("{'a': 1, 'b': 'cut\\'", {"a": 1}, "truncated"),
     ("{'a': 1, 'b': '", {"a": 1}, "truncated"),
@@ -166,6 +169,14 @@ def test_a_cut_is_closed_after_the_last_complete_member(text: str, closed: str) 
     assert parses(closed)
 
 
+def test_only_the_cut_end_is_dropped_never_a_bad_value_inside() -> None:
+    """A half-written literal is dropped only where the text was cut; one inside the text
+    is a real error, and the answer is refused rather than read with the field lost."""
+    assert close_truncated('{"a": nul, "b": 1') == ('{"a": nul, "b": 1}', True)
+    with pytest.raises(LenientParseError):
+        parse_lenient('{"a": nul, "b": 1')
+
+
 @pytest.mark.parametrize("text", [
     "", "  , ", "}", "] {", "123", '"abc', ": 1", '{"a": 1}', '{"a": 1} and more', "[]"])
 def test_text_that_is_not_an_open_container_comes_back_unchanged(text: str) -> None:
@@ -187,6 +198,17 @@ def test_text_that_is_not_an_open_container_comes_back_unchanged(text: str) -> N
 ])
 def test_balanced_end(text: str, begin: int, limit: int | None, end: int | None) -> None:
     assert balanced_end(text, begin, limit) == end
+
+
+def test_bare_words_are_never_quotes_or_brackets() -> None:
+    """An unquoted word (``XL``, a model's slip) is text: it does not open a string, nest,
+    or close anything, and a cut one is dropped whole, digits and all."""
+    text = '{"size": XL, "n": [X]}'
+    assert balanced_end(text, 0) == len(text) - 1
+    assert close_truncated('{"a": 1, "b": X2') == ('{"a": 1}', True)
+    assert close_truncated('{"size": XL, "b": "c') == ('{"size": XL}', True)
+    with pytest.raises(LenientParseError):
+        parse_lenient("{X'a'X: 1}")
 
 
 def test_parses_is_strict_and_never_raises() -> None:

@@ -178,3 +178,20 @@ def test_merge_keeps_records_only_when_both_sides_do() -> None:
         assert merged.result().total_records == 2
         _record(merged, 2, RECORDS[2])
         assert merged.records == []
+
+
+def test_tally_returns_the_record_counts_and_adds_them_to_its_fields() -> None:
+    """Weights 2, 1, 3: the weight sum counts the omission, the weighted score sum only
+    what was judged on both sides (2·1 + 1·0.5); a skipped result adds nothing."""
+    acc = RunAccumulator()
+    results = [FieldResult("a", "a", Status.MATCH, 1.0, weight=2.0),
+               FieldResult("b", "b", Status.MISMATCH, 0.5),
+               FieldResult("c", "c", Status.OMISSION, 0.0, weight=3.0),
+               FieldResult("a", "a", Status.SKIPPED, 0.0, weight=5.0)]
+    counts = acc.tally(results)
+    assert counts == Counts(1, 1, 1, 0, 1, 0, 0, 0, 1.5, 6.0, 2.5)
+    assert type(counts) is Counts and counts.weighted_score == 2.5 / 6.0
+    assert acc.per_field["a"] == [1, 0, 0, 0, 1, 0, 0, 0, 1.0, 2.0, 2.0]
+    assert acc.tally(results[1:2]) == Counts(0, 1, score_sum=0.5, weight_sum=1.0,
+                                             weighted_score_sum=0.5)
+    assert acc.per_field["b"][:2] == [0, 2]
