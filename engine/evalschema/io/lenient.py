@@ -78,19 +78,17 @@ def _parse(stripped: str, want_object: bool) -> LenientResult:
 def _candidates(text: str, want_object: bool) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = [("fence", m.group(1).strip()) for m in _FENCE.finditer(text)]
     openers = "{" if want_object else "{["
-    start = 0
+    begin = -1
     while len(out) < 16:
-        positions = [p for p in (text.find(o, start) for o in openers) if p >= 0]
+        positions = [p for p in (text.find(o, begin + 1) for o in openers) if p >= 0]
         if not positions:
             break
         begin = min(positions)
         end = balanced_end(text, begin)
+        # Unbalanced: offer the rest of the text, repair may still close it.
+        out.append(("embedded", text[begin:] if end is None else text[begin : end + 1]))
         if end is None:
-            # Unbalanced: offer the rest of the text, repair may still close it.
-            out.append(("embedded", text[begin:]))
             break
-        out.append(("embedded", text[begin : end + 1]))
-        start = begin + 1
     return out
 
 
@@ -240,7 +238,7 @@ def close_truncated(text: str) -> tuple[str, bool]:
         if stack[-1] == "}":
             want_key[-1] = True
         good = i
-    if not good:
+    if good == 0:  # no container was opened
         return text, False
     # ``good`` is right after a value or a bracket: no comma or space to trim.
     return text[:good] + "".join(reversed(stack)), True

@@ -72,6 +72,15 @@ def test_methods_and_the_first_readable_candidate() -> None:
     assert parse_lenient('```json5 \n{"a": 1,}\n```') == LenientResult({"a": 1}, True, "repaired")
     assert parse_lenient('Note {x} then {"a": 1}') == LenientResult({"a": 1}, True, "embedded")
     assert parse_lenient('Note {x} then {"a": 1,}').value == {"a": 1}
+    # Prose with capitals around the object or the array.
+    assert parse_lenient('Invoice X-12: {"a": 1}') == LenientResult({"a": 1}, True, "embedded")
+    assert parse_lenient('Invoice X-12: {"a": 1, "b": [2') == LenientResult(
+        {"a": 1, "b": [2]}, True, "truncated")
+    assert parse_lenient("Box X holds [1, 2] items", want_object=False).value == [1, 2]
+    assert parse_lenient("Box X holds [1, 2", want_object=False).value == [1, 2]
+    # Minified: nothing between a comma or a colon and what follows.
+    assert parse_lenient('{"a":1,"b":[1,2,],}').value == {"a": 1, "b": [1, 2]}
+    assert parse_lenient('{"a":1,"b":"c') == LenientResult({"a": 1}, True, "truncated")
     # Doubled braces, as template engines escape them: the inner object.
     assert parse_lenient('Answer: {{"a": 1}}').value == {"a": 1}
     assert parse_lenient('prose [1, {"a": [2, 3]}] more', want_object=False).value == [
