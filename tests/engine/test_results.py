@@ -57,6 +57,21 @@ def test_each_status_counts_once_and_only_judged_fields_carry_scores() -> None:
     assert two.score_sum == 2.5 and two.weight_sum == 7.0 and two.weighted_score_sum == 3.5
 
 
+def test_every_status_is_counted_in_its_own_place() -> None:
+    """A different number of each, interleaved: 2 matches (score 1, weight 1), 3 mismatches
+    (0.5, weight 2), 4 omissions, 5 hallucinations, 6 skipped, 7 errors, 3 pending and
+    2 batch errors. S = 2 + 1.5, weights 2·1 + 3·2 + 4 + 5 = 17, weighted 2 + 3·2·0.5 = 5."""
+    kinds = [(Status.MATCH, 2, 1.0, 1.0), (Status.MISMATCH, 3, 0.5, 2.0),
+             (Status.OMISSION, 4, 0.0, 1.0), (Status.HALLUCINATION, 5, 0.0, 1.0),
+             (Status.SKIPPED, 6, 1.0, 1.0), (Status.ERROR, 7, 1.0, 1.0),
+             (Status.PENDING, 3, 1.0, 1.0), (Status.BATCH_ERROR, 2, 1.0, 1.0)]
+    queues = [[FieldResult("x", "x", st, sc, weight=w)] * n for st, n, sc, w in kinds]
+    results = [q.pop() for _ in range(7) for q in reversed(queues) if q]
+    assert len(results) == 32 and results[0].status is Status.BATCH_ERROR
+    assert count_results(results) == Counts(2, 3, 4, 5, 6, 7, 3, 2, score_sum=3.5,
+                                            weight_sum=17.0, weighted_score_sum=5.0)
+
+
 def test_counts_figures_by_hand() -> None:
     """S = 2.5 over 3 judged on both sides, 2 hallucinations, 1 omission:
     P = 2.5/5 = 0.5, R = 2.5/4 = 0.625, F1 = 2·0.5·0.625/1.125 = 5/9; weighted 3/4."""

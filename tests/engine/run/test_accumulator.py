@@ -74,6 +74,9 @@ def test_result_counts_per_field_as_integers() -> None:
     # Weights 1, 2 and 3 (records 0 to 2): sums carried in record order.
     assert counts[8:] == (1.0 + 0.7 + 1.0, 1.0 + 2.0 + 3.0, 1.0 * 1.0 + 2.0 * 0.7 + 3.0 * 1.0)
     assert all(type(v) is int for v in run.per_field["a"].counts[:8])
+    assert [agg.field for agg in run.per_field.values()] == list(run.per_field)
+    # Gold values judged: 3 matches (a twice, c), 2 mismatches (b, a), 1 omission (c).
+    assert run.coverage.judged == 3 + 2 + 1
     assert run.total_records == 4 and run.totals.errors == 1
 
 
@@ -120,6 +123,7 @@ def test_macro_means_leave_out_undefined_records_and_say_how_many() -> None:
         assert run.mean_precision == (1.0 + 0.0) / 2  # records 0 and 1
         assert run.mean_recall == (1.0 + 0.0) / 2  # records 0 and 2
         assert run.mean_f1 == (1.0 + 0.0 + 0.0) / 3  # all but the skipped one
+        assert run.mean_weighted_score == (1.0 + 0.0 + 0.0) / 3  # nothing weighed in 3
         assert tuple(run.undefined) == (2, 2, 1, 1)
         assert run.to_dict(include_records=False)["undefined_records"] == {
             "precision": 2, "recall": 2, "f1": 1, "weighted_score": 1}
