@@ -9,15 +9,10 @@ from typing import Any
 
 import pytest
 
+from evalschema import Counts, FieldAggregation, FieldResult, RecordResult, RunResult, Status
 from evalschema.results import (
     ComparatorName,
-    Counts,
     Coverage,
-    FieldAggregation,
-    FieldResult,
-    RecordResult,
-    RunResult,
-    Status,
     Undefined,
     count_results,
     f1_score,
