@@ -44,6 +44,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
                "evalschema_server/evaluation/findings.py"),
 }
 
+CORE = [m for group in GROUPS.values() for m in group]
+
 #: The tests that may kill a mutant. mutmut runs, for each mutant, only the tests that
 #: reached the mutated function in-process (a test that runs the CLI or the server in a
 #: subprocess kills nothing here); the editor end-to-end tests are left out for that reason.
@@ -94,6 +96,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--again", action="store_true",
                    help="keep the last run: copy the working tree in again and retest only "
                         "the mutants that were not killed (quick, after adding tests)")
+    p.add_argument("--fresh", action="store_true",
+                   help="start over: forget every result and the test stats kept in .mutation/")
     p.add_argument("--report-only", action="store_true",
                    help="print the last run's results without running anything")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the figures as JSON")
@@ -134,7 +138,9 @@ def stage(modules: list[str], tests: list[str], *, keep: bool = False) -> None:
     top = sorted({Path(r).parts[0] for r in filter(None, listed)} - {"tests", "pyproject.toml"})
     config = {
         "source_paths": ["src"],
-        "only_mutate": [f"src/{m}" for m in modules],
+        # Every core module is always mutated, so a run of one group keeps the others'
+        # mutants and results; which mutants run is chosen by name (see main).
+        "only_mutate": [f"src/{m}" for m in dict.fromkeys([*CORE, *modules])],
         "also_copy": top,
         "pytest_add_cli_args_test_selection": tests,
         "pytest_add_cli_args": ["-p", "no:xdist", "-p", "no:cacheprovider", "-q",
@@ -283,13 +289,15 @@ def main(argv: list[str]) -> int:
         sys.exit(f"scripts/mutation: the last run did not mutate {', '.join(missing)}: "
                  "run it without --again")
     if not args.report_only:
-        again = undetected(modules) if args.again else []
-        stage(modules, args.tests, keep=args.again)
-        if args.again and not again:
+        # A fresh run names every mutant of the chosen modules (mutmut matches patterns);
+        # --again names the ones no test noticed last time.
+        names = undetected(modules) if args.again else [f"{_module_name(m)}.*" for m in modules]
+        stage(modules, args.tests, keep=not args.fresh)
+        if not names:
             print("scripts/mutation: every mutant of these modules was already killed")
         else:
             run = subprocess.run([sys.executable, "-m", "mutmut", "run",
-                                  "--max-children", str(args.jobs), *again],
+                                  "--max-children", str(args.jobs), *names],
                                  cwd=STAGE, check=False)
             if run.returncode != 0:
                 print(f"scripts/mutation: mutmut exited {run.returncode}", file=sys.stderr)
