@@ -204,3 +204,10 @@ def test_set_compares_after_the_items_transforms() -> None:
     # Without transforms, equal numbers pair (0.0 and -0.0 too), case still counts.
     assert run(Scorer(), ITEMS, [0.0, "A", None, {"k": 1}], [None, "a", -0.0, {"k": 1}]) == (
         [(0, 2), (2, 0), (3, 3)], [1], [1])
+
+
+def test_a_strategy_without_parameters_binds_to_its_algorithm_whatever_it_is_given() -> None:
+    from evalschema.rules.alignment import _unbound
+
+    assert _unbound(ordered)({}) is ordered
+    assert _unbound(hungarian)({"ignored": 1}) is hungarian
