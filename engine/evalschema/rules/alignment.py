@@ -66,8 +66,7 @@ def _key_field(params: Mapping[str, Any]) -> Align:
         pairs: list[tuple[int, int]] = []
         gold_only: list[int] = []
         for i, elem in enumerate(g):
-            kv = _key_value(elem, key)
-            slot = by_key.get(kv) if kv is not None else None
+            slot = by_key.get(_key_value(elem, key))  # keyless (None) is never a key
             if slot:
                 pairs.append((i, slot.pop(0)))
                 if not ctx.policy.key_field_repeats_in_order:
@@ -101,7 +100,7 @@ def set_alignment(ctx: AlignContext, items: ItemsNode, g: list[Any], e: list[Any
                 v = fn(v)
         except Exception:
             return ("untransformable", repr(v))
-        if v is None or isinstance(v, _PRIMITIVE):
+        if isinstance(v, _PRIMITIVE):
             return (type(v).__name__, v)
         return ("repr", repr(v))
 
@@ -168,8 +167,10 @@ BUILTIN_STRATEGIES: tuple[StrategyDef, ...] = (
                 "default; right when order carries meaning (steps, ranks).",
                 factory=_unbound(ordered), builtin=True),
     StrategyDef("key_field", "Pair elements whose `key` property holds the same value (e.g. a "
-                "SKU or line number); order is ignored. Elements without the key, or with a "
-                "duplicate key, stay unpaired.",
+                "SKU or line number); order is ignored. A repeated key pairs in order of "
+                "appearance (the k-th with the k-th), and elements without a usable key "
+                "(missing, null, a boolean, an object or an array) pair with each other in "
+                "order; the rest are omissions and hallucinations.",
                 params={"type": "object", "properties": {"key": {"type": "string",
                         "minLength": 1}}, "required": ["key"], "additionalProperties": False},
                 types=frozenset({"array"}), factory=_key_field, builtin=True),

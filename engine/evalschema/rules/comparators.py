@@ -89,7 +89,7 @@ def _tolerances(params: Mapping[str, Any]) -> tuple[float | None, float | None]:
 
 def _numeric(params: Mapping[str, Any]) -> Compare:
     rel, abs_ = _tolerances(params)
-    partial = bool(params.get("partial", False))
+    partial = bool(params.get("partial"))
 
     def numeric(g: Any, e: Any) -> float:
         tg, te = type(g), type(e)
@@ -207,7 +207,7 @@ def _normalized(_: Mapping[str, Any]) -> Compare:
 
 
 def _contains(params: Mapping[str, Any]) -> Compare:
-    case_sensitive = bool(params.get("case_sensitive", False))
+    case_sensitive = bool(params.get("case_sensitive"))
 
     def contains(g: Any, e: Any) -> float:
         if not _require_str(g, e):
@@ -290,7 +290,8 @@ def _date(params: Mapping[str, Any]) -> Compare:
         if gprec == "day":
             if eprec == "day":
                 if gmoment is not None and emoment is not None:
-                    efirst = ed.day_in(gd)
+                    # Both timestamps with offsets: the extracted moment's day in gold's.
+                    efirst = emoment.astimezone(gmoment.tzinfo).date()
                 return 1.0 if abs((efirst - gfirst).days) <= tolerance_days else 0.0
         elif ed.rank >= gd.rank:
             # Gold names a month or a year: any date inside it (within the tolerance).
@@ -384,7 +385,7 @@ def _floats(values: Sequence[Any]) -> tuple[Any, Any] | None:
 
 def _numeric_matrix(params: Mapping[str, Any]) -> MatrixCompare:
     rel, abs_ = _tolerances(params)
-    partial = bool(params.get("partial", False))
+    partial = bool(params.get("partial"))
 
     def matrix(g: Sequence[Any], e: Sequence[Any]) -> Any:
         gp, ep = _floats(g), _floats(e)
@@ -396,9 +397,7 @@ def _numeric_matrix(params: Mapping[str, Any]) -> MatrixCompare:
         if rel is None and abs_ is None:
             ok = gf[:, None] == ef[None, :]
         else:
-            ok = np.ones(diff.shape, bool)
-            if rel is not None:
-                ok &= diff / denom <= rel
+            ok = np.ones(diff.shape, bool) if rel is None else diff / denom <= rel
             if abs_ is not None:
                 ok &= diff <= abs_
         out = np.where(ok, 1.0, np.maximum(0.0, 1.0 - diff / denom)) if partial \

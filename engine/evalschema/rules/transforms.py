@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from evalschema.results import show_value
 from evalschema.rules.registry import CompareTypeError, Transform, TransformDef
 
 _WS = re.compile(r"\s+")
@@ -23,7 +24,7 @@ def _string_transform(name: str, fn: Callable[[str], str]) -> Callable[[Mapping[
             if value is None:
                 return None
             if not isinstance(value, str):
-                raise CompareTypeError(f"{name} needs a string, got {value!r}")
+                raise CompareTypeError(f"{name} needs a string, got {show_value(value)}")
             return fn(value)
 
         return apply
@@ -39,13 +40,13 @@ def strip_accents(text: str) -> str:
 
 
 def _round_digits(params: Mapping[str, Any]) -> Transform:
-    digits = int(params.get("digits", 0))
+    digits = int(params["digits"])  # required by the parameter schema
 
     def apply(value: Any) -> Any:
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise CompareTypeError(f"round_digits needs a number, got {value!r}")
+            raise CompareTypeError(f"round_digits needs a number, got {show_value(value)}")
         return round(value, digits)
 
     return apply
@@ -66,7 +67,7 @@ def _to_bool(value: Any) -> bool:
             return True
         if folded in _FALSE:
             return False
-    raise CompareTypeError(f"cannot convert {value!r} to bool")
+    raise CompareTypeError(f"cannot convert {show_value(value)} to bool")
 
 
 def _to_int(value: Any) -> int:
@@ -74,18 +75,18 @@ def _to_int(value: Any) -> int:
         try:
             return int(value.strip())
         except ValueError:
-            raise CompareTypeError(f"cannot convert {value!r} to int") from None
+            raise CompareTypeError(f"cannot convert {show_value(value)} to int") from None
     try:
         return int(value)
     except (TypeError, ValueError, OverflowError):
-        raise CompareTypeError(f"cannot convert {value!r} to int") from None
+        raise CompareTypeError(f"cannot convert {show_value(value)} to int") from None
 
 
 def _to_float(value: Any) -> float:
     try:
         return float(value)
     except (TypeError, ValueError):
-        raise CompareTypeError(f"cannot convert {value!r} to float") from None
+        raise CompareTypeError(f"cannot convert {show_value(value)} to float") from None
 
 
 def _to_str(value: Any) -> str:

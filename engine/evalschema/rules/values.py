@@ -41,14 +41,6 @@ class DateValue(NamedTuple):
     precision: Precision
     moment: datetime | None = None
 
-    def day_in(self, other: DateValue) -> date:
-        """The calendar day of a day-precise value, in the offset of ``other`` when both
-        are timestamps with offsets, else as written."""
-        if self.moment is not None and other.moment is not None:
-            tz = other.moment.tzinfo
-            return self.moment.astimezone(tz).date()
-        return self.first
-
     @property
     def rank(self) -> int:
         """0 for a year, 1 for a month, 2 for a day: larger is more precise."""
