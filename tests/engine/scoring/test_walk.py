@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from evalschema import parse_eval_schema
+from evalschema import evaluate, parse_eval_schema
 from evalschema.policy import NATIVE, STRUCT_EXTRACT_EVAL, ScoringPolicy
 from evalschema.rules.builtins import builtin_registry
 from evalschema.rules.registry import CompareTypeError, register_comparator, register_strategy
@@ -233,14 +233,24 @@ class TestMaps:
              "/m/H~1/0")]
 
     def test_keys_no_entry_takes_are_extra_keys(self) -> None:
-        got = walk(self.pattern, {"m": {"top": "a", "x_1": 1, "q": 2, "r": 1}},
-                   {"m": {"top": "a", "x_1": 1, "x_2": 2, "z": 3, "q": 2}})
+        # Keys outside the schema come first: the entries after them are still judged.
+        got = walk(self.pattern, {"m": {"r": 1, "q": 2, "top": "a", "x_1": 1}},
+                   {"m": {"z": 3, "top": "a", "x_1": 1, "x_2": 2, "q": 2}})
         assert got[1:] == [
             ("m{x_1}", "m{}", "match", 1.0, None, 1, 1, "/m/x_1", "/m/x_1"),
             ("m{x_2}", "m{}", "hallucination", 0.0, "not in gold", None, 2, None, "/m/x_2"),
             ("m.q", "m.q", "skipped", 0.0, "in gold and extracted but not in the schema", 2, 2,
              "/m/q", "/m/q"),
             ("m.z", "m.z", "hallucination", 0.0, "not in the schema", None, 3, None, "/m/z")]
+
+    def test_a_selection_opens_the_map(self) -> None:
+        """With ``fields=``, keys outside the selection are not held against the extractor."""
+        schema = {"type": "object", "properties": {"top": S, "other": S},
+                  "patternProperties": {"^x_": {"type": "number"}}}
+        run = evaluate([{"top": "a", "x_1": 1}], [{"top": "a", "z": 3, "x_1": 2, "other": "b"}],
+                       schema, fields=["top"])
+        assert [(r.path, str(r.status)) for r in run.records[0].field_results] == [
+            ("top", "match"), ("{x_1}", "mismatch")]
 
     def test_one_sided_maps_expand_by_entry(self) -> None:
         gold = {"m": {"top": "a", "x_1": 1, "q": 2}}
