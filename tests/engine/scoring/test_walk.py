@@ -252,6 +252,21 @@ class TestMaps:
         assert [(r.path, str(r.status)) for r in run.records[0].field_results] == [
             ("top", "match"), ("{x_1}", "mismatch")]
 
+    def test_skipped_entries_keep_the_values_of_their_sides(self) -> None:
+        schema = obj(m={"type": "object", "additionalProperties": {**S, "x-eval-skip": True}})
+        assert walk(schema, {"m": {"a": "x", "b": "y"}}, {"m": {"a": "z", "c": "w"}}) == [
+            ("m{a}", "m{}", "skipped", 0.0, None, "x", "z", "/m/a", "/m/a"),
+            ("m{b}", "m{}", "skipped", 0.0, None, "y", None, "/m/b", None),
+            ("m{c}", "m{}", "skipped", 0.0, None, None, "w", None, "/m/c")]
+
+    def test_a_map_at_the_root(self) -> None:
+        schema = {"type": "object", "patternProperties": {"^x_": {"type": "number"}}}
+        assert walk(schema, {"x_1": 1, "q": 1}, {"x_1": 1, "z": 2, "q": 1}) == [
+            ("{x_1}", "{}", "match", 1.0, None, 1, 1, "/x_1", "/x_1"),
+            ("q", "q", "skipped", 0.0, "in gold and extracted but not in the schema", 1, 1,
+             "/q", "/q"),
+            ("z", "z", "hallucination", 0.0, "not in the schema", None, 2, None, "/z")]
+
     def test_one_sided_maps_expand_by_entry(self) -> None:
         gold = {"m": {"top": "a", "x_1": 1, "q": 2}}
         assert walk(self.pattern, gold, {}) == [
