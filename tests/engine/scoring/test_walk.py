@@ -156,6 +156,18 @@ class TestBranches:
         assert walk(schema, {"v": None}, {"v": True})[0][4] == (
             "no anyOf branch takes boolean (they take string, integer)")
 
+    def test_the_gold_type_names_the_missing_branch(self) -> None:
+        assert walk(obj(v=PRICE), {"v": True}, {"v": [1]})[0][4] == (
+            "no anyOf branch takes boolean (they take string, integer)")
+
+    def test_a_null_gold_value_does_not_pick_a_branch(self) -> None:
+        """Even a branch that takes any type: the extracted value's type picks."""
+        union = {"anyOf": [{"type": "string", "x-eval-compare": "date"},
+                           {"x-eval-compare": "exact"}]}
+        assert walk(obj(v=union), {"v": None}, {"v": "2021-01-05"}) == [
+            ("v", "v", "mismatch", 0.0, "anyOf/0 (string): gold value is null, not a date "
+             "(date)", None, "2021-01-05", "/v", "/v")]
+
     def test_nulls_no_branch_takes_match(self) -> None:
         assert walk(obj(v=PRICE), {"v": None}, {"v": None}) == [
             ("v", "v", "match", 1.0, None, None, None, "/v", "/v")]
