@@ -79,9 +79,9 @@ def _scalar_f1(items: SchemaNode, g: Sequence[Any], e: Sequence[Any]) -> np.ndar
     scores = _matrix(items, g, e)
     if scores is None:
         return None
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(scores > 0, 2 * scores * scores / np.where(scores > 0, 2 * scores, 1.0),
-                        0.0)
+    # A score of 0 divides by 1, giving the formula's 0 (no division by zero to mask).
+    result: np.ndarray = 2 * scores * scores / np.where(scores > 0, 2 * scores, 1.0)
+    return result
 
 
 def _matrix(node: SchemaNode, g: Sequence[Any], e: Sequence[Any]) -> np.ndarray | None:

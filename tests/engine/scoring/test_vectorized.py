@@ -144,6 +144,25 @@ def test_shapes_left_to_the_per_pair_f1(items: dict[str, Any], kw: dict[str, Any
         want, (300, 1)))
 
 
+@pytest.mark.parametrize("null_policy", [None, "absent"])
+def test_null_scalars_under_null_as_a_value(null_policy: str | None) -> None:
+    """Null as a value is judged like any value, by the matrix too; null as absent is
+    left to the per-pair F1 only when a null is there."""
+    node = _items({"type": ["string", "null"], "x-eval-compare": "levenshtein"},
+                  null_policy=null_policy)
+    g, e = ["ab", None, "b"], [None, "abc", ""]
+    walk = RecordScorer(node)
+    want = np.array([[count_results(walk.score(gv, ev)).pair_similarity() for ev in e]
+                     for gv in g])
+    got = vectorized_f1(node, g, e)
+    if null_policy == "absent":
+        assert got is None
+        assert vectorized_f1(node, ["ab", "b"], ["abc", ""]) is not None
+    else:
+        assert got is not None
+        np.testing.assert_array_equal(got, want)
+
+
 def test_a_skipped_child_takes_no_part() -> None:
     node = _items({"type": "object", "properties": {
         **LEAVES, "s": {"type": "string", "x-eval-skip": True}}})
