@@ -8,7 +8,7 @@ give the same).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -107,7 +107,7 @@ class TestLeaves:
         mismatch = ("s", "s", "mismatch", 0.0,
                     "gold value 5 is integer, not a string (levenshtein)", 5, 5, "/s", "/s")
         assert walk(obj(s=LEV), {"s": 5}, {"s": 5}, STRUCT_EXTRACT_EVAL) == [mismatch]
-        assert walk(obj(s=LEV), {"s": 5}, {"s": 6}) == [mismatch[:6] + (6,) + mismatch[7:]]
+        assert walk(obj(s=LEV), {"s": 5}, {"s": 6}) == [(*mismatch[:6], 6, *mismatch[7:])]
         # Equal in Python, not the same JSON value.
         assert walk(obj(s=LEV), {"s": 1}, {"s": True})[0][2:4] == ("mismatch", 0.0)
 
@@ -185,8 +185,8 @@ class TestBranches:
 
 class TestUnknownKeys:
     schema = obj(v=obj(a=S))
-    gold = {"v": {"a": "x", "zz": 1}}
-    extracted = {"v": {"a": "x", "zz": 2, "yy": 3}}
+    gold: ClassVar[dict[str, Any]] = {"v": {"a": "x", "zz": 1}}
+    extracted: ClassVar[dict[str, Any]] = {"v": {"a": "x", "zz": 2, "yy": 3}}
 
     def test_keys_gold_also_holds_are_skipped(self) -> None:
         assert walk(self.schema, self.gold, self.extracted)[1:] == [
