@@ -160,6 +160,13 @@ class TestBranches:
         assert walk(obj(v=PRICE), {"v": True}, {"v": [1]})[0][4] == (
             "no anyOf branch takes boolean (they take string, integer)")
 
+    def test_branches_of_array_items_name_their_combiner(self) -> None:
+        """Items of a union of arrays: the branch labels run on (``anyOf/0/items``)."""
+        union = {"anyOf": [{"type": "array", "items": PRICE["anyOf"][0]},
+                           {"type": "array", "items": PRICE["anyOf"][1]}]}
+        assert walk(obj(v=union), {"v": [True]}, {"v": [False]})[0][4] == (
+            "no anyOf branch takes boolean (they take string, integer)")
+
     def test_a_null_gold_value_does_not_pick_a_branch(self) -> None:
         """Even a branch that takes any type: the extracted value's type picks."""
         union = {"anyOf": [{"type": "string", "x-eval-compare": "date"},
