@@ -73,9 +73,7 @@ def unfold(results: Sequence[FieldResult], per_field: dict[str, list[float]]) ->
     failed part-way, so the run counts it nowhere. Counts come back exactly, score sums
     up to rounding; fields the record brought in are dropped again."""
     for r in results:
-        t = per_field.get(r[1])
-        if t is None:
-            continue
+        t = per_field[r[1]]  # tallied, so there (a field goes only with its last result)
         st = r[2]
         slot = SLOT[st]
         t[slot] -= 1

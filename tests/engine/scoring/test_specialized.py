@@ -25,7 +25,7 @@ from evalschema import (
 from evalschema.rules.builtins import builtin_registry
 from evalschema.rules.registry import register_comparator
 from evalschema.run.evaluate import Evaluator
-from evalschema.scoring.specialized import MAX_DEPTH, specializable
+from evalschema.scoring.specialized import LOCATION_CACHE, MAX_DEPTH, specializable
 
 
 def _general(schema: Any, **kw: Any) -> Evaluator:
@@ -235,3 +235,20 @@ def test_same_with_maps_and_anyof_branches() -> None:
                  {"skills": {"L": ["a"]}}]
     assert_same(MAPS_AND_UNIONS, gold, extracted)
     assert_same(MAPS_AND_UNIONS, gold, extracted, null_policy="absent")
+
+
+def test_same_on_arrays_longer_than_the_location_cache() -> None:
+    """Element locations are cached up to ``LOCATION_CACHE``; a longer array gets the
+    cached ones and new ones past them, in order (a shorter record first fills some)."""
+    schema = {"type": "object", "properties": {"xs": {"type": "array", "items": {
+        "type": "object", "properties": {"a": {"type": "integer"}}}}}}
+    n = LOCATION_CACHE + 5
+    short = {"xs": [{"a": i} for i in range(3)]}
+    long_gold = {"xs": [{"a": i} for i in range(n)]}
+    long_extracted = {"xs": [{"a": i if i % 7 else -i} for i in range(n - 2)]}
+    assert_same(schema, [short, long_gold, short], [short, long_extracted, long_gold])
+    ev = _specialized(schema)
+    (rec,) = _run(ev, [long_gold], [long_extracted])[0]
+    last = rec.field_results[-1]
+    assert (last.path, last.gold_pointer, str(last.status)) == (
+        f"xs[{n - 1}].a", f"/xs/{n - 1}/a", "omission")

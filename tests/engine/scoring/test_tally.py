@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from test_properties import SETTINGS
@@ -84,3 +85,22 @@ def test_unfold_keeps_what_earlier_records_brought() -> None:
     fold(failed, 0, per_field, [0] * 8, 0.0, 0.0, 0.0)
     unfold(failed, per_field)
     assert per_field == before
+
+
+@SETTINGS
+@given(RESULTS, RESULTS)
+def test_unfold_takes_back_exactly_what_fold_put_in(earlier: list[FieldResult],
+                                                     failed: list[FieldResult]) -> None:
+    """Whatever the statuses and scores: the counts come back exactly and the sums up to
+    rounding (only the scored statuses carry a weight, only the judged ones a score)."""
+    earlier = [*earlier, *(FieldResult(f, f, Status.MATCH, 0.5, weight=2.0) for f in
+                            ("a", "b", "c[].d"))]
+    per_field: dict[str, list[float]] = {}
+    fold(earlier, 0, per_field, [0] * 8, 0.0, 0.0, 0.0)
+    before = {k: list(t) for k, t in per_field.items()}
+    fold(failed, 0, per_field, [0] * 8, 0.0, 0.0, 0.0)
+    unfold(failed, per_field)
+    assert list(per_field) == list(before)
+    for name, tally in per_field.items():
+        assert tally[:8] == before[name][:8]
+        assert tally[8:] == pytest.approx(before[name][8:], abs=1e-9)

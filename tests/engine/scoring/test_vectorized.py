@@ -101,3 +101,76 @@ def test_scalar_items_f1_is_the_one_leaf_f1(g: list[float], e: list[float]) -> N
     assert got is not None
     want = [pair_similarity(sc, 1, 0, 0) for sc in scores.ravel().tolist()]
     assert _hex(got.ravel().tolist()) == _hex(want)
+
+
+def _items(items: dict[str, Any], **kw: Any) -> Any:
+    node = parse_eval_schema({"type": "array", "items": items}, **kw).items
+    assert node is not None
+    return node
+
+
+LEAVES = {"a": {"type": "string", "x-eval-compare": "levenshtein"}, "b": {"type": "integer"}}
+
+
+@pytest.mark.parametrize(("items", "kw", "g", "e"), [
+    ({"type": "string", "x-eval-skip": True}, {}, ["a", "b"], ["b", "a"]),
+    ({"type": "string", "x-eval-compare": "date"}, {}, ["2021"], ["2021"]),
+    ({"type": "string"}, {"null_policy": "absent"}, ["a", None], ["a"]),
+    ({"type": "string"}, {"null_policy": "absent"}, ["a"], [None, "a"]),
+    ({"type": "object", "properties": LEAVES, "x-eval-skip": True}, {}, [{"a": "x"}], [{"a": "x"}]),
+    ({"type": "object", "properties": LEAVES, "additionalProperties": {"type": "string"}}, {},
+     [{"a": "x"}], [{"a": "x", "z": "y"}]),
+    ({"type": "object", "properties": {}}, {}, [{"a": "x"}], [{"a": "y"}]),
+    ({"type": "object", "properties": {**LEAVES, "c": {"type": "object", "properties": {
+        "d": {"type": "string"}}}}}, {}, [{"a": "x"}], [{"a": "x"}]),
+    ({"type": "object", "properties": {**LEAVES, "d": {"type": "string",
+                                                        "x-eval-compare": "date"}}}, {},
+     [{"a": "x"}], [{"a": "x"}]),
+    ({"type": "object", "properties": LEAVES}, {}, [{"a": "x"}, {}], [{"a": "x"}]),
+    ({"type": "object", "properties": LEAVES}, {}, [{"a": "x"}], [{"a": "x"}, "x"]),
+    ({"type": "object", "properties": LEAVES}, {}, [None], [{"a": "x"}]),
+])
+def test_shapes_left_to_the_per_pair_f1(items: dict[str, Any], kw: dict[str, Any],
+                                        g: list[Any], e: list[Any]) -> None:
+    """Items the matrix form cannot judge (skipped, maps, containers inside, a comparator
+    with no matrix form, a null counted as absent, an element that is not a non-empty
+    object) get no matrix: the caller scores those pairs one by one."""
+    node = _items(items, **kw)
+    assert vectorized_f1(node, g, e) is None
+    walk = RecordScorer(node)
+    want = np.array([[count_results(walk.score(gv, ev)).pair_similarity() for ev in e]
+                     for gv in g])
+    np.testing.assert_array_equal(pair_f1_matrix(RecordScorer(node), node, g * 300, e), np.tile(
+        want, (300, 1)))
+
+
+@pytest.mark.parametrize("null_policy", [None, "absent"])
+def test_null_scalars_under_null_as_a_value(null_policy: str | None) -> None:
+    """Null as a value is judged like any value, by the matrix too; null as absent is
+    left to the per-pair F1 only when a null is there."""
+    node = _items({"type": ["string", "null"], "x-eval-compare": "levenshtein"},
+                  null_policy=null_policy)
+    g, e = ["ab", None, "b"], [None, "abc", ""]
+    walk = RecordScorer(node)
+    want = np.array([[count_results(walk.score(gv, ev)).pair_similarity() for ev in e]
+                     for gv in g])
+    got = vectorized_f1(node, g, e)
+    if null_policy == "absent":
+        assert got is None
+        assert vectorized_f1(node, ["ab", "b"], ["abc", ""]) is not None
+    else:
+        assert got is not None
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_skipped_child_takes_no_part() -> None:
+    node = _items({"type": "object", "properties": {
+        **LEAVES, "s": {"type": "string", "x-eval-skip": True}}})
+    g = [{"a": "abcd", "b": 1, "s": "p"}, {"a": "xyz", "s": "q"}]
+    e = [{"a": "abcX", "b": 1, "s": "q"}, {"b": 2, "s": "p"}]
+    walk = RecordScorer(node)
+    want = np.array([[count_results(walk.score(gv, ev)).pair_similarity() for ev in e]
+                     for gv in g])
+    got = vectorized_f1(node, g, e)
+    assert got is not None
+    np.testing.assert_array_equal(got, want)

@@ -1,0 +1,336 @@
+"""The general walk (``scoring.walk.RecordScorer``) off its hot path: what each unusual
+value becomes, with the reason, values and pointers the user is shown.
+
+Scored with the walk itself (an evaluator would take the specialized scorer for most of
+these schemas, which hands these cases back to the walk; test_specialized checks both
+give the same).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import pytest
+
+from evalschema import evaluate, parse_eval_schema
+from evalschema.policy import NATIVE, STRUCT_EXTRACT_EVAL, ScoringPolicy
+from evalschema.rules.builtins import builtin_registry
+from evalschema.rules.registry import CompareTypeError, register_comparator, register_strategy
+from evalschema.scoring.walk import RecordScorer
+
+S = {"type": "string"}
+LEV = {"type": "string", "x-eval-compare": "levenshtein"}
+PRICE = {"anyOf": [
+    {"type": "string", "x-eval-compare": "date"},
+    {"type": "integer", "x-eval-compare": {"numeric": {"tolerance": {"abs": 2}}}},
+]}
+
+Row = tuple[Any, ...]
+
+
+def obj(**props: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": props}
+
+
+def walk(schema: dict[str, Any], gold: Any, extracted: Any, policy: ScoringPolicy = NATIVE,
+         **kw: Any) -> list[Row]:
+    """(path, field, status, score, reason, gold, extracted, gold pointer, extracted pointer)
+    of each result."""
+    scorer = RecordScorer(parse_eval_schema(schema, **kw), policy)
+    return [(r.path, r.field, str(r.status), r.score, r.reason, r.gold, r.extracted,
+             r.gold_pointer, r.extracted_pointer) for r in scorer.score(gold, extracted)]
+
+
+class TestContainerTypeErrors:
+    vendor = obj(vendor=obj(name=S))
+
+    def test_null_containers(self) -> None:
+        assert walk(self.vendor, {"vendor": None}, {"vendor": None}) == []
+        assert walk(self.vendor, {"vendor": None}, {"vendor": {"name": "a"}}) == [
+            ("vendor.name", "vendor.name", "hallucination", 0.0, "not in gold", None, "a",
+             None, "/vendor/name")]
+        assert walk(self.vendor, {"vendor": {"name": "a"}}, {"vendor": None}) == [
+            ("vendor.name", "vendor.name", "omission", 0.0, "missing from extracted", "a",
+             None, "/vendor/name", None)]
+
+    def test_equal_non_containers_match_with_a_note(self) -> None:
+        assert walk(self.vendor, {"vendor": "x"}, {"vendor": "x"}) == [
+            ("vendor", "vendor", "match", 1.0, "type mismatch", "x", "x", "/vendor", "/vendor")]
+        # Equal in Python but not the same JSON value: 1 is not true.
+        assert walk(self.vendor, {"vendor": 1}, {"vendor": True}) == [
+            ("vendor", "vendor", "mismatch", 0.0,
+             "type mismatch: extracted value true is boolean, expected an object", 1, True,
+             "/vendor", "/vendor")]
+
+    def test_the_message_names_the_side_that_is_wrong(self) -> None:
+        assert walk(self.vendor, {"vendor": "x"}, {"vendor": {"name": "a"}})[0][4] == (
+            'type mismatch: gold value "x" is string, expected an object')
+        tags = obj(tags={"type": "array", "items": S})
+        assert walk(tags, {"tags": ["a"]}, {"tags": 5}) == [
+            ("tags", "tags", "mismatch", 0.0,
+             "type mismatch: extracted value 5 is integer, expected an array", ["a"], 5,
+             "/tags", "/tags")]
+        assert walk(tags, {"tags": {"a": 1}}, {"tags": ["a"]})[0][4] == (
+            'type mismatch: gold value {"a": 1} is object, expected an array')
+
+
+class TestLeaves:
+    def test_skipped_array_items_keep_their_values(self) -> None:
+        schema = obj(tags={"type": "array", "items": {**S, "x-eval-skip": True}})
+        assert walk(schema, {"tags": ["a", "b"]}, {"tags": ["a", "c"]}) == [
+            ("tags[0]", "tags[]", "skipped", 0.0, None, "a", "a", "/tags/0", "/tags/0"),
+            ("tags[1]", "tags[]", "skipped", 0.0, None, "b", "c", "/tags/1", "/tags/1")]
+
+    def test_a_failing_transform_is_scored_by_side(self) -> None:
+        schema = obj(name={**S, "x-eval-transform": ["lowercase"]})
+        assert walk(schema, {"name": 5}, {"name": "A"}) == [
+            ("name", "name", "error", 0.0,
+             "transform failed on the gold value: lowercase needs a string, got 5", 5, "A",
+             "/name", "/name")]
+        # The gold value as transformed is shown beside the extracted value that failed.
+        assert walk(schema, {"name": "A"}, {"name": 5}) == [
+            ("name", "name", "mismatch", 0.0,
+             "transform failed on the extracted value: lowercase needs a string, got 5", "a", 5,
+             "/name", "/name")]
+
+    def test_a_failing_transform_raises_when_the_policy_says_so(self) -> None:
+        schema = obj(name={**S, "x-eval-transform": ["lowercase"]})
+        with pytest.raises(CompareTypeError, match="lowercase needs a string, got 5"):
+            walk(schema, {"name": 5}, {"name": "a"}, STRUCT_EXTRACT_EVAL)
+        with pytest.raises(CompareTypeError, match="lowercase needs a string, got 5"):
+            walk(schema, {"name": "a"}, {"name": 5}, STRUCT_EXTRACT_EVAL)
+
+    def test_values_the_comparator_cannot_judge(self) -> None:
+        assert walk(obj(s=LEV), {"s": 5}, {"s": 5}) == [
+            ("s", "s", "match", 1.0, "identical values (levenshtein cannot judge them: gold "
+             "value 5 is integer, not a string)", 5, 5, "/s", "/s")]
+        mismatch = ("s", "s", "mismatch", 0.0,
+                    "gold value 5 is integer, not a string (levenshtein)", 5, 5, "/s", "/s")
+        assert walk(obj(s=LEV), {"s": 5}, {"s": 5}, STRUCT_EXTRACT_EVAL) == [mismatch]
+        assert walk(obj(s=LEV), {"s": 5}, {"s": 6}) == [(*mismatch[:6], 6, *mismatch[7:])]
+        # Equal in Python, not the same JSON value.
+        assert walk(obj(s=LEV), {"s": 1}, {"s": True})[0][2:4] == ("mismatch", 0.0)
+
+    def test_a_comparator_that_raises_is_an_error(self) -> None:
+        reg = builtin_registry()
+
+        def touchy(g: Any, e: Any, params: Any) -> float:
+            raise ValueError(f"cannot read {e}")
+
+        register_comparator("touchy", touchy, registry=reg)
+        schema = obj(t={"type": "string", "x-eval-compare": "touchy"})
+        assert walk(schema, {"t": "a"}, {"t": "b"}, registry=reg) == [
+            ("t", "t", "error", 0.0, "comparator touchy failed: ValueError: cannot read b", "a",
+             "b", "/t", "/t")]
+
+    def test_a_verdict_with_a_reason(self) -> None:
+        """The date comparator judges with a reason: a score (status by threshold), or
+        none (an error)."""
+        schema = obj(d={"type": "string", "x-eval-compare": "date"})
+        assert walk(schema, {"d": "2021-03-04"}, {"d": "2021"}) == [
+            ("d", "d", "mismatch", 0.0, '"2021" ≠ gold "2021-03-04" (date): the extracted '
+             "value gives the year only, gold the day", "2021-03-04", "2021", "/d", "/d")]
+        assert walk(schema, {"d": "2021"}, {"d": "2021-03-04"})[0][2:5] == ("match", 1.0, None)
+        assert walk(schema, {"d": "N/A"}, {"d": "2021"}) == [
+            ("d", "d", "error", 0.0, 'gold value "N/A" is not a date, so the date comparator '
+             "cannot judge this field (fix the gold value)", "N/A", "2021", "/d", "/d")]
+
+
+class TestBranches:
+    def test_no_branch_takes_the_value(self) -> None:
+        schema = obj(v=PRICE)
+        assert walk(schema, {"v": True}, {"v": True}) == [
+            ("v", "v", "match", 1.0, "no anyOf branch takes boolean (they take string, "
+             "integer); equal values match", True, True, "/v", "/v")]
+        assert walk(schema, {"v": True}, {"v": False})[0][2:5] == (
+            "mismatch", 0.0, "no anyOf branch takes boolean (they take string, integer)")
+        assert walk(schema, {"v": 1}, {"v": True})[0][2:4] == ("match", 1.0)  # integer branch
+        assert walk(schema, {"v": [1]}, {"v": [1]})[0][4] == (
+            "no anyOf branch takes array (they take string, integer); equal values match")
+        # Only the extracted value has a type: its branch judges the null gold value.
+        assert walk(schema, {"v": None}, {"v": 3})[0][2:5] == (
+            "mismatch", 0.0, "anyOf/1 (integer): gold value is null, not a number (numeric, "
+                             "abs 2)")
+        assert walk(schema, {"v": True}, {"v": None})[0][4] == (
+            "no anyOf branch takes boolean (they take string, integer)")
+        assert walk(schema, {"v": None}, {"v": True})[0][4] == (
+            "no anyOf branch takes boolean (they take string, integer)")
+
+    def test_the_gold_type_names_the_missing_branch(self) -> None:
+        assert walk(obj(v=PRICE), {"v": True}, {"v": [1]})[0][4] == (
+            "no anyOf branch takes boolean (they take string, integer)")
+
+    def test_branches_of_array_items_name_their_combiner(self) -> None:
+        """Items of a union of arrays: the branch labels run on (``anyOf/0/items``)."""
+        union = {"anyOf": [{"type": "array", "items": PRICE["anyOf"][0]},
+                           {"type": "array", "items": PRICE["anyOf"][1]}]}
+        assert walk(obj(v=union), {"v": [True]}, {"v": [False]})[0][4] == (
+            "no anyOf branch takes boolean (they take string, integer)")
+
+    def test_a_null_gold_value_does_not_pick_a_branch(self) -> None:
+        """Even a branch that takes any type: the extracted value's type picks."""
+        union = {"anyOf": [{"type": "string", "x-eval-compare": "date"},
+                           {"x-eval-compare": "exact"}]}
+        assert walk(obj(v=union), {"v": None}, {"v": "2021-01-05"}) == [
+            ("v", "v", "mismatch", 0.0, "anyOf/0 (string): gold value is null, not a date "
+             "(date)", None, "2021-01-05", "/v", "/v")]
+
+    def test_nulls_no_branch_takes_match(self) -> None:
+        assert walk(obj(v=PRICE), {"v": None}, {"v": None}) == [
+            ("v", "v", "match", 1.0, None, None, None, "/v", "/v")]
+
+    def test_one_sided_values_and_reasons_are_tagged_with_the_branch(self) -> None:
+        schema = obj(v=PRICE)
+        assert walk(schema, {}, {"v": 3}) == [
+            ("v", "v", "hallucination", 0.0, "anyOf/1 (integer): not in gold", None, 3, None,
+             "/v")]
+        assert walk(schema, {"v": "2021"}, {})[0][2:5] == (
+            "omission", 0.0, "anyOf/0 (string): missing from extracted")
+        assert walk(schema, {"v": "2021"}, {"v": "2021-03-04"})[0][2:5] == (
+            "match", 1.0, "anyOf/0 (string)")
+
+
+class TestUnknownKeys:
+    schema = obj(v=obj(a=S))
+    gold: ClassVar[dict[str, Any]] = {"v": {"a": "x", "zz": 1}}
+    extracted: ClassVar[dict[str, Any]] = {"v": {"a": "x", "zz": 2, "yy": 3}}
+
+    def test_keys_gold_also_holds_are_skipped(self) -> None:
+        assert walk(self.schema, self.gold, self.extracted)[1:] == [
+            ("v.yy", "v.yy", "hallucination", 0.0, "not in the schema", None, 3, None, "/v/yy"),
+            ("v.zz", "v.zz", "skipped", 0.0, "in gold and extracted but not in the schema", 1,
+             2, "/v/zz", "/v/zz")]
+
+    def test_or_are_hallucinations_by_policy(self) -> None:
+        assert walk(self.schema, self.gold, self.extracted, STRUCT_EXTRACT_EVAL)[1:] == [
+            ("v.yy", "v.yy", "hallucination", 0.0, "not in the schema", None, 3, None, "/v/yy"),
+            ("v.zz", "v.zz", "hallucination", 0.0, "not in the schema", None, 2, None, "/v/zz")]
+
+    def test_in_array_items_the_field_is_the_items(self) -> None:
+        schema = obj(xs={"type": "array", "items": obj(a=S)})
+        assert walk(schema, {"xs": [{"a": "p"}]}, {"xs": [{"a": "p", "b~/": 1}]})[1] == (
+            "xs[0].b~/", "xs[].b~/", "hallucination", 0.0, "not in the schema", None, 1, None,
+            "/xs/0/b~0~1")
+
+
+class TestArrays:
+    schema = obj(xs={"type": "array", "items": obj(a=S)})
+
+    def test_extra_elements_are_labelled_by_index_or_from_the_end(self) -> None:
+        gold, extracted = {"xs": [{"a": "p"}]}, {"xs": [{"a": "p"}, {"a": "q"}, {"a": "r"}]}
+        assert [(r[0], r[8]) for r in walk(self.schema, gold, extracted)] == [
+            ("xs[0].a", "/xs/0/a"), ("xs[1].a", "/xs/1/a"), ("xs[2].a", "/xs/2/a")]
+        assert [(r[0], r[8]) for r in walk(self.schema, gold, extracted,
+                                           STRUCT_EXTRACT_EVAL)] == [
+            ("xs[0].a", "/xs/0/a"), ("xs[-1].a", "/xs/1/a"), ("xs[-2].a", "/xs/2/a")]
+
+    def test_a_failing_alignment_is_one_error(self) -> None:
+        reg = builtin_registry()
+        register_strategy("twice", lambda g, e, p: [(0, 0), (0, 1)], registry=reg)
+        schema = obj(xs={"type": "array", "items": S, "x-eval-align": {"match_by": "twice"}})
+        assert walk(schema, {"xs": ["a"]}, {"xs": ["a", "b"]}, registry=reg) == [
+            ("xs", "xs", "error", 0.0, "alignment strategy twice paired an element twice",
+             ["a"], ["a", "b"], "/xs", "/xs")]
+
+
+class TestMaps:
+    skills = obj(m={"type": "object", "properties": {"top": S},
+                    "additionalProperties": {"type": "array", "items": S}})
+    pattern = obj(m={"type": "object", "properties": {"top": S},
+                     "patternProperties": {"^x_": {"type": "number"}}})
+
+    def test_entries_are_judged_by_key(self) -> None:
+        assert walk(self.skills, {"m": {"top": "a", "L": ["x", "y"], "T~": ["g"]}},
+                    {"m": {"top": "a", "L": ["x"], "H/": ["c"]}}) == [
+            ("m.top", "m.top", "match", 1.0, None, "a", "a", "/m/top", "/m/top"),
+            ("m{L}[0]", "m{}[]", "match", 1.0, None, "x", "x", "/m/L/0", "/m/L/0"),
+            ("m{L}[1]", "m{}[]", "omission", 0.0, "missing from extracted", "y", None,
+             "/m/L/1", None),
+            ("m{T~}[0]", "m{}[]", "omission", 0.0, "missing from extracted", "g", None,
+             "/m/T~0/0", None),
+            ("m{H/}[0]", "m{}[]", "hallucination", 0.0, "not in gold", None, "c", None,
+             "/m/H~1/0")]
+
+    def test_keys_no_entry_takes_are_extra_keys(self) -> None:
+        # Keys outside the schema come first: the entries after them are still judged.
+        got = walk(self.pattern, {"m": {"r": 1, "q": 2, "top": "a", "x_1": 1}},
+                   {"m": {"z": 3, "top": "a", "x_1": 1, "x_2": 2, "q": 2}})
+        assert got[1:] == [
+            ("m{x_1}", "m{}", "match", 1.0, None, 1, 1, "/m/x_1", "/m/x_1"),
+            ("m{x_2}", "m{}", "hallucination", 0.0, "not in gold", None, 2, None, "/m/x_2"),
+            ("m.q", "m.q", "skipped", 0.0, "in gold and extracted but not in the schema", 2, 2,
+             "/m/q", "/m/q"),
+            ("m.z", "m.z", "hallucination", 0.0, "not in the schema", None, 3, None, "/m/z")]
+
+    def test_a_selection_opens_the_map(self) -> None:
+        """With ``fields=``, keys outside the selection are not held against the extractor."""
+        schema = {"type": "object", "properties": {"top": S, "other": S},
+                  "patternProperties": {"^x_": {"type": "number"}}}
+        run = evaluate([{"top": "a", "x_1": 1}], [{"top": "a", "z": 3, "x_1": 2, "other": "b"}],
+                       schema, fields=["top"])
+        assert [(r.path, str(r.status)) for r in run.records[0].field_results] == [
+            ("top", "match"), ("{x_1}", "mismatch")]
+
+    def test_skipped_entries_keep_the_values_of_their_sides(self) -> None:
+        schema = obj(m={"type": "object", "additionalProperties": {**S, "x-eval-skip": True}})
+        assert walk(schema, {"m": {"a": "x", "b": "y"}}, {"m": {"a": "z", "c": "w"}}) == [
+            ("m{a}", "m{}", "skipped", 0.0, None, "x", "z", "/m/a", "/m/a"),
+            ("m{b}", "m{}", "skipped", 0.0, None, "y", None, "/m/b", None),
+            ("m{c}", "m{}", "skipped", 0.0, None, None, "w", None, "/m/c")]
+
+    def test_a_map_at_the_root(self) -> None:
+        schema = {"type": "object", "patternProperties": {"^x_": {"type": "number"}}}
+        assert walk(schema, {"x_1": 1, "q": 1}, {"x_1": 1, "z": 2, "q": 1}) == [
+            ("{x_1}", "{}", "match", 1.0, None, 1, 1, "/x_1", "/x_1"),
+            ("q", "q", "skipped", 0.0, "in gold and extracted but not in the schema", 1, 1,
+             "/q", "/q"),
+            ("z", "z", "hallucination", 0.0, "not in the schema", None, 2, None, "/z")]
+
+    def test_one_sided_maps_expand_by_entry(self) -> None:
+        gold = {"m": {"top": "a", "x_1": 1, "q": 2}}
+        assert walk(self.pattern, gold, {}) == [
+            ("m.top", "m.top", "omission", 0.0, "missing from extracted", "a", None, "/m/top",
+             None),
+            ("m{x_1}", "m{}", "omission", 0.0, "missing from extracted", 1, None, "/m/x_1",
+             None)]
+        assert walk(self.pattern, {}, gold) == [
+            ("m.top", "m.top", "hallucination", 0.0, "not in gold", None, "a", None, "/m/top"),
+            ("m{x_1}", "m{}", "hallucination", 0.0, "not in gold", None, 1, None, "/m/x_1"),
+            ("m.q", "m.q", "hallucination", 0.0, "not in the schema", None, 2, None, "/m/q")]
+
+    def test_null_entries_under_null_as_absent(self) -> None:
+        gold = {"m": {"top": None, "x_1": None, "x_2": 5}}
+        assert walk(self.pattern, gold, {"m": {"x_1": None, "x_2": None}},
+                    null_policy="absent") == [
+            ("m{x_1}", "m{}", "skipped", 0.0, "null on both sides (null counts as absent)",
+             None, None, "/m/x_1", "/m/x_1"),
+            ("m{x_2}", "m{}", "omission", 0.0, "missing from extracted", 5, None, "/m/x_2",
+             None)]
+        assert walk(self.pattern, {}, gold, null_policy="absent") == [
+            ("m{x_2}", "m{}", "hallucination", 0.0, "not in gold", None, 5, None, "/m/x_2")]
+
+
+class TestOneSidedContainers:
+    def test_skipped_and_null_children(self) -> None:
+        schema = obj(v={**obj(a=S, b={**S, "x-eval-skip": True}, c=S)})
+        value = {"v": {"a": "x", "b": "y", "c": None}}
+        assert walk(schema, value, {}, null_policy="absent") == [
+            ("v.a", "v.a", "omission", 0.0, "missing from extracted", "x", None, "/v/a", None),
+            ("v.b", "v.b", "skipped", 0.0, None, "y", None, "/v/b", None)]
+        assert walk(schema, {}, value, null_policy="absent") == [
+            ("v.a", "v.a", "hallucination", 0.0, "not in gold", None, "x", None, "/v/a"),
+            ("v.b", "v.b", "skipped", 0.0, None, None, "y", None, "/v/b")]
+        # Null as a value: a null child is omitted like any other.
+        assert walk(schema, value, {})[2] == (
+            "v.c", "v.c", "omission", 0.0, "missing from extracted", None, None, "/v/c", None)
+
+    def test_arrays_and_empty_containers(self) -> None:
+        schema = obj(xs={"type": "array", "items": obj(a=S)}, o=obj(a=S))
+        assert walk(schema, {}, {"xs": [{"a": "p"}, {"a": "q"}], "o": {}}) == [
+            ("xs[0].a", "xs[].a", "hallucination", 0.0, "not in gold", None, "p", None,
+             "/xs/0/a"),
+            ("xs[1].a", "xs[].a", "hallucination", 0.0, "not in gold", None, "q", None,
+             "/xs/1/a"),
+            ("o", "o", "hallucination", 0.0, "not in gold", None, {}, None, "/o")]
+        assert walk(schema, {"xs": []}, {})[0] == (
+            "xs", "xs", "omission", 0.0, "missing from extracted", [], None, "/xs", None)
