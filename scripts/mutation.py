@@ -127,6 +127,13 @@ def stage(modules: list[str], tests: list[str], *, keep: bool = False) -> None:
         cwd=ROOT, check=True, capture_output=True).stdout.decode().split("\0")
     if STAGE.exists() and not keep:
         shutil.rmtree(STAGE)
+    stats = STAGE / "mutants" / "mutmut-stats.json"
+    if stats.exists() and _sources_changed():
+        # mutmut drops the test associations of a function whose source changed and
+        # re-collects them only from new tests, which would leave most mutants untested.
+        print("scripts/mutation: a core module changed since the last run: collecting which "
+              "tests reach which function again (one full test run)", file=sys.stderr)
+        stats.unlink()
     for rel in filter(None, listed):
         src = ROOT / rel
         if src.is_file():
@@ -172,6 +179,15 @@ def undetected(modules: list[str]) -> list[str]:
 
     return [name for m in modules for name, code in (_results(m) or {}).items()
             if status_by_exit_code[code] not in DETECTED]
+
+
+def _sources_changed() -> bool:
+    for module in CORE:
+        staged = STAGE / "src" / module
+        here = ROOT / ("server" if module.startswith("evalschema_server/") else "engine") / module
+        if not staged.is_file() or staged.read_bytes() != here.read_bytes():
+            return True
+    return False
 
 
 def equivalents() -> dict[str, str]:
