@@ -224,6 +224,34 @@ def test_no_comparator_fits_the_type_leaves_the_suggestion_empty() -> None:
                             ""),)
 
 
+def test_null_is_never_a_wrong_type_for_a_comparator() -> None:
+    """Null is judged before any comparator runs: a comparator that does not list it still
+    fits a nullable field, and is suggested for one."""
+    reg = Registry()
+    reg.add_comparator(default_registry.comparators["levenshtein"])
+    reg.add_comparator(ComparatorDef("counted", "", types=frozenset({"integer"}),
+                                     factory=const_factory(1.0)))
+    problems, node = checked(compare("counted", ["integer", "null"]), reg)
+    assert (problems, node.comparator) == ((), "counted")
+    problems, _ = checked(compare("counted", ["string", "null"]), reg)
+    assert problems == (err("comparator-type", "comparator 'counted' does not judge string "
+                            "values (it takes integer)", f"{F}/x-eval-compare",
+                            "comparators for this type: levenshtein"),)
+    problems, _ = checked(compare("levenshtein", ["integer", "null"]), reg)
+    assert problems == (err("comparator-type", "comparator 'levenshtein' does not judge "
+                            "integer values (it takes null, string)", f"{F}/x-eval-compare",
+                            "comparators for this type: counted"),)
+
+
+def test_a_nested_required_parameter_is_a_bad_param_at_its_object() -> None:
+    reg = registry_with(ComparatorDef("ranged", "", {"type": "object", "properties": {
+        "range": {"type": "object", "required": ["lo"]}}}, factory=const_factory(1.0)))
+    problems, node = checked(compare({"ranged": {"range": {}}}), reg)
+    assert problems == (err("bad-param", "ranged: range: 'lo' is a required property",
+                            f"{F}/x-eval-compare/ranged/range"),)
+    assert node.comparator is None
+
+
 def test_what_a_bound_comparator_carries() -> None:
     problems, node = checked(compare({"levenshtein": {"threshold": 0.8}}))
     assert problems == ()
