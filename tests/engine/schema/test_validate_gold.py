@@ -163,3 +163,20 @@ def test_a_leaf_holding_an_object_or_array_is_not_looked_into() -> None:
     schema = {"type": "object", "properties": {"v": {"x-eval-compare": "exact"},
                                                "w": {"type": "array"}}}
     assert validate_gold([{"v": {"k": 1}, "w": [{"k": 1}]}], schema) == []
+
+
+def test_objects_in_a_map_are_checked_like_declared_ones() -> None:
+    schema = {"type": "object", "properties": {"by_id": {
+        "type": "object", "additionalProperties": {"type": "object", "properties": {
+            "name": {"type": "string"}}}}}}
+    rec = {"by_id": {"k1": {"name": "a"}, "k2": {"nme": "b"}}}
+    assert seen(validate_gold([rec], schema)) == [missing("/0/by_id/k2/name", "by_id{}.name"),
+                                                  extra("/0/by_id/k2/nme", "nme")]
+
+
+def test_a_field_of_the_wrong_shape_is_left_alone_without_strict_types() -> None:
+    """An array field holding a number, an object field holding a list: nothing to look
+    into, and nothing to report unless types are checked."""
+    rec = {**WHOLE, "lines": 5, "party": ["ACME"]}
+    assert validate_gold([rec], NESTED) == []
+    assert validate_gold([{**WHOLE, "lines": {"sku": "s"}}], NESTED) == []
