@@ -75,7 +75,7 @@ class Binder:
             concrete = node.types - {"null"}
             name = TYPE_DEFAULTS.get(next(iter(concrete)), "exact") if len(concrete) == 1 \
                 else "exact"
-            self._bind_comparator(node, name, {}, schema, node.pointer)
+            self._bind_comparator(node, name, {}, None, node.pointer)
         else:
             self.problem("missing-compare", "leaf has no x-eval-compare", node.pointer,
                          suggestion="run annotate_xeval (evalschema infer/annotate) or add one")
@@ -88,6 +88,8 @@ class Binder:
 
     def _bind_comparator(self, node: SchemaNode, name: str, params: Any,
                          schema: dict[str, Any] | None, where: str) -> None:
+        """``schema`` is the node's schema when its ``x-eval-compare`` names ``name``; None
+        when nothing written does (a type default, a fallback)."""
         d = self.reg.comparators.get(name)
         if d is None:
             guess = did_you_mean(name, self.reg.comparators)

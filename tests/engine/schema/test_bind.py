@@ -79,6 +79,18 @@ def test_a_malformed_compare_is_one_problem_and_the_leaf_compares_exactly(raw: A
     assert node.compare("a", "b") == 0.0
 
 
+def test_a_malformed_compare_falls_back_to_exact_at_the_same_place() -> None:
+    """Without an ``exact`` in the registry the fallback cannot bind either: that is
+    reported where the malformed x-eval-compare is, too."""
+    reg = Registry()
+    reg.add_comparator(default_registry.comparators["levenshtein"])
+    problems, node = checked(compare(5), reg)
+    assert problems == (SHAPE, err("unknown-comparator", "unknown comparator 'exact'",
+                                   f"{F}/x-eval-compare", "known comparators: levenshtein",
+                                   data={"replacements": [], "kind": "comparator"}))
+    assert node.comparator is None
+
+
 def test_an_unknown_comparator_is_not_bound() -> None:
     problems, node = checked(compare("zzzzzzzzzz"))
     assert problems == (err("unknown-comparator", "unknown comparator 'zzzzzzzzzz'",
