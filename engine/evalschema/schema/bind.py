@@ -154,7 +154,7 @@ class Binder:
                          suggestion="add " + ", ".join(f'"{m}"' for m in missing),
                          data={"missing": missing, "name": d.name, "kind": kind})
         ok = not missing
-        if not params or d.params_valid(params):
+        if d.params_valid(params):
             return ok
         for err in d.param_validator().iter_errors(params):
             if err.validator == "required" and not err.absolute_path:
@@ -175,8 +175,8 @@ class Binder:
                         path: list[Any], where: str) -> None:
         """One problem per key the parameter schema does not know, at any depth, with the
         closest known key (``tolerance.rell`` -> ``rel``)."""
-        known = schema.get("properties", {}) if isinstance(schema, dict) else {}
-        patterns = schema.get("patternProperties", {}) if isinstance(schema, dict) else {}
+        known = schema.get("properties", {})  # ``schema`` holds the additionalProperties
+        patterns = schema.get("patternProperties", {})
         dotted = ".".join(map(str, path))
         for extra in given:
             if extra in known or any(re.search(p, extra) for p in patterns):
@@ -221,9 +221,7 @@ class Binder:
             if not self._check_params(d, params, params_ptr, "transform"):
                 continue
             concrete = node.types - {"null"}
-            if concrete and d.types and not concrete <= d.types and not (
-                "string" in d.types and concrete <= {"string"}
-            ):
+            if concrete and d.types and not concrete <= d.types:
                 self.problem("transform-type", f"transform {name!r} does not apply to "
                              f"{'/'.join(sorted(concrete))} values", item_ptr,
                              severity=Severity.WARNING,
