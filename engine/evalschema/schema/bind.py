@@ -153,13 +153,13 @@ class Binder:
                          + ", ".join(repr(m) for m in missing), where,
                          suggestion="add " + ", ".join(f'"{m}"' for m in missing),
                          data={"missing": missing, "name": d.name, "kind": kind})
-        ok = not missing
+        refused = bool(missing)
         if d.params_valid(params):
-            return ok
+            return not refused
         for err in d.param_validator().iter_errors(params):
             if err.validator == "required" and not err.absolute_path:
                 continue  # reported above, with its fix
-            ok = False
+            refused = True
             path = list(err.absolute_path)
             ptr = where
             for seg in path:
@@ -169,7 +169,7 @@ class Binder:
             else:
                 self.problem("bad-param", f"{d.name}: {'/'.join(map(str, path)) or 'params'}: "
                              f"{err.message}", ptr)
-        return ok
+        return not refused
 
     def _unknown_params(self, d: Entry, kind: str, given: dict[str, Any], schema: Any,
                         path: list[Any], where: str) -> None:

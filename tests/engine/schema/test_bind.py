@@ -215,6 +215,20 @@ def test_custom_parameter_schemas_are_checked_the_same_way() -> None:
                             data={"missing": ["hi"], "name": "pair", "kind": "comparator"}),)
 
 
+def test_a_missing_parameter_does_not_hide_the_other_bad_ones() -> None:
+    reg = registry_with(ComparatorDef("span", "", {
+        "type": "object", "required": ["lo", "hi"],
+        "properties": {"lo": {"type": "number"}, "hi": {"type": "number"}}},
+        factory=const_factory(1.0)))
+    problems, node = checked(compare({"span": {"lo": "x"}}), reg)
+    where = f"{F}/x-eval-compare/span"
+    assert problems == (
+        err("missing-param", "comparator 'span' needs parameter(s) 'hi'", where, 'add "hi"',
+            data={"missing": ["hi"], "name": "span", "kind": "comparator"}),
+        err("bad-param", "span: lo: 'x' is not of type 'number'", f"{where}/lo"))
+    assert node.comparator is None
+
+
 def test_a_comparator_of_the_wrong_type_is_reported_and_still_bound() -> None:
     problems, node = checked(compare("levenshtein", ["integer", "boolean", "null"]))
     assert problems == (err("comparator-type", "comparator 'levenshtein' does not judge "
