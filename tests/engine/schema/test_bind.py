@@ -16,6 +16,7 @@ from evalschema.rules.registry import (
     ParamIssue,
     Registry,
     StrategyDef,
+    TransformDef,
     default_registry,
 )
 from evalschema.schema.node import SchemaNode
@@ -430,6 +431,16 @@ def test_a_transform_of_the_wrong_type_is_a_warning_and_still_runs() -> None:
     assert checked(untyped)[0] == ()
     assert checked(leaf("null", **{"x-eval-transform": ["lowercase"]}))[0] == ()
     assert checked(leaf(["string", "null"], **{"x-eval-transform": ["strip"]}))[0] == ()
+
+
+def test_an_entry_that_declares_no_types_takes_every_type() -> None:
+    reg = registry_with(ComparatorDef("anything", "", types=frozenset(),
+                                      factory=const_factory(1.0)))
+    reg.add_transform(TransformDef("tag", "", types=frozenset(), factory=lambda p: str))
+    problems, node = checked(leaf("integer", **{"x-eval-compare": "anything",
+                                                "x-eval-transform": ["tag"]}), reg)
+    assert problems == ()
+    assert (node.comparator, node.transforms) == ("anything", (("tag", {}),))
 
 
 # -- x-eval-align -----------------------------------------------------------
