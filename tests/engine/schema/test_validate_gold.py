@@ -172,6 +172,10 @@ def test_objects_in_a_map_are_checked_like_declared_ones() -> None:
     rec = {"by_id": {"k1": {"name": "a"}, "k2": {"nme": "b"}}}
     assert seen(validate_gold([rec], schema)) == [missing("/0/by_id/k2/name", "by_id{}.name"),
                                                   extra("/0/by_id/k2/nme", "nme")]
+    assert seen(validate_gold([rec], schema, allow_extra_fields=True)) == [
+        missing("/0/by_id/k2/name", "by_id{}.name")]
+    assert seen(validate_gold([rec], schema, warn_missing=False)) == [
+        extra("/0/by_id/k2/nme", "nme")]
 
 
 def test_a_field_of_the_wrong_shape_is_left_alone_without_strict_types() -> None:
