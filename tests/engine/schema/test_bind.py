@@ -230,6 +230,16 @@ def test_a_missing_parameter_does_not_hide_the_other_bad_ones() -> None:
     assert node.comparator is None
 
 
+def test_an_unknown_parameter_two_levels_down_is_named_by_its_dotted_path() -> None:
+    deep = {"type": "object", "properties": {"outer": {"type": "object", "properties": {
+        "inner": {"type": "object", "properties": {"c": {}}, "additionalProperties": False}}}}}
+    reg = registry_with(ComparatorDef("deep", "", deep, factory=const_factory(1.0)))
+    problems, _ = checked(compare({"deep": {"outer": {"inner": {"x": 1}}}}), reg)
+    assert problems == (err("unknown-param", "comparator 'deep' has no parameter "
+                            "'outer.inner.x'", f"{F}/x-eval-compare/deep/outer/inner/x",
+                            "outer.inner: c", target="key", data={"replacements": []}),)
+
+
 def test_a_comparator_of_the_wrong_type_is_reported_and_still_bound() -> None:
     problems, node = checked(compare("levenshtein", ["integer", "boolean", "null"]))
     assert problems == (err("comparator-type", "comparator 'levenshtein' does not judge "
