@@ -437,6 +437,10 @@ def test_a_transform_of_the_wrong_type_is_a_warning_and_still_runs() -> None:
     assert problems == (err("transform-type", "transform 'round_digits' does not apply to "
                             "boolean/string values", f"{T}/0", "it takes integer, number",
                             severity=WARNING),)
+    reg = default_registry.copy()
+    reg.add_transform(TransformDef("halve", "", types=frozenset({"integer"}),
+                                   factory=lambda p: lambda v: v // 2))
+    assert checked(leaf("integer", **{"x-eval-transform": ["halve"]}), reg)[0] == ()
     untyped = {"type": "object", "properties": {"f": {"x-eval-transform": ["lowercase"]}}}
     assert checked(untyped)[0] == ()
     assert checked(leaf("null", **{"x-eval-transform": ["lowercase"]}))[0] == ()
