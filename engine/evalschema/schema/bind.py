@@ -282,8 +282,7 @@ class Binder:
                              suggestion=f"did you mean {guess!r}?" if guess else
                              "properties: " + ", ".join(props),
                              data={"replacements": [guess] if guess else list(props)})
-        if strategy == "set" and "object" in item_types | ({"object"} if isinstance(
-                items.get("properties"), dict) else set()):
+        if strategy == "set" and "object" in item_types:  # properties alone imply object
             self.problem("align-set-objects", "set alignment compares scalars; these items "
                          "are objects", ptr_join(where, "match_by"), severity=Severity.WARNING,
                          suggestion='use {"match_by": "hungarian"} or "key_field"')

@@ -571,6 +571,8 @@ def test_set_alignment_of_objects_is_a_warning(items: Any) -> None:
 def test_set_alignment_of_scalars_is_quiet() -> None:
     assert aligned({"match_by": "set"}, {"type": ["string", "integer"]}) == ((), ("set", {}))
     assert aligned({"match_by": "set"}, {}) == ((), ("set", {}))
+    strings = {"type": "string", "properties": {"k": {}}}  # stray properties: still strings
+    assert aligned({"match_by": "set"}, strings) == ((), ("set", {}))
 
 
 def test_a_strategy_that_cannot_run_falls_back_to_ordered() -> None:
