@@ -75,7 +75,7 @@ class Binder:
             concrete = node.types - {"null"}
             name = TYPE_DEFAULTS.get(next(iter(concrete)), "exact") if len(concrete) == 1 \
                 else "exact"
-            self._bind_comparator(node, name, {}, schema, node.pointer)
+            self._bind_comparator(node, name, {}, None, node.pointer)
         else:
             self.problem("missing-compare", "leaf has no x-eval-compare", node.pointer,
                          suggestion="run annotate_xeval (evalschema infer/annotate) or add one")
@@ -88,6 +88,8 @@ class Binder:
 
     def _bind_comparator(self, node: SchemaNode, name: str, params: Any,
                          schema: dict[str, Any] | None, where: str) -> None:
+        """``schema`` is the node's schema when its ``x-eval-compare`` names ``name``; None
+        when nothing written does (a type default, a fallback)."""
         d = self.reg.comparators.get(name)
         if d is None:
             guess = did_you_mean(name, self.reg.comparators)
@@ -151,13 +153,13 @@ class Binder:
                          + ", ".join(repr(m) for m in missing), where,
                          suggestion="add " + ", ".join(f'"{m}"' for m in missing),
                          data={"missing": missing, "name": d.name, "kind": kind})
-        ok = not missing
-        if not params or d.params_valid(params):
-            return ok
+        refused = bool(missing)
+        if d.params_valid(params):
+            return not refused
         for err in d.param_validator().iter_errors(params):
             if err.validator == "required" and not err.absolute_path:
                 continue  # reported above, with its fix
-            ok = False
+            refused = True
             path = list(err.absolute_path)
             ptr = where
             for seg in path:
@@ -167,14 +169,14 @@ class Binder:
             else:
                 self.problem("bad-param", f"{d.name}: {'/'.join(map(str, path)) or 'params'}: "
                              f"{err.message}", ptr)
-        return ok
+        return not refused
 
     def _unknown_params(self, d: Entry, kind: str, given: dict[str, Any], schema: Any,
                         path: list[Any], where: str) -> None:
         """One problem per key the parameter schema does not know, at any depth, with the
         closest known key (``tolerance.rell`` -> ``rel``)."""
-        known = schema.get("properties", {}) if isinstance(schema, dict) else {}
-        patterns = schema.get("patternProperties", {}) if isinstance(schema, dict) else {}
+        known = schema.get("properties", {})  # ``schema`` holds the additionalProperties
+        patterns = schema.get("patternProperties", {})
         dotted = ".".join(map(str, path))
         for extra in given:
             if extra in known or any(re.search(p, extra) for p in patterns):
@@ -219,9 +221,7 @@ class Binder:
             if not self._check_params(d, params, params_ptr, "transform"):
                 continue
             concrete = node.types - {"null"}
-            if concrete and d.types and not concrete <= d.types and not (
-                "string" in d.types and concrete <= {"string"}
-            ):
+            if concrete and d.types and not concrete <= d.types:
                 self.problem("transform-type", f"transform {name!r} does not apply to "
                              f"{'/'.join(sorted(concrete))} values", item_ptr,
                              severity=Severity.WARNING,
@@ -282,8 +282,7 @@ class Binder:
                              suggestion=f"did you mean {guess!r}?" if guess else
                              "properties: " + ", ".join(props),
                              data={"replacements": [guess] if guess else list(props)})
-        if strategy == "set" and "object" in item_types | ({"object"} if isinstance(
-                items.get("properties"), dict) else set()):
+        if strategy == "set" and "object" in item_types:  # properties alone imply object
             self.problem("align-set-objects", "set alignment compares scalars; these items "
                          "are objects", ptr_join(where, "match_by"), severity=Severity.WARNING,
                          suggestion='use {"match_by": "hungarian"} or "key_field"')

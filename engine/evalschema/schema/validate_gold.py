@@ -25,7 +25,7 @@ def validate_gold(gold: Iterable[Any], schema: Any, id_field: str | None = None,
     schema fields missing from a record (``warn_missing``) and gold keys the schema
     does not know, which scoring ignores (unless ``allow_extra_fields``).
     """
-    root = schema if isinstance(schema, SchemaNode) else parse_eval_schema(schema)
+    root = parse_eval_schema(schema)  # a parsed SchemaNode comes back as it is
     rid_field = id_field or root.id_field
     problems: list[Problem] = []
     check = GoldChecker(rid_field)
