@@ -91,7 +91,8 @@ def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, s
         st = r.status
         if st is Status.MATCH or st is Status.SKIPPED or st is Status.PENDING:
             continue
-        label = labels.get(r.schema_pointer) or r.comparator or ""
+        label = labels.get(r.schema_pointer) or r.comparator
+        how = f" ({label})" if label else ""  # no empty "()" for a node without a comparator
         gold_span = locator.value(g.text, r.gold_pointer)
         if st is Status.MISMATCH:
             span = locator.value(e.text, r.extracted_pointer)
@@ -118,14 +119,14 @@ def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, s
             span = locator.value(e.text, r.extracted_pointer) or \
                 (locator.nearest(e.text, r.extracted_pointer or r.gold_pointer) or ((0, 1), ""))[0]
             out.append(Mark("extracted", span, "error", str(st),
-                            f"{r.path}: {r.explanation or st} ({label})", r.field,
+                            f"{r.path}: {r.explanation or st}{how}", r.field,
                             r.schema_pointer, gold_span))
         if st is Status.MISMATCH and gold_span is not None:
             out.append(Mark("gold", gold_span, "mismatch", "mismatch",
                             f"{r.path}: {r.explanation}", r.field, r.schema_pointer, gold_span))
         elif st is Status.OMISSION and gold_span is not None:
             out.append(Mark("gold", gold_span, "omission", "omission",
-                            f"{r.path}: gold {show_value(r.gold)}, extracted nothing ({label})",
+                            f"{r.path}: gold {show_value(r.gold)}, extracted nothing{how}",
                             r.field, r.schema_pointer, gold_span))
     return tuple(out)
 
@@ -205,7 +206,7 @@ class DiagnosticBuilder:
         return range_json(d.lines, start, end, self.opt.encoding)
 
     def severity(self, kind: str) -> int | None:
-        name = self.opt.severity.get(kind, DEFAULT_SEVERITY.get(kind, "warning"))
+        name = self.opt.severity.get(kind, DEFAULT_SEVERITY[kind])
         return SEVERITIES.get(name)
 
     def add(self, path: Path, start: int, end: int, kind: str, code: str, message: str,
@@ -238,9 +239,9 @@ class DiagnosticBuilder:
             span = self.schema_key_span(m.schema_pointer)
             if span is not None:
                 d = self.doc(cfg.schema)
-                label = self.labels.get(m.schema_pointer) or "schema rule"
+                label = self.labels.get(m.schema_pointer)  # "" for an object, an array
                 out.append({"location": {"uri": d.uri, "range": self.rng(d, *span)},
-                            "message": f"schema rule: {label}"})
+                            "message": f"schema rule: {label}" if label else "schema rule"})
         return out
 
     # -- building -----------------------------------------------------------
