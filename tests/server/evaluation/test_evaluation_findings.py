@@ -49,6 +49,22 @@ def rng(line: int, start: int, end: int) -> dict[str, Any]:
     return {"start": {"line": line, "character": start}, "end": {"line": line, "character": end}}
 
 
+def suite_outcome(folder: Path, schema: dict[str, Any] | str, gold: list[str], run: list[str]
+                  ) -> tuple[dict[str, Path], SuiteOutcome]:
+    """A suite ``t`` (a schema's text, or the schema indented; one record a line), found
+    and run from disk."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {"schema": folder / "t.eval.json", "gold": folder / "t.gold.jsonl",
+             "extracted": folder / "t.run1.extracted.jsonl"}
+    files["schema"].write_text(schema if isinstance(schema, str) else json.dumps(schema, indent=2),
+                               encoding="utf-8")
+    files["gold"].write_text("\n".join(gold) + "\n", encoding="utf-8")
+    files["extracted"].write_text("\n".join(run) + "\n", encoding="utf-8")
+    files = {k: p.resolve() for k, p in files.items()}
+    [suite] = discover([files["schema"].parent], lambda p: p.read_text("utf-8")).suites
+    return files, run_suite(suite, {}, SuiteCache(), CancelToken())
+
+
 def test_every_file_of_the_suite_gets_a_list_and_the_run_file_its_findings(
         shop: tuple[dict[str, Path], SuiteOutcome]) -> None:
     files, outcome = shop
@@ -191,13 +207,9 @@ def test_a_nested_omission_is_shown_on_the_nearest_present_parent_key(tmp_path: 
         "addr": {"type": "object", "properties": {
             "city": {"type": "string"},
             "geo": {"type": "object", "properties": {"zip": {"type": "string"}}}}}}}
-    gold = {"id": "a", "addr": {"city": "Oslo", "geo": {"zip": "0150"}}}
+    gold = '{"id": "a", "addr": {"city": "Oslo", "geo": {"zip": "0150"}}}'
     line = '{"id": "a", "addr": {"city": "Oslo"}}'
-    (tmp_path / "nest.eval.json").write_text(json.dumps(schema), encoding="utf-8")
-    (tmp_path / "nest.gold.jsonl").write_text(json.dumps(gold) + "\n", encoding="utf-8")
-    (tmp_path / "nest.run1.extracted.jsonl").write_text(line + "\n", encoding="utf-8")
-    [suite] = discover([tmp_path], lambda p: p.read_text("utf-8")).suites
-    outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
+    _, outcome = suite_outcome(tmp_path, schema, [gold], [line])
     [run] = outcome.runs
     marks = record_marks(run.scored[0], RecordLocator(), outcome.labels)
     [omit] = [m for m in marks if m.side == "extracted"]
@@ -354,22 +366,6 @@ ORDERS_RUN = ['{"id": "b", "name": "bo", "price": 2.0}',
               '{"id": "a", "name": "ann", "price": 1.5}',
               '{"id": "z", "name": "Zed", "price": 9.0}',
               '{"id": "a", "name": "Ann", "price": 1.0}']
-
-
-def suite_outcome(folder: Path, schema: dict[str, Any] | str, gold: list[str], run: list[str]
-                  ) -> tuple[dict[str, Path], SuiteOutcome]:
-    """A suite ``t`` (a schema's text, or the schema indented; one record a line), found
-    and run from disk."""
-    folder.mkdir(parents=True, exist_ok=True)
-    files = {"schema": folder / "t.eval.json", "gold": folder / "t.gold.jsonl",
-             "extracted": folder / "t.run1.extracted.jsonl"}
-    files["schema"].write_text(schema if isinstance(schema, str) else json.dumps(schema, indent=2),
-                               encoding="utf-8")
-    files["gold"].write_text("\n".join(gold) + "\n", encoding="utf-8")
-    files["extracted"].write_text("\n".join(run) + "\n", encoding="utf-8")
-    files = {k: p.resolve() for k, p in files.items()}
-    [suite] = discover([files["schema"].parent], lambda p: p.read_text("utf-8")).suites
-    return files, run_suite(suite, {}, SuiteCache(), CancelToken())
 
 
 @pytest.fixture(scope="module")

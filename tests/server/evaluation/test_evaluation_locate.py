@@ -39,6 +39,7 @@ def test_pointer_at_an_offset() -> None:
     assert loc.pointer_at(RECORD, RECORD.index('"~k"') + 1) == "/a~1b/~0k"
     assert loc.pointer_at(RECORD, RECORD.index("10") + 2) == "/a~1b/~0k/0"  # right edge
     assert loc.pointer_at(RECORD, 0) == ""
+    assert loc.pointer_at(' {"a": 1}', 0) is None  # before the record's value: nothing
 
 
 def test_the_last_few_records_stay_parsed() -> None:
