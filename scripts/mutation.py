@@ -70,11 +70,13 @@ class ModuleScore:
     total: int = 0
     detected: int = 0
     equivalent: int = 0
+    not_run: int = 0
     survivors: list[str] = field(default_factory=list)
 
     @property
     def score(self) -> float:
-        judged = self.total - self.equivalent
+        """Killed share of the mutants that ran, equivalents left out."""
+        judged = self.total - self.not_run - self.equivalent
         return 100.0 if judged == 0 else 100.0 * self.detected / judged
 
 
@@ -208,6 +210,9 @@ def collect(modules: list[str]) -> tuple[list[ModuleScore], dict[str, str], list
         for name, code in sorted(codes.items(), key=lambda kv: _natural(kv[0])):
             status = status_by_exit_code[code]
             score.total += 1
+            if status == "not checked":
+                score.not_run += 1
+                continue
             if status in DETECTED:
                 score.detected += 1
                 if name in listed:
@@ -250,6 +255,10 @@ def report(scores: list[ModuleScore], diffs: dict[str, str], stale: list[str],
         for row in stale:
             print(f"  {row}")
         print()
+    not_run = sum(s.not_run for s in scores)
+    if not_run:
+        print(f"{not_run} mutants have not been run yet (an interrupted run, or results "
+              "copied before the run finished): `scripts/mutation GROUP --again` runs them.\n")
     width = max(len(s.path) for s in scores)
     print(f"{'module':<{width}}  mutants  killed  equivalent  survived   score")
     for s in scores:
@@ -260,7 +269,7 @@ def report(scores: list[ModuleScore], diffs: dict[str, str], stale: list[str],
                         sum(s.equivalent for s in scores))
     print(f"{'all':<{width}}  {total.total:7}  {total.detected:6}  {total.equivalent:10}  "
           f"{sum(len(s.survivors) for s in scores):8}  {total.score:5.1f}%")
-    return all(s.score >= fail_under for s in scores) and not stale
+    return all(s.score >= fail_under for s in scores) and not stale and not not_run
 
 
 def main(argv: list[str]) -> int:
