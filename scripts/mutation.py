@@ -278,6 +278,10 @@ def main(argv: list[str]) -> int:
     modules = modules_for(args.targets)
     if args.again and not (STAGE / "mutants").is_dir():
         sys.exit("scripts/mutation: nothing to run again: run it without --again first")
+    missing = [m for m in modules if args.again and _results(m) is None]
+    if missing:
+        sys.exit(f"scripts/mutation: the last run did not mutate {', '.join(missing)}: "
+                 "run it without --again")
     if not args.report_only:
         again = undetected(modules) if args.again else []
         stage(modules, args.tests, keep=args.again)
