@@ -169,10 +169,9 @@ def _finding_count(s: ScoredRecord) -> int:
 
 @dataclass
 class _Doc:
-    """A file's text, its line table and its URI."""
+    """A file's URI and its line table."""
 
     uri: str
-    text: str
     lines: LineIndex
 
 
@@ -198,8 +197,7 @@ class DiagnosticBuilder:
         got = self.docs.get(path)
         if got is None:
             text = self.o.texts.get(path, "")
-            got = self.docs[path] = _Doc(self.to_uri(path), text,
-                                         self.cache.line_table(path, text))
+            got = self.docs[path] = _Doc(self.to_uri(path), self.cache.line_table(path, text))
         return got
 
     def rng(self, d: _Doc, start: int, end: int) -> LspRange:
@@ -294,33 +292,34 @@ class DiagnosticBuilder:
             if got is None:
                 got = record_marks(s, self.locator, self.labels)
             marks[key] = got
+            if s.extracted is None:  # a gold record missing from the run: on the run file
+                if s.gold is not None:
+                    if full:
+                        hidden += 1
+                    else:
+                        [m] = got
+                        gold = self.doc(cfg.gold)
+                        self.add(run.path, 0, 0, m.kind, m.code, m.message, [
+                            {"location": {"uri": gold.uri, "range": self.rng(
+                                gold, s.gold.start, s.gold.end)}, "message": "gold record"}])
+                continue
             for m in got:
-                if m.side == "extracted" and s.extracted is not None:
+                message = m.message
+                if m.side == "extracted":
                     if full:
                         hidden += 1
                         continue
                     base = s.extracted.start
                     path = run.path
-                elif m.side == "gold" and s.gold is not None:
-                    if m.kind == "record":  # a record missing from the run: on the run file
-                        if full:
-                            hidden += 1
-                            continue
-                        gold = self.doc(cfg.gold)
-                        self.add(run.path, 0, 0, "record", m.code, m.message,
-                                 [{"location": {"uri": gold.uri, "range": self.rng(
-                                     gold, s.gold.start, s.gold.end)}, "message": "gold record"}])
-                        continue
+                else:  # the gold value of a mismatch or an omission
+                    assert s.gold is not None
                     if not self.opt.gold_diagnostics or (
                             cap and len(self.out.get(gold_uri, ())) >= cap):
                         continue
                     base = s.gold.start
                     path = cfg.gold
-                    m = Mark(m.side, m.span, m.kind, m.code, f"[{run.label}] {m.message}",
-                             m.field, m.schema_pointer, m.gold_span)
-                else:
-                    continue
-                self.add(path, base + m.span[0], base + m.span[1], m.kind, m.code, m.message,
+                    message = f"[{run.label}] {message}"
+                self.add(path, base + m.span[0], base + m.span[1], m.kind, m.code, message,
                          self.related(s.gold.start if s.gold else None, m),
                          {"field": m.field, "record": s.record.index})
         if hidden:

@@ -174,9 +174,15 @@ def test_a_threshold_on_a_field_nothing_judged_says_so(tmp_path: Path) -> None:
     [suite] = discover([files["schema"].parent], lambda p: p.read_text("utf-8")).suites
     outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
     [low] = build(outcome)[files["schema"].as_uri()]
-    assert low["code"] == "below-threshold"
+    schema_lines = files["schema"].read_text(encoding="utf-8").split("\n")
+    assert (low["range"], low["severity"], low["code"], low["data"]) == (
+        rng(0, *span_of(schema_lines[0], '"price"')), 2, "below-threshold",
+        {"field": "price", "run": "run1"})
     assert low["message"] == ("price: F1 undefined: nothing was judged in run1 (3 skipped; "
                               "needs >= 0.9)")
+    # The fields after it are still checked (here against a threshold for every field).
+    every = build(outcome, FindingOptions(field_threshold=1.0))[files["schema"].as_uri()]
+    assert [d["data"]["field"] for d in every] == ["price", "currency", "items[].qty", "color"]
 
 
 def test_marks_are_relative_to_the_record_and_reused_while_the_schema_stays(
@@ -549,3 +555,107 @@ def test_a_rule_without_a_label_is_named_plainly(tmp_path: Path) -> None:
     [wrong] = build(outcome)[files["extracted"].as_uri()]
     assert wrong["message"] == 'addr: type mismatch: gold value "Oslo" is string, expected an object'
     assert [r["message"] for r in wrong["relatedInformation"]] == ["gold value", "schema rule"]
+
+
+def record_key(s: ScoredRecord) -> tuple[Any, ...]:
+    return (s.gold.text if s.gold else None, s.extracted.text if s.extracted else None,
+            s.record.problem)
+
+
+def test_records_past_both_limits_are_not_located(
+        shop: tuple[dict[str, Path], SuiteOutcome]) -> None:
+    """Locating is what costs: once the run file and (when shown) the gold file are full,
+    records are only counted; while the gold file has room they are still located."""
+    files, outcome = shop
+    [run] = outcome.runs
+    by_id = {s.gold.value["id"]: record_key(s) for s in run.scored if s.gold}
+    cache = MarkCache()
+    build(outcome, FindingOptions(max_per_file=2), cache)  # full after record a
+    assert set(cache.marks) == {by_id["a"]}
+    cache = MarkCache()
+    # Gold: a's price, then b's currency and qty; full after b, so c is not located.
+    gold = build(outcome, FindingOptions(gold_diagnostics=True, max_per_file=2), cache)
+    assert len(gold[files["gold"].as_uri()]) == 2
+    assert set(cache.marks) == {by_id["a"], by_id["b"]}
+
+
+def test_a_gold_record_missing_from_a_full_run_file_is_counted(
+        orders: tuple[dict[str, Path], SuiteOutcome]) -> None:
+    files, outcome = orders
+    built = build(outcome, FindingOptions(gold_diagnostics=True, max_per_file=3))
+    ext = built[files["extracted"].as_uri()]
+    assert [d["code"] for d in ext] == ["duplicate-id", "error", "mismatch", "more-findings"]
+    # z and the repeated a (their record marks), and c missing from the run.
+    assert ext[-1]["message"].startswith("3 more findings in this file are not shown")
+    [price] = built[files["gold"].as_uri()]
+    assert price["message"] == "[run1] price: 1.5 ≠ gold 1.0 (numeric)"
+    assert [r["message"] for r in price["relatedInformation"]] == ["gold value",
+                                                                  "schema rule: numeric"]
+    assert price["relatedInformation"][0]["location"]["range"] == price["range"]
+
+
+def test_pairs_with_the_same_text_on_one_side_keep_their_own_findings(tmp_path: Path) -> None:
+    """Marks are cached by both texts: the same gold with another extracted value (or the
+    reverse) is another finding."""
+    schema = {"type": "object", "properties": {"v": {"type": "integer"}}}
+    files, outcome = suite_outcome(tmp_path, schema, ['{"v": 1}', '{"v": 1}', '{"v": 2}'],
+                                   ['{"v": 1}', '{"v": 2}', '{"v": 2}'])
+    got = [(d["range"], d["message"]) for d in build(outcome)[files["extracted"].as_uri()]]
+    assert got == [(rng(1, 6, 7), "v: 2 ≠ gold 1 (numeric)")]
+
+
+class CountingLocator(RecordLocator):
+    def __init__(self) -> None:
+        super().__init__()
+        self.located: list[tuple[str, str | None]] = []
+
+    def value(self, text: str, pointer: str | None) -> tuple[int, int] | None:
+        self.located.append((text, pointer))
+        return super().value(text, pointer)
+
+
+def test_a_record_pair_in_two_runs_is_located_once(tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"v": {"type": "integer"}}}
+    files, _ = suite_outcome(tmp_path, schema, ['{"v": 1}'], ['{"v": 2}'])
+    second = files["extracted"].with_name("t.run2.extracted.jsonl")
+    second.write_text('{"v": 2}\n', encoding="utf-8")
+    [suite] = discover([tmp_path], lambda p: p.read_text("utf-8")).suites
+    outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
+    assert len(outcome.runs) == 2
+    locator, cache = CountingLocator(), MarkCache()
+    built = DiagnosticBuilder(outcome, FindingOptions(), cache, locator, Path.as_uri,
+                              schema_open=False).build()
+    assert [len(built[p.as_uri()]) for p in (files["extracted"], second)] == [1, 1]
+    assert locator.located == [('{"v": 1}', "/v"), ('{"v": 2}', "/v")]  # gold, extracted
+    [(key, marks)] = cache.marks.items()
+    assert key == ('{"v": 1}', '{"v": 2}', None)
+    assert marks == (Mark("extracted", (6, 7), "mismatch", "mismatch", "v: 2 ≠ gold 1 (numeric)",
+                          "v", "/properties/v", (6, 7)),
+                     Mark("gold", (6, 7), "mismatch", "mismatch", "v: 2 ≠ gold 1 (numeric)",
+                          "v", "/properties/v", (6, 7)))
+
+
+def test_a_file_that_cannot_be_read_is_marked_at_its_start(tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"v": {"type": "integer"}}}
+    files, _ = suite_outcome(tmp_path, schema, ['{"v": 1}'], ['{"v": 1}'])
+    files["extracted"].write_bytes('{"v": "é"}\n'.encode("latin-1"))
+    [suite] = discover([tmp_path], lambda p: p.read_text("utf-8")).suites
+    outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
+    assert files["extracted"] not in outcome.texts
+    [d] = build(outcome)[files["extracted"].as_uri()]
+    assert (d["range"], d["severity"], d["code"]) == (rng(0, 0, 0), 1, "unreadable-file")
+    assert d["message"].startswith("cannot read t.run1.extracted.jsonl: not UTF-8")
+
+
+def test_each_file_is_converted_with_its_own_line_table(
+        shop: tuple[dict[str, Path], SuiteOutcome]) -> None:
+    files, outcome = shop
+    cache = MarkCache()
+    builder = DiagnosticBuilder(outcome, FindingOptions(), cache, RecordLocator(), Path.as_uri,
+                                schema_open=False)
+    builder.build()
+    tables = {p: text for p, (text, _) in cache.line_tables.items()}
+    assert tables == {p: outcome.texts[p] for p in files.values()}
+    doc = builder.doc(files["extracted"])
+    assert builder.doc(files["extracted"]) is doc  # one URI and table per file and build
+    assert doc.lines is cache.line_tables[files["extracted"]][1]
