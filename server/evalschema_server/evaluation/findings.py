@@ -219,11 +219,12 @@ class DiagnosticBuilder:
             diag["relatedInformation"] = related
         if data is not None:
             diag["data"] = data
-        self.out.setdefault(d.uri, []).append(diag)
+        self.out[d.uri].append(diag)  # build() made a list for every file of the suite
 
     def schema_key_span(self, pointer: str) -> Span | None:
         text = self.o.schema_text
-        return None if text is None else key_span(self.locator.doc(text), pointer)
+        assert text is not None  # asked only with runs or schema problems: it was read
+        return key_span(self.locator.doc(text), pointer)
 
     def related(self, gold_start: int | None, m: Mark) -> list[dict[str, Any]]:
         out = []
@@ -281,9 +282,8 @@ class DiagnosticBuilder:
         gold_uri = self.doc(cfg.gold).uri
         hidden = 0
         for s in _file_order(run):
-            full = cap and len(self.out.get(run_uri, ())) >= cap
-            if full and (not self.opt.gold_diagnostics
-                         or len(self.out.get(gold_uri, ())) >= cap):
+            full = cap and len(self.out[run_uri]) >= cap
+            if full and (not self.opt.gold_diagnostics or len(self.out[gold_uri]) >= cap):
                 hidden += _finding_count(s)
                 continue
             key = (s.gold.text if s.gold else None, s.extracted.text if s.extracted else None,
@@ -314,7 +314,7 @@ class DiagnosticBuilder:
                 else:  # the gold value of a mismatch or an omission
                     assert s.gold is not None
                     if not self.opt.gold_diagnostics or (
-                            cap and len(self.out.get(gold_uri, ())) >= cap):
+                            cap and len(self.out[gold_uri]) >= cap):
                         continue
                     base = s.gold.start
                     path = cfg.gold
