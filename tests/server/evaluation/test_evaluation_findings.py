@@ -659,3 +659,18 @@ def test_each_file_is_converted_with_its_own_line_table(
     doc = builder.doc(files["extracted"])
     assert builder.doc(files["extracted"]) is doc  # one URI and table per file and build
     assert doc.lines is cache.line_tables[files["extracted"]][1]
+
+
+def test_a_threshold_on_a_field_of_another_schema_file_leaves_the_next_fields_checked(
+        tmp_path: Path) -> None:
+    """``addr.city`` is defined in ``addr.json``, which has no place in this schema's text:
+    it is not marked, and ``z`` after it still is."""
+    (tmp_path / "addr.json").write_text(json.dumps(
+        {"type": "object", "properties": {"city": {"type": "string"}}}), encoding="utf-8")
+    schema = {"type": "object", "properties": {"addr": {"$ref": "addr.json"},
+                                               "z": {"type": "string"}}}
+    files, outcome = suite_outcome(tmp_path, schema, ['{"addr": {"city": "Oslo"}, "z": "a"}'],
+                                   ['{"addr": {"city": "Rome"}, "z": "b"}'])
+    assert outcome.runs[0].result.per_field["addr.city"].counts.f1 == 0.0
+    got = build(outcome, FindingOptions(field_threshold=1.0))[files["schema"].as_uri()]
+    assert [d["data"]["field"] for d in got] == ["z"]
