@@ -201,7 +201,7 @@ def collect(modules: list[str]) -> tuple[list[ModuleScore], dict[str, str], list
     scores: list[ModuleScore] = []
     for module in modules:
         score = ModuleScore(module)
-        mutated = Path("mutants") / "src" / module
+        mutated = Path("src") / module  # mutmut reads it (and its span index) under mutants/
         codes = _results(module)
         if codes is None:
             print(f"scripts/mutation: no results for {module} (not run yet?)", file=sys.stderr)
