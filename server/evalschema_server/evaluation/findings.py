@@ -107,7 +107,7 @@ def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, s
                 continue
             out.append(Mark("extracted", span, "hallucination", "hallucination",
                             f"{r.path}: invented {show_value(r.extracted)} (gold has no value here)",
-                            r.field, r.schema_pointer, None))
+                            r.field, r.schema_pointer))
         elif st is Status.OMISSION:
             near = locator.nearest(e.text, r.extracted_pointer or r.gold_pointer)
             if near is None:
@@ -116,8 +116,10 @@ def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, s
                             f"{r.path}: missing (gold {show_value(r.gold)})", r.field,
                             r.schema_pointer, gold_span))
         else:  # error, batch_error
-            span = locator.value(e.text, r.extracted_pointer) or \
-                (locator.nearest(e.text, r.extracted_pointer or r.gold_pointer) or ((0, 1), ""))[0]
+            span = locator.value(e.text, r.extracted_pointer)
+            if span is None:  # the nearest parent present, else the record's first character
+                near = locator.nearest(e.text, r.extracted_pointer or r.gold_pointer)
+                span = (0, 1) if near is None else near[0]
             out.append(Mark("extracted", span, "error", str(st),
                             f"{r.path}: {r.explanation or st}{how}", r.field,
                             r.schema_pointer, gold_span))
