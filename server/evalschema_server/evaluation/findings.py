@@ -91,7 +91,8 @@ def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, s
         st = r.status
         if st is Status.MATCH or st is Status.SKIPPED or st is Status.PENDING:
             continue
-        label = labels.get(r.schema_pointer) or r.comparator or ""
+        label = labels.get(r.schema_pointer) or r.comparator
+        how = f" ({label})" if label else ""  # no empty "()" for a node without a comparator
         gold_span = locator.value(g.text, r.gold_pointer)
         if st is Status.MISMATCH:
             span = locator.value(e.text, r.extracted_pointer)
@@ -106,7 +107,7 @@ def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, s
                 continue
             out.append(Mark("extracted", span, "hallucination", "hallucination",
                             f"{r.path}: invented {show_value(r.extracted)} (gold has no value here)",
-                            r.field, r.schema_pointer, None))
+                            r.field, r.schema_pointer))
         elif st is Status.OMISSION:
             near = locator.nearest(e.text, r.extracted_pointer or r.gold_pointer)
             if near is None:
@@ -115,17 +116,19 @@ def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, s
                             f"{r.path}: missing (gold {show_value(r.gold)})", r.field,
                             r.schema_pointer, gold_span))
         else:  # error, batch_error
-            span = locator.value(e.text, r.extracted_pointer) or \
-                (locator.nearest(e.text, r.extracted_pointer or r.gold_pointer) or ((0, 1), ""))[0]
+            span = locator.value(e.text, r.extracted_pointer)
+            if span is None:  # the nearest parent present, else the record's first character
+                near = locator.nearest(e.text, r.extracted_pointer or r.gold_pointer)
+                span = (0, 1) if near is None else near[0]
             out.append(Mark("extracted", span, "error", str(st),
-                            f"{r.path}: {r.explanation or st} ({label})", r.field,
+                            f"{r.path}: {r.explanation or st}{how}", r.field,
                             r.schema_pointer, gold_span))
         if st is Status.MISMATCH and gold_span is not None:
             out.append(Mark("gold", gold_span, "mismatch", "mismatch",
                             f"{r.path}: {r.explanation}", r.field, r.schema_pointer, gold_span))
         elif st is Status.OMISSION and gold_span is not None:
             out.append(Mark("gold", gold_span, "omission", "omission",
-                            f"{r.path}: gold {show_value(r.gold)}, extracted nothing ({label})",
+                            f"{r.path}: gold {show_value(r.gold)}, extracted nothing{how}",
                             r.field, r.schema_pointer, gold_span))
     return tuple(out)
 
@@ -168,10 +171,9 @@ def _finding_count(s: ScoredRecord) -> int:
 
 @dataclass
 class _Doc:
-    """A file's text, its line table and its URI."""
+    """A file's URI and its line table."""
 
     uri: str
-    text: str
     lines: LineIndex
 
 
@@ -197,15 +199,14 @@ class DiagnosticBuilder:
         got = self.docs.get(path)
         if got is None:
             text = self.o.texts.get(path, "")
-            got = self.docs[path] = _Doc(self.to_uri(path), text,
-                                         self.cache.line_table(path, text))
+            got = self.docs[path] = _Doc(self.to_uri(path), self.cache.line_table(path, text))
         return got
 
     def rng(self, d: _Doc, start: int, end: int) -> LspRange:
         return range_json(d.lines, start, end, self.opt.encoding)
 
     def severity(self, kind: str) -> int | None:
-        name = self.opt.severity.get(kind, DEFAULT_SEVERITY.get(kind, "warning"))
+        name = self.opt.severity.get(kind, DEFAULT_SEVERITY[kind])
         return SEVERITIES.get(name)
 
     def add(self, path: Path, start: int, end: int, kind: str, code: str, message: str,
@@ -220,11 +221,12 @@ class DiagnosticBuilder:
             diag["relatedInformation"] = related
         if data is not None:
             diag["data"] = data
-        self.out.setdefault(d.uri, []).append(diag)
+        self.out[d.uri].append(diag)  # build() made a list for every file of the suite
 
     def schema_key_span(self, pointer: str) -> Span | None:
         text = self.o.schema_text
-        return None if text is None else key_span(self.locator.doc(text), pointer)
+        assert text is not None  # asked only with runs or schema problems: it was read
+        return key_span(self.locator.doc(text), pointer)
 
     def related(self, gold_start: int | None, m: Mark) -> list[dict[str, Any]]:
         out = []
@@ -238,9 +240,9 @@ class DiagnosticBuilder:
             span = self.schema_key_span(m.schema_pointer)
             if span is not None:
                 d = self.doc(cfg.schema)
-                label = self.labels.get(m.schema_pointer) or "schema rule"
+                label = self.labels.get(m.schema_pointer)  # "" for an object, an array
                 out.append({"location": {"uri": d.uri, "range": self.rng(d, *span)},
-                            "message": f"schema rule: {label}"})
+                            "message": f"schema rule: {label}" if label else "schema rule"})
         return out
 
     # -- building -----------------------------------------------------------
@@ -282,9 +284,8 @@ class DiagnosticBuilder:
         gold_uri = self.doc(cfg.gold).uri
         hidden = 0
         for s in _file_order(run):
-            full = cap and len(self.out.get(run_uri, ())) >= cap
-            if full and (not self.opt.gold_diagnostics
-                         or len(self.out.get(gold_uri, ())) >= cap):
+            full = cap and len(self.out[run_uri]) >= cap
+            if full and (not self.opt.gold_diagnostics or len(self.out[gold_uri]) >= cap):
                 hidden += _finding_count(s)
                 continue
             key = (s.gold.text if s.gold else None, s.extracted.text if s.extracted else None,
@@ -293,33 +294,34 @@ class DiagnosticBuilder:
             if got is None:
                 got = record_marks(s, self.locator, self.labels)
             marks[key] = got
+            if s.extracted is None:  # a gold record missing from the run: on the run file
+                if s.gold is not None:
+                    if full:
+                        hidden += 1
+                    else:
+                        [m] = got
+                        gold = self.doc(cfg.gold)
+                        self.add(run.path, 0, 0, m.kind, m.code, m.message, [
+                            {"location": {"uri": gold.uri, "range": self.rng(
+                                gold, s.gold.start, s.gold.end)}, "message": "gold record"}])
+                continue
             for m in got:
-                if m.side == "extracted" and s.extracted is not None:
+                message = m.message
+                if m.side == "extracted":
                     if full:
                         hidden += 1
                         continue
                     base = s.extracted.start
                     path = run.path
-                elif m.side == "gold" and s.gold is not None:
-                    if m.kind == "record":  # a record missing from the run: on the run file
-                        if full:
-                            hidden += 1
-                            continue
-                        gold = self.doc(cfg.gold)
-                        self.add(run.path, 0, 0, "record", m.code, m.message,
-                                 [{"location": {"uri": gold.uri, "range": self.rng(
-                                     gold, s.gold.start, s.gold.end)}, "message": "gold record"}])
-                        continue
+                else:  # the gold value of a mismatch or an omission
+                    assert s.gold is not None
                     if not self.opt.gold_diagnostics or (
-                            cap and len(self.out.get(gold_uri, ())) >= cap):
+                            cap and len(self.out[gold_uri]) >= cap):
                         continue
                     base = s.gold.start
                     path = cfg.gold
-                    m = Mark(m.side, m.span, m.kind, m.code, f"[{run.label}] {m.message}",
-                             m.field, m.schema_pointer, m.gold_span)
-                else:
-                    continue
-                self.add(path, base + m.span[0], base + m.span[1], m.kind, m.code, m.message,
+                    message = f"[{run.label}] {message}"
+                self.add(path, base + m.span[0], base + m.span[1], m.kind, m.code, message,
                          self.related(s.gold.start if s.gold else None, m),
                          {"field": m.field, "record": s.record.index})
         if hidden:

@@ -32,7 +32,7 @@ class RecordLocator:
     def doc(self, text: str) -> JsonDocument:
         got = self._docs.get(text)
         if got is None:
-            got = parse(text, comments=True, trailing_commas=True)
+            got = parse(text)  # only the tree is used: comments etc. need no flags
             self._docs[text] = got
             if len(self._docs) > self._size:
                 self._docs.popitem(last=False)

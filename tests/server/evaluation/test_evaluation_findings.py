@@ -4,20 +4,32 @@ per-file limit, severities and the mark cache, on the suite of ``eval_workspace`
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from eval_workspace import EXTRACTED_LINES, GOLD, scored_suite
 
+from evalschema.errors import Problem
+from evalschema.results import Counts, FieldResult, RecordResult, Status
+from evalschema_server.evaluation.datafile import RecordSlice
 from evalschema_server.evaluation.findings import (
     DiagnosticBuilder,
     FindingOptions,
+    Mark,
     MarkCache,
+    _finding_count,
     record_marks,
 )
 from evalschema_server.evaluation.locate import RecordLocator
-from evalschema_server.evaluation.runner import CancelToken, SuiteCache, SuiteOutcome, run_suite
+from evalschema_server.evaluation.runner import (
+    CancelToken,
+    ScoredRecord,
+    SuiteCache,
+    SuiteOutcome,
+    run_suite,
+)
 from evalschema_server.evaluation.suites import discover
 
 
@@ -35,6 +47,22 @@ def build(outcome: SuiteOutcome, options: FindingOptions | None = None,
 
 def rng(line: int, start: int, end: int) -> dict[str, Any]:
     return {"start": {"line": line, "character": start}, "end": {"line": line, "character": end}}
+
+
+def suite_outcome(folder: Path, schema: dict[str, Any] | str, gold: list[str], run: list[str]
+                  ) -> tuple[dict[str, Path], SuiteOutcome]:
+    """A suite ``t`` (a schema's text, or the schema indented; one record a line), found
+    and run from disk."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {"schema": folder / "t.eval.json", "gold": folder / "t.gold.jsonl",
+             "extracted": folder / "t.run1.extracted.jsonl"}
+    files["schema"].write_text(schema if isinstance(schema, str) else json.dumps(schema, indent=2),
+                               encoding="utf-8")
+    files["gold"].write_text("\n".join(gold) + "\n", encoding="utf-8")
+    files["extracted"].write_text("\n".join(run) + "\n", encoding="utf-8")
+    files = {k: p.resolve() for k, p in files.items()}
+    [suite] = discover([files["schema"].parent], lambda p: p.read_text("utf-8")).suites
+    return files, run_suite(suite, {}, SuiteCache(), CancelToken())
 
 
 def test_every_file_of_the_suite_gets_a_list_and_the_run_file_its_findings(
@@ -146,9 +174,15 @@ def test_a_threshold_on_a_field_nothing_judged_says_so(tmp_path: Path) -> None:
     [suite] = discover([files["schema"].parent], lambda p: p.read_text("utf-8")).suites
     outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
     [low] = build(outcome)[files["schema"].as_uri()]
-    assert low["code"] == "below-threshold"
+    schema_lines = files["schema"].read_text(encoding="utf-8").split("\n")
+    assert (low["range"], low["severity"], low["code"], low["data"]) == (
+        rng(0, *span_of(schema_lines[0], '"price"')), 2, "below-threshold",
+        {"field": "price", "run": "run1"})
     assert low["message"] == ("price: F1 undefined: nothing was judged in run1 (3 skipped; "
                               "needs >= 0.9)")
+    # The fields after it are still checked (here against a threshold for every field).
+    every = build(outcome, FindingOptions(field_threshold=1.0))[files["schema"].as_uri()]
+    assert [d["data"]["field"] for d in every] == ["price", "currency", "items[].qty", "color"]
 
 
 def test_marks_are_relative_to_the_record_and_reused_while_the_schema_stays(
@@ -179,15 +213,464 @@ def test_a_nested_omission_is_shown_on_the_nearest_present_parent_key(tmp_path: 
         "addr": {"type": "object", "properties": {
             "city": {"type": "string"},
             "geo": {"type": "object", "properties": {"zip": {"type": "string"}}}}}}}
-    gold = {"id": "a", "addr": {"city": "Oslo", "geo": {"zip": "0150"}}}
+    gold = '{"id": "a", "addr": {"city": "Oslo", "geo": {"zip": "0150"}}}'
     line = '{"id": "a", "addr": {"city": "Oslo"}}'
-    (tmp_path / "nest.eval.json").write_text(json.dumps(schema), encoding="utf-8")
-    (tmp_path / "nest.gold.jsonl").write_text(json.dumps(gold) + "\n", encoding="utf-8")
-    (tmp_path / "nest.run1.extracted.jsonl").write_text(line + "\n", encoding="utf-8")
-    [suite] = discover([tmp_path], lambda p: p.read_text("utf-8")).suites
-    outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
+    _, outcome = suite_outcome(tmp_path, schema, [gold], [line])
     [run] = outcome.runs
     marks = record_marks(run.scored[0], RecordLocator(), outcome.labels)
     [omit] = [m for m in marks if m.side == "extracted"]
     assert (omit.code, omit.field) == ("omission", "addr.geo.zip")
     assert omit.span == (line.index('"addr"'), line.index('"addr"') + len('"addr"'))
+
+
+# -- marks of one record pair, from results built by hand ----------------------------
+
+E_TEXT = ('{"id": "a", "name": "a", "price": 13.9, "extra": {"k": 1}, '
+          '"addr": {"city": "Oslo"}, "tags": ["x"]}')
+G_TEXT = ('{"id": "a", "name": 5, "price": 12.5, "addr": {"city": "Oslo", "zip": "0150"}, '
+          '"tags": ["x", "y"]}')
+
+
+def span_of(text: str, needle: str, after: str = "") -> tuple[int, int]:
+    start = text.index(needle, text.index(after) + len(after) if after else 0)
+    return start, start + len(needle)
+
+
+def result(path: str, status: Status, *, field: str | None = None, gp: str | None = None,
+           ep: str | None = None, gold: Any = None, ext: Any = None, reason: str | None = None,
+           comparator: str | None = None, sp: str = "") -> FieldResult:
+    return FieldResult(path, field or path, status, 0.0, comparator, reason, gold, ext, gp, ep,
+                       sp)
+
+
+def pair(results: list[FieldResult], gold: str | None, extracted: str | None, *,
+         rid: Any = "a", problem: str | None = None) -> ScoredRecord:
+    rec = RecordResult(0, rid, tuple(results), Counts(), problem=problem)
+    return ScoredRecord(rec, None if gold is None else RecordSlice(0, 0, gold, None),
+                        None if extracted is None else RecordSlice(0, 0, extracted, None))
+
+
+def test_each_kind_of_finding_is_marked_where_it_happened() -> None:
+    """The wrong value, the invented key, the nearest present parent of what is missing,
+    the value a comparison failed on; on gold, the right value. Matches, skipped and
+    pending fields are no findings; a result whose place is not in the text is dropped."""
+    zip_sp, tags_sp = "/properties/addr/properties/zip", "/properties/tags/items"
+    gold_zip = span_of(G_TEXT, '"0150"')
+    results = [
+        result("id", Status.MATCH, gp="/id", ep="/id"),
+        result("name", Status.SKIPPED, gp="/name", ep="/name"),
+        result("price", Status.PENDING, gp="/price", ep="/price"),
+        result("gone", Status.MISMATCH, gp="/price", ep="/gone", gold=1, ext=2),
+        result("price", Status.MISMATCH, gp="/price", ep="/price", gold=12.5, ext=13.9,
+               comparator="numeric", sp="/properties/price"),
+        result("extra.q", Status.HALLUCINATION, ep="/extra/q", ext=2),
+        result("extra.k", Status.HALLUCINATION, ep="/extra/k", ext=1, sp="/properties/extra"),
+        result("addr.zip", Status.OMISSION, gp="/addr/zip", ep="/addr/zip", gold="0150",
+               sp=zip_sp),
+        result("tags[1]", Status.OMISSION, field="tags[]", gp="/tags/1", gold="y",
+               comparator="exact", sp=tags_sp),
+        result("name", Status.ERROR, gp="/name", ep="/name", gold=5, ext="a",
+               reason="transform failed on the gold value", comparator="exact",
+               sp="/properties/name"),
+        result("geo", Status.ERROR, reason="no comparator"),
+        result("addr.zip", Status.BATCH_ERROR, gp="/addr/zip", comparator="llm"),
+    ]
+    marks = record_marks(pair(results, G_TEXT, E_TEXT), RecordLocator(),
+                         {zip_sp: "postal code", "/properties/name": ""})
+    price_msg = "price: 13.9 ≠ gold 12.5 (numeric)"
+    assert marks == (
+        Mark("extracted", span_of(E_TEXT, "13.9"), "mismatch", "mismatch", price_msg, "price",
+             "/properties/price", span_of(G_TEXT, "12.5")),
+        Mark("gold", span_of(G_TEXT, "12.5"), "mismatch", "mismatch", price_msg, "price",
+             "/properties/price", span_of(G_TEXT, "12.5")),
+        Mark("extracted", span_of(E_TEXT, '"k"'), "hallucination", "hallucination",
+             "extra.k: invented 1 (gold has no value here)", "extra.k", "/properties/extra"),
+        Mark("extracted", span_of(E_TEXT, '"addr"'), "omission", "omission",
+             'addr.zip: missing (gold "0150")', "addr.zip", zip_sp, gold_zip),
+        Mark("gold", gold_zip, "omission", "omission",
+             'addr.zip: gold "0150", extracted nothing (postal code)', "addr.zip", zip_sp,
+             gold_zip),
+        # No extracted pointer: the nearest parent of where gold has it.
+        Mark("extracted", span_of(E_TEXT, '"tags"'), "omission", "omission",
+             'tags[1]: missing (gold "y")', "tags[]", tags_sp, span_of(G_TEXT, '"y"')),
+        Mark("gold", span_of(G_TEXT, '"y"'), "omission", "omission",
+             'tags[1]: gold "y", extracted nothing (exact)', "tags[]", tags_sp,
+             span_of(G_TEXT, '"y"')),
+        Mark("extracted", span_of(E_TEXT, '"a"', after='"name": '), "error", "error",
+             "name: transform failed on the gold value (exact)", "name", "/properties/name",
+             span_of(G_TEXT, "5")),
+        # Nowhere to point: the record's first character; no label, no "()".
+        Mark("extracted", (0, 1), "error", "error", "geo: no comparator", "geo"),
+        Mark("extracted", span_of(E_TEXT, '"addr"'), "error", "batch_error",
+             "addr.zip: batch_error (llm)", "addr.zip", "", gold_zip),
+    )
+
+
+def test_a_record_with_no_value_in_its_text_still_gets_its_errors() -> None:
+    """An omission has nowhere to go (like a mismatch whose value is not in the text, it
+    is dropped on both sides); an error goes on the first character."""
+    results = [result("a", Status.OMISSION, gp="/a", ep="/a", gold=1),
+               result("b", Status.ERROR, ep="/b", reason="boom")]
+    marks = record_marks(pair(results, '{"a": 1}', "  "), RecordLocator(), {})
+    assert marks == (Mark("extracted", (0, 1), "error", "error", "b: boom", "b"),)
+
+
+def test_an_unpaired_record_is_one_mark_that_counts_its_fields() -> None:
+    loc = RecordLocator()
+    fields = [result("a", Status.HALLUCINATION), result("b", Status.HALLUCINATION),
+              result("c", Status.SKIPPED), result("d", Status.MATCH)]
+    # A record dug out of prose: its value's first character.
+    assert record_marks(pair(fields, None, 'Sure: {"id": "z"}', rid="z"), loc, {}) == (
+        Mark("extracted", (6, 7), "record", "record-hallucinated",
+             "record z: no gold record; its 2 fields count as hallucinations"),)
+    assert record_marks(pair(fields, None, "  ", rid=None, problem="duplicate id 7"), loc,
+                        {}) == (
+        Mark("extracted", (0, 2), "record", "record-hallucinated",
+             "record #1: duplicate id 7; its 2 fields count as hallucinations"),)
+    missing = [result("a", Status.OMISSION), result("b", Status.OMISSION),
+               result("c", Status.OMISSION), result("d", Status.SKIPPED)]
+    assert record_marks(pair(missing, '{"id": 3}', None, rid=3), loc, {}) == (
+        Mark("gold", (0, 1), "record", "record-omitted",
+             "record 3: missing from this run; its 3 fields count as omissions"),)
+    assert record_marks(pair(missing, '{"id": 3}', None, problem="not read"), loc, {}) == (
+        Mark("gold", (0, 1), "record", "record-omitted",
+             "record a: not read; its 3 fields count as omissions"),)
+    assert record_marks(pair(fields, None, None), loc, {}) == ()
+
+
+def test_every_kind_of_finding_counts_towards_the_hidden_number() -> None:
+    counts = Counts(matches=6, mismatches=1, omissions=2, hallucinations=3, skipped=7,
+                    errors=4, pending=8, batch_errors=5)
+    rec = RecordResult(0, "a", (), counts)
+    g, e = RecordSlice(0, 0, "{}", {}), RecordSlice(0, 0, "{}", {})
+    assert _finding_count(ScoredRecord(rec, g, e)) == 15
+    assert _finding_count(ScoredRecord(rec, None, e)) == 1  # the record is the finding
+    assert _finding_count(ScoredRecord(rec, g, None)) == 1
+    assert _finding_count(ScoredRecord(rec, None, None)) == 0
+
+
+def test_a_file_line_table_is_kept_while_its_text_stays() -> None:
+    cache, path = MarkCache(), Path("/x/run.jsonl")
+    first = cache.line_table(path, "a\nb")
+    assert cache.line_table(path, "a\nb") is first
+    changed = cache.line_table(path, "a\nbc\n")
+    assert changed is not first and changed.position(5, "utf-16") == (2, 0)
+    assert cache.line_table(Path("/x/other.jsonl"), "a\nbc\n") is not changed
+
+
+# -- diagnostics of a suite with every kind of record ----------------------------------
+
+ORDERS_SCHEMA = {"type": "object", "x-eval-id": "id", "properties": {
+    "id": {"type": "string"},
+    "name": {"type": "string", "x-eval-transform": ["lowercase"]},
+    "price": {"type": "number", "x-eval-compare": "numeric"}}}
+ORDERS_GOLD = ['{"id": "a", "name": "Ann", "price": 1.0}',
+               '{"id": "b", "name": 5, "price": 2.0}',  # a number: lowercase fails on it
+               '{"id": "c", "name": "Cy", "price": 3.0}']  # not in the run
+#: In another order than gold's; record 2 has no gold, record 3 repeats record 1's id.
+ORDERS_RUN = ['{"id": "b", "name": "bo", "price": 2.0}',
+              '{"id": "a", "name": "ann", "price": 1.5}',
+              '{"id": "z", "name": "Zed", "price": 9.0}',
+              '{"id": "a", "name": "Ann", "price": 1.0}']
+
+
+@pytest.fixture(scope="module")
+def orders(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Path], SuiteOutcome]:
+    return suite_outcome(tmp_path_factory.mktemp("orders"), ORDERS_SCHEMA, ORDERS_GOLD,
+                         ORDERS_RUN)
+
+
+def at_line(lines: list[str], line: int, needle: str, after: str = "") -> dict[str, Any]:
+    return rng(line, *span_of(lines[line], needle, after))
+
+
+def test_records_without_a_partner_and_failed_comparisons_in_file_order(
+        orders: tuple[dict[str, Path], SuiteOutcome]) -> None:
+    """Input issues first, then each extracted record's findings in the file's order (not
+    gold's), then the gold records missing from the run, on the run file's first character
+    and pointing at the gold record."""
+    files, outcome = orders
+    schema_lines = files["schema"].read_text(encoding="utf-8").split("\n")
+
+    def schema_key(key: str) -> dict[str, Any]:
+        [line] = [i for i, ln in enumerate(schema_lines) if f'"{key}": {{' in ln]
+        return {"uri": files["schema"].as_uri(), "range": at_line(schema_lines, line,
+                                                                  f'"{key}"')}
+
+    gold_uri = files["gold"].as_uri()
+    [dup] = [s for s in outcome.runs[0].scored if s.extracted and s.extracted.index == 3]
+    assert dup.record.problem is not None
+    assert build(outcome)[files["extracted"].as_uri()] == [
+        {"range": rng(3, 0, len(ORDERS_RUN[3])), "severity": 2, "code": "duplicate-id",
+         "source": "evalschema", "message": "id 'a' appears again (first in record 2): this "
+         "record counts as hallucinated"},
+        {"range": at_line(ORDERS_RUN, 0, '"bo"'), "severity": 1, "code": "error",
+         "source": "evalschema", "message": "name: transform failed on the gold value: "
+         "lowercase needs a string, got 5 (exact)",
+         "relatedInformation": [
+             {"location": {"uri": gold_uri, "range": at_line(ORDERS_GOLD, 1, "5")},
+              "message": "gold value"},
+             {"location": schema_key("name"), "message": "schema rule: exact"}],
+         "data": {"field": "name", "record": 1}},
+        {"range": at_line(ORDERS_RUN, 1, "1.5"), "severity": 2, "code": "mismatch",
+         "source": "evalschema", "message": "price: 1.5 ≠ gold 1.0 (numeric)",
+         "relatedInformation": [
+             {"location": {"uri": gold_uri, "range": at_line(ORDERS_GOLD, 0, "1.0")},
+              "message": "gold value"},
+             {"location": schema_key("price"), "message": "schema rule: numeric"}],
+         "data": {"field": "price", "record": 0}},
+        {"range": rng(2, 0, 1), "severity": 2, "code": "record-hallucinated",
+         "source": "evalschema", "message": "record z: no gold record with this id; its 3 "
+         "fields count as hallucinations", "data": {"field": "", "record": 3}},
+        {"range": rng(3, 0, 1), "severity": 2, "code": "record-hallucinated",
+         "source": "evalschema", "message": f"record a: {dup.record.problem}; its 3 fields "
+         "count as hallucinations", "data": {"field": "", "record": 4}},
+        {"range": rng(0, 0, 0), "severity": 2, "code": "record-omitted", "source": "evalschema",
+         "message": "record c: no extracted record with this id; its 3 fields count as "
+         "omissions", "relatedInformation": [
+             {"location": {"uri": gold_uri, "range": rng(2, 0, len(ORDERS_GOLD[2]))},
+              "message": "gold record"}]},
+    ]
+
+
+def test_past_the_limit_every_hidden_finding_is_counted(
+        orders: tuple[dict[str, Path], SuiteOutcome]) -> None:
+    """The issue fills the file's one place: the error, the mismatch and three records
+    without a partner are counted."""
+    files, outcome = orders
+    got = build(outcome, FindingOptions(max_per_file=1))[files["extracted"].as_uri()]
+    assert [d["code"] for d in got] == ["duplicate-id", "more-findings"]
+    assert got[1]["message"] == (
+        "5 more findings in this file are not shown (the limit is 1 per file: setting "
+        "evalschema.maxDiagnosticsPerFile); the report and hovers have them all")
+    unlimited = build(outcome, FindingOptions(max_per_file=0))[files["extracted"].as_uri()]
+    assert len(unlimited) == 6 and "more-findings" not in {d["code"] for d in unlimited}
+
+
+def test_the_default_limit_is_two_thousand_per_file(tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"v": {"type": "integer"}}}
+    files, outcome = suite_outcome(tmp_path, schema, ['{"v": 1}'] * 2001, ['{"v": 2}'] * 2001)
+    got = build(outcome)[files["extracted"].as_uri()]
+    assert len(got) == 2001 and {d["code"] for d in got[:2000]} == {"mismatch"}
+    assert got[2000]["message"].startswith("1 more findings in this file are not shown (the "
+                                           "limit is 2,000 per file")
+
+
+def test_every_severity_name_of_the_settings(shop: tuple[dict[str, Path], SuiteOutcome]
+                                             ) -> None:
+    files, outcome = shop
+    options = FindingOptions(severity={"input": "hint", "mismatch": "info",
+                                       "omission": "information", "hallucination": "error"})
+    got = [(d["code"], d["severity"]) for d in build(outcome, options)[
+        files["extracted"].as_uri()]]
+    assert got == [("unreadable-record", 4), ("mismatch", 3), ("omission", 3), ("mismatch", 3),
+                   ("hallucination", 1)]
+
+
+def test_a_threshold_for_every_field_marks_each_field_below_it(
+        shop: tuple[dict[str, Path], SuiteOutcome]) -> None:
+    """``field_threshold`` applies where the config names no threshold; a field exactly at
+    it passes (id, name, items, items[].sku: F1 1.0); a field the schema does not have
+    (the invented ``color``) is marked on the schema's first character."""
+    files, outcome = shop
+    schema = files["schema"].read_text(encoding="utf-8").split("\n")
+
+    def key(name: str, line_has: str) -> dict[str, Any]:
+        [line] = [i for i, ln in enumerate(schema) if line_has in ln]
+        return at_line(schema, line, f'"{name}"')
+
+    got = [(d["range"], d["severity"], d["message"], d["data"]) for d in build(
+        outcome, FindingOptions(field_threshold=1.0))[files["schema"].as_uri()]]
+    assert got == [
+        (key("price", '"price": {'), 2, "price: F1 0.667 < 1 in run1 (2 matched, 1 wrong, "
+         "0 missing, 0 invented)", {"field": "price", "run": "run1"}),
+        (key("currency", '"currency": {'), 2, "currency: F1 0.800 < 1 in run1 (2 matched, "
+         "0 wrong, 1 missing, 0 invented)", {"field": "currency", "run": "run1"}),
+        (key("qty", '"qty": {'), 2, "items[].qty: F1 0.667 < 1 in run1 (2 matched, 1 wrong, "
+         "0 missing, 0 invented)", {"field": "items[].qty", "run": "run1"}),
+        (rng(0, 0, 1), 2, "color: F1 0.000 < 1 in run1 (0 matched, 0 wrong, 0 missing, "
+         "1 invented)", {"field": "color", "run": "run1"}),
+    ]
+    assert [d["data"]["field"] for d in build(outcome, FindingOptions(field_threshold=0.7))[
+        files["schema"].as_uri()]] == ["price", "items[].qty", "color"]
+
+
+def test_schema_problems_are_marked_in_the_schema_unless_it_is_open(tmp_path: Path) -> None:
+    """The key the problem is about, with the suggestion; a syntax error at its offsets.
+    While the schema is open, its own diagnostics say it (no double report)."""
+    unknown = '{"type": "object", "properties": {"a": {"type": "string", "x-eval-compare": "nope"}}}'
+    files, outcome = suite_outcome(tmp_path / "u", unknown, ['{"a": "x"}'], ['{"a": "x"}'])
+    uri = files["schema"].as_uri()
+    assert build(outcome)[uri] == [
+        {"range": rng(0, *span_of(unknown, '"x-eval-compare"')), "severity": 1,
+         "code": "unknown-comparator", "source": "evalschema",
+         "message": "unknown comparator 'nope' (did you mean 'type'?)"}]
+    opened = DiagnosticBuilder(outcome, FindingOptions(), MarkCache(), RecordLocator(),
+                               Path.as_uri, schema_open=True).build()
+    assert opened[uri] == []
+    broken = '{"type": "object", "properties": {"a": {"type": "string"}}} x'
+    files, outcome = suite_outcome(tmp_path / "b", broken, ['{"a": "x"}'], ['{"a": "x"}'])
+    [syntax] = build(outcome)[files["schema"].as_uri()]
+    assert (syntax["range"], syntax["code"], syntax["message"]) == (
+        rng(0, len(broken) - 1, len(broken)), "end-of-file-expected",
+        "the schema is not valid JSON: End of file expected")
+    nowhere = replace(outcome, schema_problems=(Problem("odd", "something is odd"),))
+    [odd] = build(nowhere)[files["schema"].as_uri()]
+    assert (odd["range"], odd["message"]) == (rng(0, 0, 0), "something is odd")
+
+
+def test_gold_diagnostics_have_their_own_limit(shop: tuple[dict[str, Path], SuiteOutcome]
+                                               ) -> None:
+    """With the run file full, records are still located for the gold file until it is
+    full too; only the run file's hidden findings are counted on it."""
+    files, outcome = shop
+    built = build(outcome, FindingOptions(gold_diagnostics=True, max_per_file=2))
+    gold = built[files["gold"].as_uri()]
+    assert [(d["code"], d["data"]["field"]) for d in gold] == [("mismatch", "price"),
+                                                               ("omission", "currency")]
+    assert gold[1]["message"] == '[run1] currency: gold "USD", extracted nothing (exact)'
+    ext = built[files["extracted"].as_uri()]
+    assert [d["code"] for d in ext] == ["unreadable-record", "mismatch", "more-findings"]
+    assert ext[-1]["message"].startswith("3 more findings")
+
+
+def test_marks_are_located_again_when_the_schema_changes(
+        shop: tuple[dict[str, Path], SuiteOutcome]) -> None:
+    _, outcome = shop
+    cache = MarkCache()
+    build(outcome, cache=cache)
+    kept = dict(cache.marks)
+    assert cache.fingerprint == outcome.schema_text and kept
+    edited = replace(outcome, schema_text=(outcome.schema_text or "") + "\n")
+    build(edited, cache=cache)
+    assert cache.marks == kept and all(cache.marks[k] is not v for k, v in kept.items() if v)
+    assert cache.fingerprint == edited.schema_text
+
+
+def test_a_rule_without_a_label_is_named_plainly(tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"addr": {"type": "object", "properties": {
+        "city": {"type": "string"}}}}}
+    files, outcome = suite_outcome(tmp_path, schema, ['{"addr": "Oslo"}'],
+                                   ['{"addr": {"city": "Oslo"}}'])
+    [wrong] = build(outcome)[files["extracted"].as_uri()]
+    assert wrong["message"] == 'addr: type mismatch: gold value "Oslo" is string, expected an object'
+    assert [r["message"] for r in wrong["relatedInformation"]] == ["gold value", "schema rule"]
+
+
+def record_key(s: ScoredRecord) -> tuple[Any, ...]:
+    return (s.gold.text if s.gold else None, s.extracted.text if s.extracted else None,
+            s.record.problem)
+
+
+def test_records_past_both_limits_are_not_located(
+        shop: tuple[dict[str, Path], SuiteOutcome]) -> None:
+    """Locating is what costs: once the run file and (when shown) the gold file are full,
+    records are only counted; while the gold file has room they are still located."""
+    files, outcome = shop
+    [run] = outcome.runs
+    by_id = {s.gold.value["id"]: record_key(s) for s in run.scored if s.gold}
+    cache = MarkCache()
+    build(outcome, FindingOptions(max_per_file=2), cache)  # full after record a
+    assert set(cache.marks) == {by_id["a"]}
+    cache = MarkCache()
+    # Gold: a's price, then b's currency and qty; full after b, so c is not located.
+    gold = build(outcome, FindingOptions(gold_diagnostics=True, max_per_file=2), cache)
+    assert len(gold[files["gold"].as_uri()]) == 2
+    assert set(cache.marks) == {by_id["a"], by_id["b"]}
+
+
+def test_a_gold_record_missing_from_a_full_run_file_is_counted(
+        orders: tuple[dict[str, Path], SuiteOutcome]) -> None:
+    files, outcome = orders
+    built = build(outcome, FindingOptions(gold_diagnostics=True, max_per_file=3))
+    ext = built[files["extracted"].as_uri()]
+    assert [d["code"] for d in ext] == ["duplicate-id", "error", "mismatch", "more-findings"]
+    # z and the repeated a (their record marks), and c missing from the run.
+    assert ext[-1]["message"].startswith("3 more findings in this file are not shown")
+    [price] = built[files["gold"].as_uri()]
+    assert price["message"] == "[run1] price: 1.5 ≠ gold 1.0 (numeric)"
+    assert [r["message"] for r in price["relatedInformation"]] == ["gold value",
+                                                                  "schema rule: numeric"]
+    assert price["relatedInformation"][0]["location"]["range"] == price["range"]
+
+
+def test_pairs_with_the_same_text_on_one_side_keep_their_own_findings(tmp_path: Path) -> None:
+    """Marks are cached by both texts: the same gold with another extracted value (or the
+    reverse) is another finding."""
+    schema = {"type": "object", "properties": {"v": {"type": "integer"}}}
+    files, outcome = suite_outcome(tmp_path, schema, ['{"v": 1}', '{"v": 1}', '{"v": 2}'],
+                                   ['{"v": 1}', '{"v": 2}', '{"v": 2}'])
+    got = [(d["range"], d["message"]) for d in build(outcome)[files["extracted"].as_uri()]]
+    assert got == [(rng(1, 6, 7), "v: 2 ≠ gold 1 (numeric)")]
+
+
+class CountingLocator(RecordLocator):
+    def __init__(self) -> None:
+        super().__init__()
+        self.located: list[tuple[str, str | None]] = []
+
+    def value(self, text: str, pointer: str | None) -> tuple[int, int] | None:
+        self.located.append((text, pointer))
+        return super().value(text, pointer)
+
+
+def test_a_record_pair_in_two_runs_is_located_once(tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"v": {"type": "integer"}}}
+    files, _ = suite_outcome(tmp_path, schema, ['{"v": 1}'], ['{"v": 2}'])
+    second = files["extracted"].with_name("t.run2.extracted.jsonl")
+    second.write_text('{"v": 2}\n', encoding="utf-8")
+    [suite] = discover([tmp_path], lambda p: p.read_text("utf-8")).suites
+    outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
+    assert len(outcome.runs) == 2
+    locator, cache = CountingLocator(), MarkCache()
+    built = DiagnosticBuilder(outcome, FindingOptions(), cache, locator, Path.as_uri,
+                              schema_open=False).build()
+    assert [len(built[p.as_uri()]) for p in (files["extracted"], second)] == [1, 1]
+    assert locator.located == [('{"v": 1}', "/v"), ('{"v": 2}', "/v")]  # gold, extracted
+    [(key, marks)] = cache.marks.items()
+    assert key == ('{"v": 1}', '{"v": 2}', None)
+    assert marks == (Mark("extracted", (6, 7), "mismatch", "mismatch", "v: 2 ≠ gold 1 (numeric)",
+                          "v", "/properties/v", (6, 7)),
+                     Mark("gold", (6, 7), "mismatch", "mismatch", "v: 2 ≠ gold 1 (numeric)",
+                          "v", "/properties/v", (6, 7)))
+
+
+def test_a_file_that_cannot_be_read_is_marked_at_its_start(tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"v": {"type": "integer"}}}
+    files, _ = suite_outcome(tmp_path, schema, ['{"v": 1}'], ['{"v": 1}'])
+    files["extracted"].write_bytes('{"v": "é"}\n'.encode("latin-1"))
+    [suite] = discover([tmp_path], lambda p: p.read_text("utf-8")).suites
+    outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
+    assert files["extracted"] not in outcome.texts
+    [d] = build(outcome)[files["extracted"].as_uri()]
+    assert (d["range"], d["severity"], d["code"]) == (rng(0, 0, 0), 1, "unreadable-file")
+    assert d["message"].startswith("cannot read t.run1.extracted.jsonl: not UTF-8")
+
+
+def test_each_file_is_converted_with_its_own_line_table(
+        shop: tuple[dict[str, Path], SuiteOutcome]) -> None:
+    files, outcome = shop
+    cache = MarkCache()
+    builder = DiagnosticBuilder(outcome, FindingOptions(), cache, RecordLocator(), Path.as_uri,
+                                schema_open=False)
+    builder.build()
+    tables = {p: text for p, (text, _) in cache.line_tables.items()}
+    assert tables == {p: outcome.texts[p] for p in files.values()}
+    doc = builder.doc(files["extracted"])
+    assert builder.doc(files["extracted"]) is doc  # one URI and table per file and build
+    assert doc.lines is cache.line_tables[files["extracted"]][1]
+
+
+def test_a_threshold_on_a_field_of_another_schema_file_leaves_the_next_fields_checked(
+        tmp_path: Path) -> None:
+    """``addr.city`` is defined in ``addr.json``, which has no place in this schema's text:
+    it is not marked, and ``z`` after it still is."""
+    (tmp_path / "addr.json").write_text(json.dumps(
+        {"type": "object", "properties": {"city": {"type": "string"}}}), encoding="utf-8")
+    schema = {"type": "object", "properties": {"addr": {"$ref": "addr.json"},
+                                               "z": {"type": "string"}}}
+    files, outcome = suite_outcome(tmp_path, schema, ['{"addr": {"city": "Oslo"}, "z": "a"}'],
+                                   ['{"addr": {"city": "Rome"}, "z": "b"}'])
+    assert outcome.runs[0].result.per_field["addr.city"].counts.f1 == 0.0
+    got = build(outcome, FindingOptions(field_threshold=1.0))[files["schema"].as_uri()]
+    assert [d["data"]["field"] for d in got] == ["z"]

@@ -39,6 +39,7 @@ def test_pointer_at_an_offset() -> None:
     assert loc.pointer_at(RECORD, RECORD.index('"~k"') + 1) == "/a~1b/~0k"
     assert loc.pointer_at(RECORD, RECORD.index("10") + 2) == "/a~1b/~0k/0"  # right edge
     assert loc.pointer_at(RECORD, 0) == ""
+    assert loc.pointer_at(' {"a": 1}', 0) is None  # before the record's value: nothing
 
 
 def test_the_last_few_records_stay_parsed() -> None:
@@ -60,3 +61,28 @@ def test_key_span_of_a_schema_node() -> None:
                                                      schema.index('"items"') + 7)
     assert key_span(doc, "") == (0, 1)  # the root: its first character
     assert key_span(doc, "/properties/nope") is None
+
+
+def test_sixty_four_records_stay_parsed_by_default() -> None:
+    """Hovers come in runs over the records of a screen: 64 are kept, the least recently
+    used is parsed again."""
+    loc = RecordLocator()
+    texts = [f'{{"n": {i}}}' for i in range(65)]
+    docs = [loc.doc(t) for t in texts[:64]]
+    assert all(loc.doc(t) is d for t, d in zip(texts[:64], docs, strict=True))
+    loc.doc(texts[64])  # one more: the first goes
+    assert loc.doc(texts[1]) is docs[1]
+    assert loc.doc(texts[0]) is not docs[0]
+
+
+def test_a_record_with_comments_and_trailing_commas_is_located() -> None:
+    text = '{"a": 1, /* note */ "b": [2, 3,], // end\n}'
+    loc = RecordLocator()
+    assert loc.value(text, "/b/1") == (text.index("3"), text.index("3") + 1)
+    assert loc.key(text, "/b") == (text.index('"b"'), text.index('"b"') + 3)
+
+
+def test_nearest_of_a_missing_top_level_field_in_a_record_after_prose() -> None:
+    """A record dug out of prose: the first character of its value, not of the text."""
+    text = 'Sure: {"id": "z"}'
+    assert RecordLocator().nearest(text, "/price") == ((6, 7), "")
