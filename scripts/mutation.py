@@ -282,15 +282,14 @@ def report(scores: list[ModuleScore], diffs: dict[str, str], stale: list[str],
         print(f"{not_run} mutants have not been run yet (an interrupted run, or results "
               "copied before the run finished): `scripts/mutation GROUP --again` runs them.\n")
     width = max(len(s.path) for s in scores)
-    print(f"{'module':<{width}}  mutants  killed  equivalent  survived   score")
-    for s in scores:
-        mark = "" if s.score >= fail_under else f"  < {fail_under:g}"
-        print(f"{s.path:<{width}}  {s.total:7}  {s.detected:6}  {s.equivalent:10}  "
-              f"{len(s.survivors):8}  {s.score:5.1f}%{mark}")
+    print(f"{'module':<{width}}  mutants  killed  equivalent  survived  not run   score")
     total = ModuleScore("all", sum(s.total for s in scores), sum(s.detected for s in scores),
-                        sum(s.equivalent for s in scores))
-    print(f"{'all':<{width}}  {total.total:7}  {total.detected:6}  {total.equivalent:10}  "
-          f"{sum(len(s.survivors) for s in scores):8}  {total.score:5.1f}%")
+                        sum(s.equivalent for s in scores), sum(s.not_run for s in scores),
+                        [n for s in scores for n in s.survivors])
+    for s in [*scores, total]:
+        mark = "" if s.score >= fail_under or s is total else f"  < {fail_under:g}"
+        print(f"{s.path:<{width}}  {s.total:7}  {s.detected:6}  {s.equivalent:10}  "
+              f"{len(s.survivors):8}  {s.not_run:7}  {s.score:5.1f}%{mark}")
     return all(s.score >= fail_under for s in scores) and not stale and not not_run
 
 
@@ -325,7 +324,8 @@ def main(argv: list[str]) -> int:
     if json_out:
         json_out.write_text(json.dumps(
             [{"module": s.path, "mutants": s.total, "killed": s.detected,
-              "equivalent": s.equivalent, "survivors": s.survivors, "score": round(s.score, 2)}
+              "equivalent": s.equivalent, "not_run": s.not_run, "survivors": s.survivors,
+              "score": round(s.score, 2)}
              for s in scores], indent=2) + "\n", encoding="utf-8")
     return 0 if ok else 1
 
