@@ -104,6 +104,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+def source_file(module: str) -> Path:
+    """Where a module path such as ``evalschema/rules/values.py`` lives in the working tree."""
+    return ROOT / ("server" if module.startswith("evalschema_server/") else "engine") / module
+
+
 def modules_for(targets: Iterable[str]) -> list[str]:
     """Group names and file paths (``engine/…`` or ``server/…`` or ``evalschema/…``)."""
     picked: list[str] = []
@@ -112,7 +117,7 @@ def modules_for(targets: Iterable[str]) -> list[str]:
             picked.extend(GROUPS[t])
             continue
         rel = re.sub(r"^(engine|server|src)/", "", t)
-        if not (ROOT / "engine" / rel).is_file() and not (ROOT / "server" / rel).is_file():
+        if not source_file(rel).is_file():
             sys.exit(f"scripts/mutation: {t!r} is neither a group ({', '.join(GROUPS)}) "
                      "nor a module under engine/ or server/")
         picked.append(rel)
@@ -184,8 +189,7 @@ def undetected(modules: list[str]) -> list[str]:
 def _sources_changed() -> bool:
     for module in CORE:
         staged = STAGE / "src" / module
-        here = ROOT / ("server" if module.startswith("evalschema_server/") else "engine") / module
-        if not staged.is_file() or staged.read_bytes() != here.read_bytes():
+        if not staged.is_file() or staged.read_bytes() != source_file(module).read_bytes():
             return True
     return False
 
