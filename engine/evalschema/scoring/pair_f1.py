@@ -32,7 +32,7 @@ def pair_f1_matrix(scorer: AlignContext, items: SchemaNode, g: Sequence[Any],
         if fast is not None:
             return fast
     f1 = scorer.pair_f1(items)
-    return np.array([[f1(gv, ev) for ev in e] for gv in g], dtype=float).reshape(len(g), len(e))
+    return np.array([[f1(gv, ev) for ev in e] for gv in g]).reshape(len(g), len(e))
 
 
 def make_pair_f1(items: SchemaNode, shared_unknown_keys_skipped: bool, walked: PairF1) -> PairF1:

@@ -108,11 +108,11 @@ def _transform(node: SchemaNode, value: Any) -> Any:
 def _f1(s: np.ndarray, both: np.ndarray, omit: np.ndarray, hall: np.ndarray) -> np.ndarray:
     """``results.pair_similarity``'s F1, element-wise: the same operations in the same
     order, so the same floats (test_vectorized.py: ..._is_pair_similarity)."""
-    pd = both + hall
-    rd = both + omit
-    # Every denominator is 1 where it would be 0: nothing divides by zero.
-    p = np.where(pd > 0, s / np.where(pd > 0, pd, 1.0), 1.0)
-    r = np.where(rd > 0, s / np.where(rd > 0, rd, 1.0), 1.0)
+    judged = both > 0
+    # Cells with nothing judged divide by 1 (their figure is set below): no division by 0.
+    p = s / np.where(judged, both + hall, 1.0)
+    r = s / np.where(judged, both + omit, 1.0)
     total = p + r
-    f1 = np.where(total > 0, 2 * p * r / np.where(total > 0, total, 1.0), 0.0)
-    return np.where(both + omit + hall == 0, 1.0, f1)
+    f1 = 2 * p * r / np.where(total > 0, total, 1.0)
+    # Nothing judged: nothing in common (0), unless there is nothing at all (1).
+    return np.where(judged, f1, np.where(omit + hall > 0, 0.0, 1.0))

@@ -16,9 +16,9 @@ from test_properties import SETTINGS, STRING_TRANSFORMS, leaf_schema, object_val
 
 from evalschema import parse_eval_schema
 from evalschema.policy import NATIVE, STRUCT_EXTRACT_EVAL
-from evalschema.results import count_results
+from evalschema.results import FieldResult, Status, count_results
 from evalschema.rules.registry import CompareTypeError
-from evalschema.scoring.pair_f1 import flat_pair_f1
+from evalschema.scoring.pair_f1 import flat_pair_f1, make_pair_f1
 from evalschema.scoring.walk import RecordScorer
 
 
@@ -44,6 +44,13 @@ def flat_items_with_transforms(draw: st.DrawFn) -> tuple[Any, ...]:
             draw(st.sampled_from([NATIVE, STRUCT_EXTRACT_EVAL])))
 
 
+def _raised(results: list[FieldResult]) -> bool:
+    """A transform or comparator raised, so the walk judged that leaf itself and gave its
+    result a reason (the only judged results with one); the flat form declines those."""
+    return any(r.reason is not None for r in results
+               if r.status in (Status.MATCH, Status.MISMATCH, Status.ERROR))
+
+
 @SETTINGS
 @given(flat_items_with_transforms())
 def test_flat_pair_f1_is_the_walked_f1_exactly(case: tuple[Any, ...]) -> None:
@@ -66,6 +73,8 @@ def test_flat_pair_f1_is_the_walked_f1_exactly(case: tuple[Any, ...]) -> None:
                 f1(g, e)
             continue
         got = flat(g, e)
+        if type(g) is dict and type(e) is dict and not _raised(walk.score(g, e)):
+            assert got is not None, (g, e)  # declining is only for pairs the walk must judge
         assert got is None or got.hex() == want.hex(), (g, e, got, want)
         assert f1(g, e).hex() == want.hex()
 
@@ -78,3 +87,71 @@ def test_items_with_containers_are_not_flat() -> None:
     items = parse_eval_schema(schema).child_map["xs"].items
     assert items is not None
     assert flat_pair_f1(items, True) is None
+
+
+def _xs_items(items: dict[str, Any]) -> Any:
+    node = parse_eval_schema({"type": "object", "properties": {"xs": {
+        "type": "array", "items": items, "x-eval-align": {"match_by": "hungarian"}}}}
+    ).child_map["xs"].items
+    assert node is not None
+    return node
+
+
+FLAT = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}
+
+
+@pytest.mark.parametrize("items", [
+    {**FLAT, "x-eval-skip": True},
+    {**FLAT, "additionalProperties": {"type": "string"}},
+    {"type": "object", "properties": {"a": {"type": "string"}, "u": {"anyOf": [
+        {"type": "string"}, {"type": "object", "properties": {"c": {"type": "string"}}}]}}},
+    {"type": "object", "properties": {"a": {"type": "string"}, "s": {
+        "type": "string", "x-eval-compare": "semantic"}}},
+    {"type": "object", "properties": {"a": {"type": "string"}, "o": {
+        "type": "object", "x-eval-skip": True, "properties": {"c": {"type": "string"}}}}},
+    {"type": "string"},
+])
+def test_shapes_the_flat_form_leaves_to_the_walk(items: dict[str, Any]) -> None:
+    """Skipped items, maps, a leaf with no comparator of its own (a union, a batched
+    judge), any container
+    child (even a skipped one) and scalar items: no flat form, the walk judges every pair."""
+    node = _xs_items(items)
+    assert flat_pair_f1(node, True) is None
+
+    def walked(g: Any, e: Any) -> float:
+        return 0.25
+
+    assert make_pair_f1(node, True, walked) is walked
+
+
+def test_make_pair_f1_asks_the_walk_only_for_pairs_the_flat_form_declines() -> None:
+    calls: list[tuple[Any, Any]] = []
+
+    def walked(g: Any, e: Any) -> float:
+        calls.append((g, e))
+        return 0.25
+
+    f1 = make_pair_f1(_xs_items(FLAT), True, walked)
+    # a matches, b mismatches: precision = recall = 1/2, so F1 1/2 (not the walk's 0.25).
+    assert f1({"a": "x", "b": 1}, {"a": "x", "b": 2}) == 0.5
+    assert f1({"a": "x"}, {"a": "x"}) == 1.0
+    assert calls == []
+    assert f1(None, {"a": "x"}) == 0.25  # not two objects: the walk's figure
+    assert f1({"a": "x"}, ["x"]) == 0.25
+    assert calls == [(None, {"a": "x"}), ({"a": "x"}, ["x"])]
+
+
+def test_unknown_keys_count_only_where_the_items_are_closed() -> None:
+    """A field selection opens the object (``closed=False``): keys outside it are not
+    judged, so an extracted key the schema does not name is no hallucination there."""
+    from dataclasses import replace
+
+    closed = _xs_items(FLAT)
+    opened = replace(closed, closed=False)
+    g, e = {"a": "x"}, {"a": "x", "z": 1}
+    closed_f1, open_f1 = flat_pair_f1(closed, True), flat_pair_f1(opened, True)
+    assert closed_f1 is not None and open_f1 is not None
+    assert closed_f1(g, e) == pytest.approx(2 / 3)  # 1 match, 1 hallucination
+    assert open_f1(g, e) == 1.0
+    walk = RecordScorer(opened)
+    assert count_results(walk.score(g, e)).pair_similarity() == 1.0

@@ -8,12 +8,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from test_properties import HUNGARIAN_ABC, NAMES, SETTINGS, leaf_schema, object_value
 
 from evalschema import parse_eval_schema
+from evalschema.policy import NATIVE, STRUCT_EXTRACT_EVAL
 from evalschema.results import count_results, pair_similarity
+from evalschema.rules.alignment import SMALL_MATRIX
 from evalschema.scoring.pair_f1 import pair_f1_matrix
 from evalschema.scoring.vectorized import _f1, _scalar_f1, vectorized_f1
 from evalschema.scoring.walk import RecordScorer
@@ -68,6 +70,32 @@ def test_hungarian_shared_unknown_keys_matrix_agrees_with_scorer() -> None:
     assert vectorized_f1(items, g, e) == pytest.approx(np.array([[1.0]]))
 
 
+@pytest.mark.parametrize("policy", [NATIVE, STRUCT_EXTRACT_EVAL])
+def test_large_matrices_follow_the_policy_on_shared_unknown_keys(policy: Any) -> None:
+    """Above ``SMALL_MATRIX`` pairs the matrix is vectorised; it still takes the policy's
+    rule on an unknown key both sides hold (skipped, or a hallucination)."""
+    root = parse_eval_schema(HUNGARIAN_ABC)
+    items = root.child_map["xs"].items
+    assert items is not None
+    g = [{"a": i, "b": 1, "c": 1, "z": 0} for i in range(20)]
+    e = [{"a": i, "b": 1, "c": 1, "z": 0} for i in range(20)]
+    walk = RecordScorer(items, policy)
+    want = np.array([[count_results(walk.score(gv, ev)).pair_similarity() for ev in e]
+                     for gv in g])
+    assert len(g) * len(e) > SMALL_MATRIX
+    got = pair_f1_matrix(RecordScorer(root, policy), items, g, e)
+    np.testing.assert_array_equal(got, want)
+    assert got[0, 0] == (1.0 if policy.shared_unknown_keys_skipped else 6 / 7)
+
+
+def test_pair_f1_matrix_of_no_elements_has_the_shape_of_the_pairs() -> None:
+    items = parse_eval_schema(HUNGARIAN_ABC).child_map["xs"].items
+    scorer = RecordScorer(items)
+    assert pair_f1_matrix(scorer, items, [], [{"a": 1}]).shape == (0, 1)
+    assert pair_f1_matrix(scorer, items, [{"a": 1}], []).shape == (1, 0)
+    assert pair_f1_matrix(scorer, items, [{"a": 1}], [None]).dtype == np.float64
+
+
 def _hex(values: Any) -> list[str]:
     return [float(v).hex() for v in values]
 
@@ -75,6 +103,8 @@ def _hex(values: Any) -> list[str]:
 @SETTINGS
 @given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(0, 5),
                           st.floats(0, 1)), min_size=1, max_size=30))
+@example([(0, 0, 0, 0.0), (0, 2, 0, 0.0), (0, 0, 1, 0.0), (0, 1, 1, 0.0), (1, 0, 0, 0.0),
+          (1, 0, 0, 1.0), (1, 1, 0, 1.0), (2, 0, 1, 0.5), (3, 2, 1, 0.25)])
 def test_matrix_formula_is_pair_similarity(cells: list[tuple[int, int, int, float]]
                                                ) -> None:
     """``_f1`` copies the formula element-wise: the same floats, bit for bit."""
@@ -82,7 +112,8 @@ def test_matrix_formula_is_pair_similarity(cells: list[tuple[int, int, int, floa
     omit = [o for _, o, _, _ in cells]
     hall = [h for _, _, h, _ in cells]
     s = [b * x for b, _, _, x in cells]  # a score sum of ``both`` scores in [0, 1]
-    got = _f1(np.array(s), np.array(both, float), np.array(omit, float), np.array(hall, float))
+    with np.errstate(divide="raise", invalid="raise"):  # no division by zero, even masked
+        got = _f1(np.array(s), np.array(both, float), np.array(omit, float), np.array(hall, float))
     assert _hex(got.tolist()) == _hex(pair_similarity(*c)
                                       for c in zip(s, both, omit, hall, strict=True))
 
@@ -97,7 +128,8 @@ def test_scalar_items_f1_is_the_one_leaf_f1(g: list[float], e: list[float]) -> N
         "type": "number", "x-eval-compare": {"numeric": {"partial": True}}}}).items
     assert items is not None and items.matrix is not None
     scores = items.matrix(g, e)
-    got = _scalar_f1(items, g, e)
+    with np.errstate(divide="raise", invalid="raise"):
+        got = _scalar_f1(items, g, e)
     assert got is not None
     want = [pair_similarity(sc, 1, 0, 0) for sc in scores.ravel().tolist()]
     assert _hex(got.ravel().tolist()) == _hex(want)
@@ -174,3 +206,20 @@ def test_a_skipped_child_takes_no_part() -> None:
     got = vectorized_f1(node, g, e)
     assert got is not None
     np.testing.assert_array_equal(got, want)
+
+
+def test_transforms_apply_before_the_matrix_comparator() -> None:
+    """The matrix compares transformed values, as the walk does: "ACME " is "acme"."""
+    node = _items({"type": "object", "properties": {
+        "a": {"type": "string", "x-eval-compare": "levenshtein",
+              "x-eval-transform": ["strip", "lowercase"]},
+        "b": {"type": "integer"}}})
+    g = [{"a": "acme", "b": 1}, {"a": "Globex", "b": 2}]
+    e = [{"a": " ACME ", "b": 1}, {"a": "globex", "b": 3}]
+    walk = RecordScorer(node)
+    want = np.array([[count_results(walk.score(gv, ev)).pair_similarity() for ev in e]
+                     for gv in g])
+    got = vectorized_f1(node, g, e)
+    assert got is not None
+    np.testing.assert_array_equal(got, want)
+    assert got[0, 0] == 1.0 and got[1, 1] == 0.5
