@@ -60,6 +60,29 @@ def test_parse_date_reads_a_day(text: str, day: date) -> None:
     assert (got.first, got.last, got.precision, got.moment) == (day, day, "day", None)
 
 
+@pytest.mark.parametrize("today", [datetime(2000, 1, 1), datetime(2001, 3, 2)])
+@pytest.mark.parametrize(("text", "first", "last", "precision"), [
+    ("Friday 2031", D(2031, 1, 1), D(2031, 12, 31), "year"),
+    ("Sep 2033", D(2033, 9, 1), D(2033, 9, 30), "month"),
+    ("14 Jun 2035", D(2035, 6, 14), D(2035, 6, 14), "day"),
+])
+def test_parse_date_never_fills_a_missing_part_from_today(
+        today: datetime, text: str, first: date, last: date, precision: str) -> None:
+    """Whatever today is (even the very day a fixed default names), a year or a month
+    stays a period: dateutil is never left to fill the missing parts from the clock."""
+    import time_machine
+
+    from evalschema.rules.values import _parse_date_text
+
+    _parse_date_text.cache_clear()
+    try:
+        with time_machine.travel(today, tick=False):
+            got = parse_date(text)
+    finally:
+        _parse_date_text.cache_clear()
+    assert (got.first, got.last, got.precision) == (first, last, precision)
+
+
 def test_parse_date_dayfirst_false_reads_month_first() -> None:
     assert parse_date("03/04/2026", dayfirst=False).first == D(2026, 3, 4)
     assert parse_date("03 04 2026", dayfirst=False).first == D(2026, 3, 4)
@@ -128,6 +151,10 @@ def test_bounded_levenshtein_is_exact_within_the_cap() -> None:
     ("zabcdefwq", "xabcdefy", 4, 1 + 9 - 4),
     ("abcde", "vwxyz", 4, 4 + 1),
     ("aaaaa", "b", 4, 4 + 1),
+    # One value within the cap is no exception: a bound (3), though the distance is 2.
+    ("ba", "abX", 2, 2 + 1),
+    ("abX", "ba", 2, 2 + 1),
+    ("PREba", "PREabX", 2, 2 + 1),
     # A common prefix and suffix cost nothing: what is left fits in the cap, exactly.
     ("PREFIXab" + "SUFFIX", "PREFIXba" + "SUFFIX", 4, 2),
     ("PREFIXab", "PREFIXba", 4, 2),
