@@ -369,7 +369,7 @@ class RecordScorer:
             picked = node.pick_branch(e)
         if picked is None:
             if g is None and e is None:
-                self.emit(node, path, _MATCH, 1.0, g, e, gp, ep)
+                self.emit(node, path, _MATCH, 1.0, None, None, gp, ep)
                 return
             combiner = node.branches[0][0].split("/", 1)[0]
             took = ", ".join(dict.fromkeys(t for _, ts, _ in node.branches for t in sorted(ts)))

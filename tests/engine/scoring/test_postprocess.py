@@ -88,3 +88,12 @@ def test_propagate_batch_errors_fails_the_pending_siblings_of_a_failed_batch() -
 def test_propagate_batch_errors_leaves_a_record_without_failures_as_it_is() -> None:
     results = [_r(Status.PENDING, "a", "b"), _r(Status.MATCH, "x", "x", 1.0)]
     assert propagate_batch_errors(results) is results
+
+
+def test_a_side_read_as_absent_takes_the_partial_score_away() -> None:
+    """"N/A" listed as absent: a comparator's partial credit for "N/A" against a value
+    (levenshtein's 0.6 for "N/A" and "N/A*") is no credit once that side counts as absent."""
+    got = reclassify_nulls(absent_values=["N/A"])([
+        _r(Status.MISMATCH, "N/A", "N/A*", 0.6), _r(Status.MISMATCH, "N/A*", "N/A", 0.6)])
+    assert _judged(got) == [("hallucination", 0.0, "gold is absent"),
+                            ("omission", 0.0, "extracted is absent")]

@@ -233,6 +233,21 @@ class TestArrays:
              ["a"], ["a", "b"], "/xs", "/xs")]
 
 
+    def test_the_pair_f1_of_an_items_node_is_built_once(self) -> None:
+        """Hungarian alignment asks for it per array: one function per items node, per
+        scorer (a sub-scorer and the flat form are built once, not per record)."""
+        root = parse_eval_schema(self.schema)
+        items, scorer = root.child_map["xs"].items, RecordScorer(root)
+        other = parse_eval_schema(obj(ys={"type": "array", "items": obj(b=S)})).child_map[
+            "ys"].items
+        assert items is not None and other is not None
+        f1 = scorer.pair_f1(items)
+        assert scorer.pair_f1(items) is f1
+        assert scorer.pair_f1(other) is not f1
+        assert scorer.pair_f1(other) is scorer.pair_f1(other)
+        assert f1({"a": "p"}, {"a": "p"}) == 1.0
+
+
 class TestMaps:
     skills = obj(m={"type": "object", "properties": {"top": S},
                     "additionalProperties": {"type": "array", "items": S}})

@@ -674,3 +674,14 @@ def test_a_threshold_on_a_field_of_another_schema_file_leaves_the_next_fields_ch
     assert outcome.runs[0].result.per_field["addr.city"].counts.f1 == 0.0
     got = build(outcome, FindingOptions(field_threshold=1.0))[files["schema"].as_uri()]
     assert [d["data"]["field"] for d in got] == ["z"]
+
+
+def test_every_gold_record_missing_from_the_run_is_reported(tmp_path: Path) -> None:
+    """Two gold records the run lacks: one record-omitted finding each, in gold's order."""
+    gold = ['{"id": "a", "name": "A", "price": 1}', '{"id": "b", "name": "B", "price": 2}',
+            '{"id": "c", "name": "C", "price": 3}']
+    files, outcome = suite_outcome(tmp_path, ORDERS_SCHEMA, gold, [gold[1]])
+    got = build(outcome)[files["extracted"].as_uri()]
+    assert [(d["code"], d["message"].split(":")[0],
+             d["relatedInformation"][0]["location"]["range"]["start"]["line"]) for d in got] == [
+        ("record-omitted", "record a", 0), ("record-omitted", "record c", 2)]
