@@ -306,7 +306,7 @@ def test_extracted_duplicate_ids_are_scored_not_raised() -> None:
     assert [(r.record_id, r.gold_index, r.extracted_index) for r in run.records] == [
         ("a", 0, 0), ("b", 1, 2), ("a", None, 1)]
     dup = run.records[2]
-    assert dup.problem == "duplicate id 'a' (first at extracted record 0)"
+    assert dup.problem == "duplicate id 'a' (first at extracted record #1)"
     assert (dup.counts.matches, dup.counts.hallucinations) == (0, 2)
     assert all(fr.status is Status.HALLUCINATION for fr in dup.field_results)
     assert (run.total_matches, run.total_hallucinations, run.total_records) == (4, 2, 3)

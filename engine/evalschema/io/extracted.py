@@ -67,4 +67,6 @@ def no_id_problem(id_field: str) -> str:
 
 
 def duplicate_id_problem(rid: Any, first: int) -> str:
-    return f"duplicate id {rid!r} (first at extracted record {first})"
+    """``first`` is the 0-based index of the record that has the id first; the message
+    numbers records from 1, as record labels (``#N``) and the editor do."""
+    return f"duplicate id {rid!r} (first at extracted record #{first + 1})"

@@ -243,6 +243,19 @@ def test_eval_gold_problems_are_located(tmp_path: Path, capsys: Any) -> None:
     assert f'{gold}:3: error duplicate-id: gold id "r1" appears again (first in record 1)' in err
 
 
+def test_eval_duplicate_extracted_id_names_the_first_record_from_one(
+        tmp_path: Path, capsys: Any) -> None:
+    """Records are numbered from 1 wherever a user reads them (``#N`` labels, the editor):
+    the answer for r1 first appears as the second record."""
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps(SCHEMA), encoding="utf-8")
+    gold = _jsonl(tmp_path / "g.jsonl", GOLD)
+    ext = _jsonl(tmp_path / "e.jsonl", [EXTRACTED[0], EXTRACTED[1], EXTRACTED[1]])
+    code, out, _ = run(capsys, "eval", schema, "--gold", gold, "--extracted", ext)
+    assert code == 0
+    assert "record r1: duplicate id 'r1' (first at extracted record #2)" in out
+
+
 # -- check ---------------------------------------------------------------------------
 
 

@@ -49,4 +49,4 @@ def test_id_rules() -> None:
     assert usable_id("a") and usable_id(0) and usable_id(False) and usable_id(1.5)
     assert not usable_id(None) and not usable_id({"a": 1}) and not usable_id([1])
     assert no_id_problem("id") == "extracted record has no 'id'"
-    assert duplicate_id_problem("a", 3) == "duplicate id 'a' (first at extracted record 3)"
+    assert duplicate_id_problem("a", 3) == "duplicate id 'a' (first at extracted record #4)"

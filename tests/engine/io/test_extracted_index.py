@@ -38,7 +38,7 @@ def test_the_index_is_the_same_for_every_source(tmp_path: Path, kind: str) -> No
         assert index.by_id == {"a": 0, "b": 1, "c": 5}
         assert index.leftovers == [(2, "extracted record has no 'id'"),
                                    (3, index.leftovers[1][1]),
-                                   (4, "duplicate id 'a' (first at extracted record 0)")]
+                                   (4, "duplicate id 'a' (first at extracted record #1)")]
         assert index.leftovers[1][1].startswith("unreadable extracted record")
         assert index.unread == 1
         assert index.get(1) == ({"id": "b", "v": "é"}, False, None)

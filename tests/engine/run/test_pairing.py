@@ -124,7 +124,7 @@ def test_match_ids_codes() -> None:
     assert m.found == [None, 0]
     assert [(j, code) for j, code, _ in m.extra] == [
         (1, "unreadable-record"), (2, "missing-id"), (3, "duplicate-id"), (4, "no-gold-record")]
-    assert m.extra[2][2] == "duplicate id 'b' (first at extracted record 0)"
+    assert m.extra[2][2] == "duplicate id 'b' (first at extracted record #1)"
 
 
 def test_pairs_cross_process_boundaries_with_their_missing_side() -> None:

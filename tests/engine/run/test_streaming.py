@@ -83,7 +83,7 @@ def test_id_pairing_reads_extracted_records_back_by_offset(tmp_path: Path) -> No
     assert by_id["r3"].problem == ("no extracted record with this id (1 extracted record(s) "
                                    "unreadable)")
     extras = [(p.extracted_index, p.problem) for p in pairs if p.gold is NO_RECORD]
-    assert extras == [(3, "duplicate id 'r2' (first at extracted record 0)"),
+    assert extras == [(3, "duplicate id 'r2' (first at extracted record #1)"),
                       (4, "extracted record has no 'id'"),
                       (5, extras[2][1]),
                       (6, "no gold record with this id")]
