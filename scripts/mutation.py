@@ -24,10 +24,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mutation_conftest import LIMIT_VARIABLE
+
 ROOT = Path(__file__).resolve().parent.parent
 STAGE = ROOT / ".mutation"
 README = ROOT / "tests" / "README.md"
 TARGET = 95.0
+#: Tests slower than this (seconds, in mutmut's timing run) are left out of mutant runs
+#: (``scripts/mutation_conftest.py``): with them a full run takes most of a day on two cores.
+TEST_SECONDS = 0.5
 
 #: The core modules, grouped: a bug in any of them shows the user a wrong number or puts a
 #: finding in the wrong place. Paths are under ``src/`` in the staging copy.
@@ -89,6 +94,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         "engine/evalschema/rules/values.py; default: every group")
     p.add_argument("--tests", nargs="+", default=list(TESTS), metavar="PATH",
                    help="the tests that may kill mutants (default: %(default)s)")
+    p.add_argument("--test-seconds", type=float, default=TEST_SECONDS, metavar="S",
+                   help="leave out of mutant runs the tests that took longer than S seconds "
+                        "in mutmut's timing run; 'inf' runs them all (default: %(default)s)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 2,
                    help="mutants tested at once (default: %(default)s)")
     p.add_argument("--fail-under", type=float, default=TARGET,
@@ -153,7 +161,7 @@ def stage(modules: list[str], tests: list[str], *, keep: bool = False) -> None:
         # Every core module is always mutated, so a run of one group keeps the others'
         # mutants and results; which mutants run is chosen by name (see main).
         "only_mutate": [f"src/{m}" for m in dict.fromkeys([*CORE, *modules])],
-        "also_copy": top,
+        "also_copy": [*top, "conftest.py"],
         "pytest_add_cli_args_test_selection": tests,
         "pytest_add_cli_args": ["-p", "no:xdist", "-p", "no:cacheprovider", "-q",
                                 *(f"--deselect={t}" for t in DESELECT)],
@@ -162,6 +170,9 @@ def stage(modules: list[str], tests: list[str], *, keep: bool = False) -> None:
         "process_isolation": "forkserver",
         "use_git_change_detection": False,
     }
+    # Orders and trims each mutant's tests; a conftest.py, since a change to pytest's
+    # arguments makes mutmut forget every result.
+    shutil.copy2(ROOT / "scripts" / "mutation_conftest.py", STAGE / "conftest.py")
     shutil.copy2(ROOT / "pyproject.toml", STAGE / "pyproject.toml")
     with (STAGE / "pyproject.toml").open("a", encoding="utf-8") as f:
         f.write("\n[tool.mutmut]\n")
@@ -271,8 +282,17 @@ def _natural(name: str) -> tuple[str, int]:
     return head, int(num) if num.isdigit() else 0
 
 
+def left_out(test_seconds: float) -> tuple[int, int]:
+    """How many of the timed tests a mutant run leaves out at ``test_seconds``, of how many."""
+    stats = STAGE / "mutants" / "mutmut-stats.json"
+    if not stats.is_file():
+        return 0, 0
+    durations = json.loads(stats.read_text(encoding="utf-8"))["duration_by_test"].values()
+    return sum(d > test_seconds for d in durations), len(durations)
+
+
 def report(scores: list[ModuleScore], diffs: dict[str, str], stale: list[str],
-           fail_under: float) -> bool:
+           fail_under: float, test_seconds: float) -> bool:
     for s in scores:
         for name in s.survivors:
             print(diffs[name], end="\n\n")
@@ -285,6 +305,11 @@ def report(scores: list[ModuleScore], diffs: dict[str, str], stale: list[str],
     if not_run:
         print(f"{not_run} mutants have not been run yet (an interrupted run, or results "
               "copied before the run finished): `scripts/mutation GROUP --again` runs them.\n")
+    slow, timed = left_out(test_seconds)
+    if slow:
+        print(f"Mutants run with --test-seconds {test_seconds:g} leave out {slow} of the {timed} "
+              "tests that reach a core module (the slowest); a survivor may still be killed by "
+              "one of them: `--again --test-seconds inf` runs them too.\n")
     width = max(len(s.path) for s in scores)
     print(f"{'module':<{width}}  mutants  killed  equivalent  survived  not run   score")
     total = ModuleScore("all", sum(s.total for s in scores), sum(s.detected for s in scores),
@@ -315,16 +340,17 @@ def main(argv: list[str]) -> int:
         if not names:
             print("scripts/mutation: every mutant of these modules was already killed")
         else:
+            env = {**os.environ, LIMIT_VARIABLE: str(args.test_seconds)}
             run = subprocess.run([sys.executable, "-m", "mutmut", "run",
                                   "--max-children", str(args.jobs), *names],
-                                 cwd=STAGE, check=False)
+                                 cwd=STAGE, env=env, check=False)
             if run.returncode != 0:
                 print(f"scripts/mutation: mutmut exited {run.returncode}", file=sys.stderr)
                 return run.returncode
     elif not STAGE.is_dir():
         sys.exit("scripts/mutation: nothing to report: run it without --report-only first")
     scores, diffs, stale = collect(modules)
-    ok = report(scores, diffs, stale, args.fail_under)
+    ok = report(scores, diffs, stale, args.fail_under, args.test_seconds)
     if json_out:
         json_out.write_text(json.dumps(
             [{"module": s.path, "mutants": s.total, "killed": s.detected,

@@ -371,7 +371,7 @@ class RecordScorer:
             if g is None and e is None:
                 self.emit(node, path, _MATCH, 1.0, None, None, gp, ep)
                 return
-            combiner = node.branches[0][0].split("/", 1)[0]
+            combiner = node.branches[0][0].partition("/")[0]
             took = ", ".join(dict.fromkeys(t for _, ts, _ in node.branches for t in sorted(ts)))
             why = f"no {combiner} branch takes {json_type(g if g is not None else e)} " \
                   f"(they take {took})"

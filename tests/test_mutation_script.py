@@ -1,0 +1,109 @@
+"""scripts/mutation_conftest.py: which tests a mutant runs, and in what order.
+
+A wrong selection would make the mutation score a lie (tests left out that should run) or
+the run take a day (slow tests first); both are checked here without running mutmut.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "mutation_conftest.py"
+_spec = importlib.util.spec_from_file_location("mutation_conftest", SCRIPT)
+assert _spec is not None and _spec.loader is not None
+plugin = importlib.util.module_from_spec(_spec)
+sys.modules.setdefault("mutation_conftest", plugin)
+_spec.loader.exec_module(plugin)
+
+
+@dataclass
+class Item:
+    nodeid: str
+
+
+@dataclass
+class Hook:
+    deselected: list[str] = field(default_factory=list)
+
+    def pytest_deselected(self, items: list[Item]) -> None:
+        self.deselected += [i.nodeid for i in items]
+
+
+@dataclass
+class Config:
+    hook: Hook = field(default_factory=Hook)
+
+
+DURATIONS = {
+    "tests/engine/cli/test_cli.py::test_slow": 3.0,
+    "tests/engine/cli/test_cli.py::test_fast": 0.01,
+    "tests/engine/rules/test_values.py::test_b": 0.2,
+    "tests/engine/rules/test_values.py::test_a": 0.05,
+    "tests/engine/test_results.py::test_r": 0.001,
+    "tests/engine/rules/test_comparators.py::test_huge": 2.0,
+}
+
+
+def select(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mutant: str,
+           limit: str | None) -> tuple[list[str], list[str]]:
+    (tmp_path / "mutmut-stats.json").write_text(json.dumps({"duration_by_test": DURATIONS}))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MUTANT_UNDER_TEST", mutant)
+    if limit is None:
+        monkeypatch.delenv(plugin.LIMIT_VARIABLE, raising=False)
+    else:
+        monkeypatch.setenv(plugin.LIMIT_VARIABLE, limit)
+    items: list[Any] = [Item(n) for n in DURATIONS]
+    config: Any = Config()
+    plugin.pytest_collection_modifyitems(config, items)
+    return [i.nodeid.split("::")[1] for i in items], config.hook.deselected
+
+
+@pytest.mark.parametrize(("mutant", "home"), [
+    ("evalschema.rules.values.x_bounded_levenshtein__mutmut_2", "tests/engine/rules/"),
+    ("evalschema.scoring.walk.xǁRecordScorerǁentry__mutmut_31", "tests/engine/scoring/"),
+    ("evalschema.results.x_show_value__mutmut_3", "tests/engine/"),
+    ("evalschema_server.evaluation.findings.xǁDiagnosticBuilderǁdoc__mutmut_9",
+     "tests/server/evaluation/"),
+    ("stats", None),
+])
+def test_home_folder_mirrors_the_package(mutant: str, home: str | None) -> None:
+    assert plugin.home_folder(mutant) == home
+
+
+def test_a_mutant_runs_its_folder_first_then_fastest_first_without_the_slow_ones(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    kept, dropped = select(tmp_path, monkeypatch,
+                           "evalschema.rules.values.x_parse_date__mutmut_4", "0.5")
+    assert kept == ["test_a", "test_b", "test_r", "test_fast"]
+    assert sorted(dropped) == ["tests/engine/cli/test_cli.py::test_slow",
+                               "tests/engine/rules/test_comparators.py::test_huge"]
+
+
+def test_without_a_limit_every_test_runs(tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    kept, dropped = select(tmp_path, monkeypatch,
+                           "evalschema.rules.values.x_parse_date__mutmut_4", None)
+    assert kept == ["test_a", "test_b", "test_huge", "test_r", "test_fast", "test_slow"]
+    assert dropped == []
+
+
+def test_the_clean_run_leaves_out_the_same_tests(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    kept, dropped = select(tmp_path, monkeypatch, "", "0.5")
+    assert kept == ["test_r", "test_fast", "test_a", "test_b"] and len(dropped) == 2
+
+
+@pytest.mark.parametrize("phase", ["stats", "fail", "list_all_tests"])
+def test_mutmuts_own_runs_are_left_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         phase: str) -> None:
+    """The timing run must time every test, or the limit would have nothing to go by."""
+    kept, dropped = select(tmp_path, monkeypatch, phase, "0.5")
+    assert kept == [n.split("::")[1] for n in DURATIONS] and dropped == []
