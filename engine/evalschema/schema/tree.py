@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
@@ -342,6 +343,19 @@ class SchemaCheck:
         return tuple(p for p in self.problems if p.severity is Severity.ERROR)
 
 
+def distinct(problems: Iterable[Problem]) -> tuple[Problem, ...]:
+    """Each problem once: a ``$defs`` entry used by several ``$ref``s is bound once per use,
+    and a problem in it would otherwise be listed once per use, at the same place."""
+    seen: set[tuple[Any, ...]] = set()
+    kept = []
+    for p in problems:
+        key = (p.code, p.message, p.pointer, p.severity, p.target, p.source, p.line, p.column)
+        if key not in seen:
+            seen.add(key)
+            kept.append(p)
+    return tuple(kept)
+
+
 def check_eval_schema(schema: Any, *, registry: Registry | None = None,
                       base_uri: str | None = None, defaults: bool = True,
                       null_policy: str | None = None) -> SchemaCheck:
@@ -376,7 +390,7 @@ def check_eval_schema(schema: Any, *, registry: Registry | None = None,
         if prefix:
             for node in root.walk():
                 node.pointer = prefix + node.pointer
-    return SchemaCheck(root, (*notes, *read.problems, *problems))
+    return SchemaCheck(root, distinct((*notes, *read.problems, *problems)))
 
 
 def parse_eval_schema(schema: Any, *, registry: Registry | None = None,

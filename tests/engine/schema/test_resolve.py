@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evalschema import SchemaError, parse_eval_schema, resolve_schema_references
+from evalschema import SchemaError, check_eval_schema, parse_eval_schema, resolve_schema_references
 
 
 def test_local_ref_is_inlined() -> None:
@@ -99,3 +99,19 @@ def test_anyof_of_arrays_merges_items() -> None:
 def test_enum_without_type_is_typed_from_values() -> None:
     node = parse_eval_schema({"type": "object", "properties": {"e": {"enum": ["a", "b"]}}})
     assert node.children[0].types == frozenset({"string"})
+
+
+def test_a_problem_in_a_definition_used_twice_is_listed_once() -> None:
+    """Each ``$ref`` binds the definition again; its problem is one problem, at one place."""
+    schema = {"type": "object",
+              "$defs": {"money": {"type": "number", "x-eval-compare": {
+                  "numeric": {"tolerance": {"abs": -1}}}}},
+              "properties": {"a": {"$ref": "#/$defs/money"}, "b": {"$ref": "#/$defs/money"},
+                             "c": {"type": "string", "x-eval-compare": "exakt"},
+                             "d": {"type": "string", "x-eval-compare": "exakt"}}}
+    problems = check_eval_schema(schema).problems
+    assert [(p.code, p.pointer) for p in problems] == [
+        ("bad-param", "/$defs/money/x-eval-compare/numeric/tolerance/abs"),
+        ("unknown-comparator", "/properties/c/x-eval-compare"),
+        ("unknown-comparator", "/properties/d/x-eval-compare"),
+    ]
