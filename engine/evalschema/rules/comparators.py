@@ -442,7 +442,9 @@ BUILTIN_COMPARATORS: tuple[ComparatorDef, ...] = (
         "Numbers equal within a tolerance: `rel` (relative to gold; gold 0 uses 1) and/or "
         "`abs`; with both, both must hold. Numeric strings (\"42\", \"1e3\") and booleans are "
         "read as numbers; null equals null; NaN equals NaN. With `partial: true` a value "
-        "outside the tolerance still earns 1 - |gold - extracted| / |gold| credit.\n\n"
+        "outside the tolerance still earns 1 - |gold - extracted| / |gold| credit. Each "
+        "tolerance is widened by one part in 10^9, so amounts written one cent apart stay "
+        "within `abs: 0.01` despite binary floats (498.54 - 498.53 is 0.0100000000000477).\n\n"
         "The default for number and integer fields.",
         params=_props({
             "tolerance": {"type": ["object", "null"], "properties": {
