@@ -30,8 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 STAGE = ROOT / ".mutation"
 README = ROOT / "tests" / "README.md"
 TARGET = 95.0
-#: Tests slower than this (seconds, in mutmut's timing run) are left out of mutant runs
-#: (``scripts/mutation_conftest.py``): with them a full run takes most of a day on two cores.
+#: Tests slower than this (seconds, in mutmut's timing run) outside a mutated module's own
+#: test folder are left out of its runs (``scripts/mutation_conftest.py``): with them a
+#: full run took most of a day on two cores.
 TEST_SECONDS = 0.5
 
 #: The core modules, grouped: a bug in any of them shows the user a wrong number or puts a
@@ -307,9 +308,10 @@ def report(scores: list[ModuleScore], diffs: dict[str, str], stale: list[str],
               "copied before the run finished): `scripts/mutation GROUP --again` runs them.\n")
     slow, timed = left_out(test_seconds)
     if slow:
-        print(f"Mutants run with --test-seconds {test_seconds:g} leave out {slow} of the {timed} "
-              "tests that reach a core module (the slowest); a survivor may still be killed by "
-              "one of them: `--again --test-seconds inf` runs them too.\n")
+        print(f"{slow} of the {timed} timed tests took longer than --test-seconds "
+              f"{test_seconds:g}: a mutant runs them only when they are in its module's own "
+              "test folder, so a survivor may still be killed by one of them "
+              "(`--again --test-seconds inf` runs them all).\n")
     width = max(len(s.path) for s in scores)
     print(f"{'module':<{width}}  mutants  killed  equivalent  survived  not run   score")
     total = ModuleScore("all", sum(s.total for s in scores), sum(s.detected for s in scores),

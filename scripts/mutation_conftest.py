@@ -6,12 +6,12 @@ first failure. Two things make that slow here: most core functions are reached b
 suite, and a mutant no test notices runs all of it. So, for a mutant (and for mutmut's clean
 run, which checks the same tests pass):
 
-- the tests that took longer than ``EVALSCHEMA_MUTATION_TEST_SECONDS`` in mutmut's own timing
-  run (``mutmut-stats.json``) are left out: runs at scale, subprocess and fuzz tests, whose
-  in-process part is covered by faster tests; ``scripts/mutation`` reports how many;
-- the rest run with the tests of the mutated module's own folder first (``tests/engine/rules``
-  for ``evalschema.rules.values``), then fastest first, so a mutant is usually killed within
-  a few tests.
+- the tests of the mutated module's own folder (``tests/engine/rules`` for
+  ``evalschema.rules.values``) all run, first;
+- of the others, those that took longer than ``EVALSCHEMA_MUTATION_TEST_SECONDS`` in mutmut's
+  own timing run (``mutmut-stats.json``) are left out: runs at scale, subprocess and fuzz
+  tests of other packages; ``scripts/mutation`` reports how many;
+- within each part the fastest run first, so a mutant is usually killed within a few tests.
 
 Not active while mutmut collects its timings (``MUTANT_UNDER_TEST=stats``) or outside it.
 """
@@ -53,9 +53,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     def took(item: pytest.Item) -> float:
         return durations.get(item.nodeid, 0.0)
 
-    kept = [item for item in items if took(item) <= limit]
-    if len(kept) < len(items):
-        config.hook.pytest_deselected(items=[i for i in items if took(i) > limit])
     home = home_folder(mutant) or "\0"
-    kept.sort(key=lambda item: (not item.nodeid.startswith(home), took(item)))
-    items[:] = kept
+
+    def kept(item: pytest.Item) -> bool:
+        return item.nodeid.startswith(home) or took(item) <= limit
+
+    left_out = [item for item in items if not kept(item)]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+    items[:] = sorted(filter(kept, items),
+                      key=lambda item: (not item.nodeid.startswith(home), took(item)))
