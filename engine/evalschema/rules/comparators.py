@@ -309,8 +309,8 @@ def _date(params: Mapping[str, Any]) -> Compare:
 
 def _null_fix(out: Any, g: Sequence[Any], e: Sequence[Any]) -> Any:
     """Both null is 1, one null is 0 (as the per-pair comparators say)."""
-    gn = np.fromiter((v is None for v in g), bool, len(g))
-    en = np.fromiter((v is None for v in e), bool, len(e))
+    gn = np.fromiter((v is None for v in g), bool)
+    en = np.fromiter((v is None for v in e), bool)
     if gn.any() or en.any():
         out[gn[:, None] | en[None, :]] = 0.0
         out[gn[:, None] & en[None, :]] = 1.0
@@ -318,7 +318,7 @@ def _null_fix(out: Any, g: Sequence[Any], e: Sequence[Any]) -> Any:
 
 
 def _codes(values: Sequence[Any], table: dict[Any, int]) -> Any:
-    return np.fromiter((table.setdefault(v, len(table)) for v in values), np.int64, len(values))
+    return np.fromiter((table.setdefault(v, len(table)) for v in values), np.int64)
 
 
 def _exact_matrix(_: Mapping[str, Any]) -> MatrixCompare:

@@ -48,8 +48,8 @@ def vectorized_f1(items: SchemaNode, g: Sequence[Any], e: Sequence[Any],
         if absent_null:
             gv = [_ABSENT if v is None else v for v in gv]
             ev = [_ABSENT if v is None else v for v in ev]
-        gp = np.fromiter((v is not _ABSENT for v in gv), bool, n)
-        ep = np.fromiter((v is not _ABSENT for v in ev), bool, m)
+        gp = np.fromiter((v is not _ABSENT for v in gv), bool)
+        ep = np.fromiter((v is not _ABSENT for v in ev), bool)
         scores = _matrix(child, gv, ev)
         if scores is None:
             return None
@@ -61,9 +61,9 @@ def vectorized_f1(items: SchemaNode, g: Sequence[Any], e: Sequence[Any],
     if items.closed:
         unknown = {k for v in e for k in v if k not in items.child_map}
         for k in sorted(unknown):
-            ek = np.fromiter((k in v for v in e), bool, m)
+            ek = np.fromiter((k in v for v in e), bool)
             if shared_unknown_keys_skipped:
-                gk = np.fromiter((k in v for v in g), bool, n)
+                gk = np.fromiter((k in v for v in g), bool)
                 hall += ~gk[:, None] & ek[None, :]
             else:
                 hall += ek[None, :]
