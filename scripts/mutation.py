@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mutation_conftest import LIMIT_VARIABLE
+from mutation_conftest import HOME_ONLY_VARIABLE, LIMIT_VARIABLE
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGE = ROOT / ".mutation"
@@ -324,6 +324,12 @@ def report(scores: list[ModuleScore], diffs: dict[str, str], stale: list[str],
     return all(s.score >= fail_under for s in scores) and not stale and not not_run
 
 
+def mutmut(names: list[str], jobs: int, env: dict[str, str]) -> int:
+    """Run mutmut on the named mutants (or patterns) in the staging copy."""
+    return subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs),
+                           *names], cwd=STAGE, env=env, check=False).returncode
+
+
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     json_out = args.json.resolve() if args.json else None
@@ -343,12 +349,17 @@ def main(argv: list[str]) -> int:
             print("scripts/mutation: every mutant of these modules was already killed")
         else:
             env = {**os.environ, LIMIT_VARIABLE: str(args.test_seconds)}
-            run = subprocess.run([sys.executable, "-m", "mutmut", "run",
-                                  "--max-children", str(args.jobs), *names],
-                                 cwd=STAGE, env=env, check=False)
-            if run.returncode != 0:
-                print(f"scripts/mutation: mutmut exited {run.returncode}", file=sys.stderr)
-                return run.returncode
+            # Two passes (mutation_conftest.py): each mutant against its own folder's tests,
+            # then the ones no test noticed against the rest too.
+            code = mutmut(names, args.jobs, {**env, HOME_ONLY_VARIABLE: "1"})
+            again = undetected(modules) if code == 0 else []
+            if again:
+                print(f"scripts/mutation: {len(again)} mutants survived their own folder's "
+                      "tests: running the other tests too", file=sys.stderr)
+                code = mutmut(again, args.jobs, env)
+            if code != 0:
+                print(f"scripts/mutation: mutmut exited {code}", file=sys.stderr)
+                return code
     elif not STAGE.is_dir():
         sys.exit("scripts/mutation: nothing to report: run it without --report-only first")
     scores, diffs, stale = collect(modules)

@@ -13,6 +13,11 @@ run, which checks the same tests pass):
   tests of other packages; ``scripts/mutation`` reports how many;
 - within each part the fastest run first, so a mutant is usually killed within a few tests.
 
+Collecting the test files costs more than running the few tests that kill a typical mutant,
+so ``scripts/mutation`` runs in two passes: the first with ``EVALSCHEMA_MUTATION_HOME_ONLY``
+set (a mutant runs its own folder's tests only), the second, for the mutants no test
+noticed, with the rest as above.
+
 Not active while mutmut collects its timings (``MUTANT_UNDER_TEST=stats``) or outside it.
 """
 
@@ -21,11 +26,15 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 LIMIT_VARIABLE = "EVALSCHEMA_MUTATION_TEST_SECONDS"
+#: Set (to anything) for ``scripts/mutation``'s first pass: a mutant runs its own folder's
+#: tests only, so only those files are collected.
+HOME_ONLY_VARIABLE = "EVALSCHEMA_MUTATION_HOME_ONLY"
 _MODULE = re.compile(r"^(?P<module>[\w.]+?)\.x(?:_|ǁ)")
 
 
@@ -39,27 +48,66 @@ def home_folder(mutant: str) -> str | None:
     return "/".join([root, *package]) + "/"
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+@dataclass(frozen=True)
+class Selection:
+    """The tests one mutant runs (``keeps``) and their order (``rank``), by node id."""
+
+    home: str
+    limit: float
+    durations: dict[str, float]
+    home_only: bool = False
+
+    def took(self, nodeid: str) -> float:
+        return self.durations.get(nodeid, 0.0)
+
+    def keeps(self, nodeid: str) -> bool:
+        if nodeid.startswith(self.home):
+            return True
+        return not self.home_only and self.took(nodeid) <= self.limit
+
+    def rank(self, nodeid: str) -> tuple[bool, float]:
+        return not nodeid.startswith(self.home), self.took(nodeid)
+
+
+def selection() -> Selection | None:
+    """This process's selection, or None in mutmut's own runs (timings, the forced
+    failure, listing), which run every test as mutmut asked."""
     mutant = os.environ.get("MUTANT_UNDER_TEST", "")
     if mutant and "__mutmut_" not in mutant:
-        return  # timings, the forced failure, listing: every test as mutmut asked
+        return None
     stats = Path("mutmut-stats.json")
     durations: dict[str, float] = (
         json.loads(stats.read_text(encoding="utf-8"))["duration_by_test"] if stats.is_file()
         else {})
-    limit = float(os.environ.get(LIMIT_VARIABLE, "inf"))
+    home = home_folder(mutant)
+    return Selection(home or "\0", float(os.environ.get(LIMIT_VARIABLE, "inf")), durations,
+                     home_only=home is not None and HOME_ONLY_VARIABLE in os.environ)
 
-    def took(item: pytest.Item) -> float:
-        return durations.get(item.nodeid, 0.0)
 
-    home = home_folder(mutant) or "\0"
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Drop the left-out tests from the arguments (mutmut passes node ids), so their files
+    are not even collected: collecting a few hundred test files costs more than running
+    the tests that kill a typical mutant."""
+    chosen = selection()
+    if chosen is None:
+        return
+    kept = [arg for arg in config.args if chosen.keeps(arg)]
+    if kept:
+        config.args[:] = sorted(kept, key=chosen.rank)
+    elif config.args:
+        # With no argument left pytest would collect its default paths (the whole suite):
+        # keep one, for pytest_collection_modifyitems to deselect (mutmut: "no tests").
+        del config.args[1:]
 
-    def kept(item: pytest.Item) -> bool:
-        return item.nodeid.startswith(home) or took(item) <= limit
 
-    left_out = [item for item in items if not kept(item)]
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    chosen = selection()
+    if chosen is None:
+        return
+    left_out = [item for item in items if not chosen.keeps(item.nodeid)]
     if left_out:
         config.hook.pytest_deselected(items=left_out)
-    items[:] = sorted(filter(kept, items),
-                      key=lambda item: (not item.nodeid.startswith(home), took(item)))
+    items[:] = sorted((i for i in items if chosen.keeps(i.nodeid)),
+                      key=lambda item: chosen.rank(item.nodeid))

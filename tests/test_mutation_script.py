@@ -52,10 +52,14 @@ DURATIONS = {
 
 
 def select(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mutant: str,
-           limit: str | None) -> tuple[list[str], list[str]]:
+           limit: str | None, *, home_only: bool = False) -> tuple[list[str], list[str]]:
     (tmp_path / "mutmut-stats.json").write_text(json.dumps({"duration_by_test": DURATIONS}))
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MUTANT_UNDER_TEST", mutant)
+    if home_only:
+        monkeypatch.setenv(plugin.HOME_ONLY_VARIABLE, "1")
+    else:
+        monkeypatch.delenv(plugin.HOME_ONLY_VARIABLE, raising=False)
     if limit is None:
         monkeypatch.delenv(plugin.LIMIT_VARIABLE, raising=False)
     else:
@@ -108,3 +112,55 @@ def test_mutmuts_own_runs_are_left_alone(tmp_path: Path, monkeypatch: pytest.Mon
     """The timing run must time every test, or the limit would have nothing to go by."""
     kept, dropped = select(tmp_path, monkeypatch, phase, "0.5")
     assert kept == [n.split("::")[1] for n in DURATIONS] and dropped == []
+
+
+@dataclass
+class ArgsConfig:
+    args: list[str]
+
+
+def test_left_out_tests_are_dropped_from_the_arguments_before_collection(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """So their files are never collected; node ids mutmut did not time are kept."""
+    select(tmp_path, monkeypatch, "evalschema.rules.values.x_parse_date__mutmut_4", "0.5")
+    config: Any = ArgsConfig([*DURATIONS, "tests/engine/rules/test_new.py::test_untimed"])
+    plugin.pytest_configure(config)
+    assert [a.split("::")[1] for a in config.args] == [
+        "test_untimed", "test_a", "test_b", "test_huge", "test_r", "test_fast"]
+
+
+def test_arguments_all_left_out_stay_as_they_are(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty argument list would make pytest collect its default paths (the whole suite);
+    the items are deselected after collection instead, and mutmut sees 'no tests'."""
+    select(tmp_path, monkeypatch, "evalschema.rules.values.x_parse_date__mutmut_4", "0.5")
+    slow = ["tests/engine/cli/test_cli.py::test_slow"]
+    config: Any = ArgsConfig(list(slow))
+    plugin.pytest_configure(config)
+    assert config.args == slow
+    select(tmp_path, monkeypatch, "evalschema_server.evaluation.locate.x_f__mutmut_1", "0.5")
+    config = ArgsConfig([*slow, "tests/engine/rules/test_comparators.py::test_huge"])
+    plugin.pytest_configure(config)
+    assert config.args == slow
+    items: list[Any] = [Item(slow[0])]
+    deselecting: Any = Config()
+    plugin.pytest_collection_modifyitems(deselecting, items)
+    assert items == [] and deselecting.hook.deselected == slow
+
+
+def test_the_first_pass_runs_the_home_folder_only(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    kept, dropped = select(tmp_path, monkeypatch,
+                           "evalschema.rules.values.x_parse_date__mutmut_4", "0.5", home_only=True)
+    assert kept == ["test_a", "test_b", "test_huge"]
+    assert sorted(dropped) == ["tests/engine/cli/test_cli.py::test_fast",
+                               "tests/engine/cli/test_cli.py::test_slow",
+                               "tests/engine/test_results.py::test_r"]
+
+
+def test_the_first_pass_leaves_the_clean_run_whole(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """mutmut's clean run checks that the tests pass before any mutant: with no mutant there
+    is no home folder, so it runs what the second pass will."""
+    kept, _ = select(tmp_path, monkeypatch, "", "0.5", home_only=True)
+    assert kept == ["test_r", "test_fast", "test_a", "test_b"]
