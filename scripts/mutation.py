@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mutation_conftest import HOME_ONLY_VARIABLE, LIMIT_VARIABLE
+from mutation_conftest import HOME_LIMIT_VARIABLE, HOME_ONLY_VARIABLE, LIMIT_VARIABLE
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGE = ROOT / ".mutation"
@@ -34,6 +34,9 @@ TARGET = 95.0
 #: test folder are left out of its runs (``scripts/mutation_conftest.py``): with them a
 #: full run took most of a day on two cores.
 TEST_SECONDS = 0.5
+#: The same for the tests in the mutated module's own folder: its property tests stay in,
+#: the runs at scale (streaming, parallel workers: tens of seconds) do not.
+HOME_SECONDS = 5.0
 
 #: The core modules, grouped: a bug in any of them shows the user a wrong number or puts a
 #: finding in the wrong place. Paths are under ``src/`` in the staging copy.
@@ -98,6 +101,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--test-seconds", type=float, default=TEST_SECONDS, metavar="S",
                    help="leave out of mutant runs the tests that took longer than S seconds "
                         "in mutmut's timing run; 'inf' runs them all (default: %(default)s)")
+    p.add_argument("--home-seconds", type=float, default=HOME_SECONDS, metavar="S",
+                   help="the same for the tests in the mutated module's own folder "
+                        "(default: %(default)s)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 2,
                    help="mutants tested at once (default: %(default)s)")
     p.add_argument("--fail-under", type=float, default=TARGET,
@@ -348,7 +354,8 @@ def main(argv: list[str]) -> int:
         if not names:
             print("scripts/mutation: every mutant of these modules was already killed")
         else:
-            env = {**os.environ, LIMIT_VARIABLE: str(args.test_seconds)}
+            env = {**os.environ, LIMIT_VARIABLE: str(args.test_seconds),
+                   HOME_LIMIT_VARIABLE: str(args.home_seconds)}
             # Two passes (mutation_conftest.py): each mutant against its own folder's tests,
             # then the ones no test noticed against the rest too.
             code = mutmut(names, args.jobs, {**env, HOME_ONLY_VARIABLE: "1"})

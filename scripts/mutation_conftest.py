@@ -7,7 +7,8 @@ suite, and a mutant no test notices runs all of it. So, for a mutant (and for mu
 run, which checks the same tests pass):
 
 - the tests of the mutated module's own folder (``tests/engine/rules`` for
-  ``evalschema.rules.values``) all run, first;
+  ``evalschema.rules.values``, ``tests/engine/test_results*`` for ``evalschema.results``) run
+  first, those that took up to ``EVALSCHEMA_MUTATION_HOME_SECONDS``;
 - of the others, those that took longer than ``EVALSCHEMA_MUTATION_TEST_SECONDS`` in mutmut's
   own timing run (``mutmut-stats.json``) are left out: runs at scale, subprocess and fuzz
   tests of other packages; ``scripts/mutation`` reports how many;
@@ -32,6 +33,9 @@ from pathlib import Path
 import pytest
 
 LIMIT_VARIABLE = "EVALSCHEMA_MUTATION_TEST_SECONDS"
+#: The limit for the tests of the mutated module's own folder (property tests that check a
+#: fast path against the general one take a few seconds; runs at scale, tens).
+HOME_LIMIT_VARIABLE = "EVALSCHEMA_MUTATION_HOME_SECONDS"
 #: Set (to anything) for ``scripts/mutation``'s first pass: a mutant runs its own folder's
 #: tests only, so only those files are collected.
 HOME_ONLY_VARIABLE = "EVALSCHEMA_MUTATION_HOME_ONLY"
@@ -43,8 +47,10 @@ def home_folder(mutant: str) -> str | None:
     m = _MODULE.match(mutant)
     if m is None:
         return None
-    top, *package, _ = m["module"].split(".")
+    top, *package, name = m["module"].split(".")
     root = "tests/server" if top == "evalschema_server" else "tests/engine"
+    if not package:  # a top-level module: evalschema.results -> tests/engine/test_results*
+        return f"{root}/test_{name}"
     return "/".join([root, *package]) + "/"
 
 
@@ -56,13 +62,14 @@ class Selection:
     limit: float
     durations: dict[str, float]
     home_only: bool = False
+    home_limit: float = float("inf")
 
     def took(self, nodeid: str) -> float:
         return self.durations.get(nodeid, 0.0)
 
     def keeps(self, nodeid: str) -> bool:
         if nodeid.startswith(self.home):
-            return True
+            return self.took(nodeid) <= self.home_limit
         return not self.home_only and self.took(nodeid) <= self.limit
 
     def rank(self, nodeid: str) -> tuple[bool, float]:
@@ -81,7 +88,8 @@ def selection() -> Selection | None:
         else {})
     home = home_folder(mutant)
     return Selection(home or "\0", float(os.environ.get(LIMIT_VARIABLE, "inf")), durations,
-                     home_only=home is not None and HOME_ONLY_VARIABLE in os.environ)
+                     home_only=home is not None and HOME_ONLY_VARIABLE in os.environ,
+                     home_limit=float(os.environ.get(HOME_LIMIT_VARIABLE, "inf")))
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -52,10 +52,15 @@ DURATIONS = {
 
 
 def select(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mutant: str,
-           limit: str | None, *, home_only: bool = False) -> tuple[list[str], list[str]]:
+           limit: str | None, *, home_only: bool = False,
+           home_limit: str | None = None) -> tuple[list[str], list[str]]:
     (tmp_path / "mutmut-stats.json").write_text(json.dumps({"duration_by_test": DURATIONS}))
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MUTANT_UNDER_TEST", mutant)
+    if home_limit is None:
+        monkeypatch.delenv(plugin.HOME_LIMIT_VARIABLE, raising=False)
+    else:
+        monkeypatch.setenv(plugin.HOME_LIMIT_VARIABLE, home_limit)
     if home_only:
         monkeypatch.setenv(plugin.HOME_ONLY_VARIABLE, "1")
     else:
@@ -73,7 +78,7 @@ def select(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mutant: str,
 @pytest.mark.parametrize(("mutant", "home"), [
     ("evalschema.rules.values.x_bounded_levenshtein__mutmut_2", "tests/engine/rules/"),
     ("evalschema.scoring.walk.xǁRecordScorerǁentry__mutmut_31", "tests/engine/scoring/"),
-    ("evalschema.results.x_show_value__mutmut_3", "tests/engine/"),
+    ("evalschema.results.x_show_value__mutmut_3", "tests/engine/test_results"),
     ("evalschema_server.evaluation.findings.xǁDiagnosticBuilderǁdoc__mutmut_9",
      "tests/server/evaluation/"),
     ("stats", None),
@@ -164,3 +169,21 @@ def test_the_first_pass_leaves_the_clean_run_whole(tmp_path: Path,
     is no home folder, so it runs what the second pass will."""
     kept, _ = select(tmp_path, monkeypatch, "", "0.5", home_only=True)
     assert kept == ["test_r", "test_fast", "test_a", "test_b"]
+
+
+def test_the_home_folder_has_a_limit_of_its_own(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    kept, dropped = select(tmp_path, monkeypatch,
+                           "evalschema.rules.values.x_parse_date__mutmut_4", "0.1",
+                           home_limit="1.5")
+    assert kept == ["test_a", "test_b", "test_r", "test_fast"]
+    assert sorted(dropped) == ["tests/engine/cli/test_cli.py::test_slow",
+                               "tests/engine/rules/test_comparators.py::test_huge"]
+
+
+def test_a_top_level_modules_home_is_its_test_file(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not all of tests/engine, which would take every slow test in as 'home'."""
+    kept, _ = select(tmp_path, monkeypatch, "evalschema.results.x_show_value__mutmut_3", "0.5",
+                     home_only=True)
+    assert kept == ["test_r"]
