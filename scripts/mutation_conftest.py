@@ -39,6 +39,10 @@ HOME_LIMIT_VARIABLE = "EVALSCHEMA_MUTATION_HOME_SECONDS"
 #: Set (to anything) for ``scripts/mutation``'s first pass: a mutant runs its own folder's
 #: tests only, so only those files are collected.
 HOME_ONLY_VARIABLE = "EVALSCHEMA_MUTATION_HOME_ONLY"
+#: A property test tries at most this many examples on a mutant (its own settings say up to
+#: 300): most mutants fall to the first few, and one that survives them all would otherwise
+#: spend minutes in the scoring folder's property tests alone.
+EXAMPLES = 25
 _MODULE = re.compile(r"^(?P<module>[\w.]+?)\.x(?:_|ǁ)")
 
 
@@ -114,8 +118,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     chosen = selection()
     if chosen is None:
         return
+    for item in items:
+        _fewer_examples(item)
     left_out = [item for item in items if not chosen.keeps(item.nodeid)]
     if left_out:
         config.hook.pytest_deselected(items=left_out)
     items[:] = sorted((i for i in items if chosen.keeps(i.nodeid)),
                       key=lambda item: chosen.rank(item.nodeid))
+
+
+def _fewer_examples(item: pytest.Item) -> None:
+    """Cap a hypothesis test's examples at ``EXAMPLES`` (its other settings kept)."""
+    test = getattr(item, "obj", None)
+    own = getattr(test, "_hypothesis_internal_use_settings", None)
+    if own is not None and own.max_examples > EXAMPLES:
+        from hypothesis import settings
+
+        test._hypothesis_internal_use_settings = settings(  # type: ignore[union-attr]
+            own, max_examples=EXAMPLES)

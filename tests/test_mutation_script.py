@@ -187,3 +187,26 @@ def test_a_top_level_modules_home_is_its_test_file(tmp_path: Path,
     kept, _ = select(tmp_path, monkeypatch, "evalschema.results.x_show_value__mutmut_3", "0.5",
                      home_only=True)
     assert kept == ["test_r"]
+
+
+def test_property_tests_try_fewer_examples_on_a_mutant() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.integers())
+    def prop(x: int) -> None:
+        pass
+
+    @settings(max_examples=5)
+    @given(st.integers())
+    def small(x: int) -> None:
+        pass
+
+    for test in (prop, small):
+        item: Any = Item("tests/engine/scoring/test_x.py::prop")
+        item.obj = test
+        plugin._fewer_examples(item)
+    assert prop._hypothesis_internal_use_settings.max_examples == plugin.EXAMPLES  # type: ignore[attr-defined]
+    assert prop._hypothesis_internal_use_settings.deadline is None  # type: ignore[attr-defined]
+    assert small._hypothesis_internal_use_settings.max_examples == 5  # type: ignore[attr-defined]

@@ -349,3 +349,56 @@ class TestOneSidedContainers:
             ("o", "o", "hallucination", 0.0, "not in gold", None, {}, None, "/o")]
         assert walk(schema, {"xs": []}, {})[0] == (
             "xs", "xs", "omission", 0.0, "missing from extracted", [], None, "/xs", None)
+
+
+class TestHotPath:
+    """What the walk's inlined paths (``object``: plain leaves, containers on both sides)
+    give, and that they are taken: the general methods they stand for give the same results,
+    so only a count of calls can tell a fast path from its fallback."""
+
+    schema = obj(o=obj(a=S), xs={"type": "array", "items": obj(p=obj(q=S), n=S)}, v=LEV)
+
+    def test_empty_containers_on_both_sides_match_where_they_are(self) -> None:
+        gold = {"o": {}, "xs": [{"p": {}, "n": "1"}], "v": "abc"}
+        assert walk(self.schema, gold, gold) == [
+            ("o", "o", "match", 1.0, None, {}, {}, "/o", "/o"),
+            ("xs[0].p", "xs[].p", "match", 1.0, None, {}, {}, "/xs/0/p", "/xs/0/p"),
+            ("xs[0].n", "xs[].n", "match", 1.0, None, "1", "1", "/xs/0/n", "/xs/0/n"),
+            ("v", "v", "match", 1.0, None, "abc", "abc", "/v", "/v")]
+
+    def test_plain_leaves_and_containers_skip_the_general_methods(
+            self, monkeypatch: pytest.MonkeyPatch) -> None:
+        calls: list[str] = []
+        for name in ("leaf", "child"):
+            general = getattr(RecordScorer, name)
+
+            def spy(self: RecordScorer, *args: Any, _name: str = name, _general: Any = general
+                    ) -> None:
+                calls.append(_name)
+                _general(self, *args)
+
+            monkeypatch.setattr(RecordScorer, name, spy)
+        gold = {"o": {"a": "x"}, "xs": [{"p": {"q": "y"}, "n": "1"}], "v": "abcd"}
+        extracted = {"o": {"a": "x"}, "xs": [{"p": {"q": "z"}, "n": "1"}], "v": "abce"}
+        rows = walk(self.schema, gold, extracted)
+        assert [(r[0], r[2], r[3]) for r in rows] == [
+            ("o.a", "match", 1.0), ("xs[0].p.q", "mismatch", 0.0), ("xs[0].n", "match", 1.0),
+            ("v", "mismatch", 0.75)]
+        assert calls == []
+        # A missing value leaves the hot path: the general method takes each of o and xs
+        # (absent on both sides) and v (an omission).
+        assert walk(self.schema, {"v": "a"}, {})[0][2] == "omission"
+        assert calls == ["child", "child", "child"]
+
+    def test_a_sub_scorer_for_pair_f1_keeps_the_policy(self) -> None:
+        """Elements the flat form cannot judge (nested objects) are scored by a walk of their
+        own, under the same policy: under struct_extract_eval's, a key the schema does not
+        know is a hallucination even when gold holds it too."""
+        items = obj(inner=obj(a=S))
+        pair = {"inner": {"a": "x", "z": 1}}
+        native = RecordScorer(parse_eval_schema(obj(xs={"type": "array", "items": items})))
+        strict = RecordScorer(native.root, STRUCT_EXTRACT_EVAL)
+        node = native.root.child_map["xs"].items
+        assert node is not None
+        assert native.pair_f1(node)(pair, pair) == 1.0
+        assert strict.pair_f1(node)(pair, pair) == pytest.approx(2 / 3)  # p 1/2, r 1
