@@ -196,3 +196,17 @@ def test_capped_similarity_is_one_minus_the_bounded_distance_over_the_longer_len
     assert capped_similarity("abcde", "vwxyz", 4) == 0.0
     assert capped_similarity("PREFIXab", "PREFIXba", 4) == pytest.approx(1 - 2 / 8)
     assert capped_similarity("same", "same", 2) == 1.0
+
+
+def test_a_day_without_a_month_is_refused_not_guessed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No text we know of makes dateutil give a day and a year but no month; if one ever
+    does, the date is refused (naming the value) rather than read as a whole year."""
+    from evalschema.rules import values
+
+    def day_without_month(text: str, *, parserinfo: Any, default: datetime) -> datetime:
+        return default.replace(year=2026, day=15)
+
+    monkeypatch.setattr(values, "dateutil_parse", day_without_month)
+    with pytest.raises(CompareTypeError) as raised:
+        parse_date("the 15th, 2026 (unseen)")
+    assert str(raised.value) == '"the 15th, 2026 (unseen)" is not a date (a day without a month)'
