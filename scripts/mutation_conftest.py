@@ -27,7 +27,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
+from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -43,6 +46,11 @@ HOME_ONLY_VARIABLE = "EVALSCHEMA_MUTATION_HOME_ONLY"
 #: 300): most mutants fall to the first few, and one that survives them all would otherwise
 #: spend minutes in the scoring folder's property tests alone.
 EXAMPLES = 25
+#: A test that runs longer than this many times its timed duration, plus ``SLACK`` seconds,
+#: of CPU on a mutant is stopped, and the mutant counted as timed out (mutmut's exit code
+#: 36): mutmut's own limit is for all of a function's tests, minutes for a mutant that loops.
+TIMES, SLACK = 10, 5.0
+TIMEOUT_EXIT = 36
 _MODULE = re.compile(r"^(?P<module>[\w.]+?)\.x(?:_|ǁ)")
 
 
@@ -86,14 +94,20 @@ def selection() -> Selection | None:
     mutant = os.environ.get("MUTANT_UNDER_TEST", "")
     if mutant and "__mutmut_" not in mutant:
         return None
-    stats = Path("mutmut-stats.json")
-    durations: dict[str, float] = (
-        json.loads(stats.read_text(encoding="utf-8"))["duration_by_test"] if stats.is_file()
-        else {})
+    stats = Path("mutmut-stats.json").resolve()
+    durations = _durations(str(stats), stats.stat().st_mtime_ns) if stats.is_file() else {}
     home = home_folder(mutant)
     return Selection(home or "\0", float(os.environ.get(LIMIT_VARIABLE, "inf")), durations,
                      home_only=home is not None and HOME_ONLY_VARIABLE in os.environ,
                      home_limit=float(os.environ.get(HOME_LIMIT_VARIABLE, "inf")))
+
+
+@cache
+def _durations(path: str, mtime: int) -> dict[str, float]:
+    """mutmut's timing of each test, read once per process (``mtime``: a new run's file)."""
+    timed: dict[str, float] = json.loads(Path(path).read_text(encoding="utf-8"))[
+        "duration_by_test"]
+    return timed
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -136,3 +150,22 @@ def _fewer_examples(item: pytest.Item) -> None:
 
         test._hypothesis_internal_use_settings = settings(  # type: ignore[union-attr]
             own, max_examples=EXAMPLES)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    """Stop a test that a mutant made loop (see ``TIMES``)."""
+    chosen = selection()
+    if chosen is None or not os.environ.get("MUTANT_UNDER_TEST"):
+        return (yield)
+    previous = signal.signal(signal.SIGPROF, _timed_out)
+    signal.setitimer(signal.ITIMER_PROF, SLACK + TIMES * chosen.took(item.nodeid))
+    try:
+        return (yield)
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+
+
+def _timed_out(signum: int, frame: object) -> None:
+    os._exit(TIMEOUT_EXIT)

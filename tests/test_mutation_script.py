@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import signal
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -210,3 +212,24 @@ def test_property_tests_try_fewer_examples_on_a_mutant() -> None:
     assert prop._hypothesis_internal_use_settings.max_examples == plugin.EXAMPLES  # type: ignore[attr-defined]
     assert prop._hypothesis_internal_use_settings.deadline is None  # type: ignore[attr-defined]
     assert small._hypothesis_internal_use_settings.max_examples == 5  # type: ignore[attr-defined]
+
+
+def test_a_test_is_timed_against_its_own_duration(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    select(tmp_path, monkeypatch, "evalschema.rules.values.x_parse_date__mutmut_4", "0.5")
+    protocol = plugin.pytest_runtest_protocol(Item("tests/engine/rules/test_values.py::test_b"))
+    next(protocol)  # the test would run here
+    armed, _ = signal.getitimer(signal.ITIMER_PROF)
+    assert armed == pytest.approx(plugin.SLACK + plugin.TIMES * 0.2, abs=0.1)
+    with pytest.raises(StopIteration):
+        protocol.send(None)
+    assert signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0)
+
+
+def test_a_looping_test_ends_the_process_as_timed_out() -> None:
+    code = ("import signal, sys; sys.path.insert(0, 'scripts'); import mutation_conftest as m; "
+            "signal.signal(signal.SIGPROF, m._timed_out); "
+            "signal.setitimer(signal.ITIMER_PROF, 0.2)\nwhile True: pass")
+    done = subprocess.run([sys.executable, "-c", code], cwd=SCRIPT.parent.parent, timeout=60,
+                          check=False)
+    assert done.returncode == plugin.TIMEOUT_EXIT == 36  # mutmut's "timeout"
