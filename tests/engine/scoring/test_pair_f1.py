@@ -155,3 +155,19 @@ def test_unknown_keys_count_only_where_the_items_are_closed() -> None:
     assert open_f1(g, e) == 1.0
     walk = RecordScorer(opened)
     assert count_results(walk.score(g, e)).pair_similarity() == 1.0
+
+
+def test_a_field_null_on_both_sides_is_passed_over_not_the_end_of_the_pair() -> None:
+    """Null as absent: a field null on both sides is skipped, and the fields after it are
+    still judged (b's mismatch and c's omission count)."""
+    items = _xs_items({"type": "object", "x-eval-null": "absent", "properties": {
+        "a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": "string"}}})
+    g, e = {"a": None, "b": "x", "c": "y"}, {"a": None, "b": "z"}
+    flat = flat_pair_f1(items, True)
+    assert flat is not None
+    walked = count_results(RecordScorer(items).score(g, e))
+    assert (walked.matches, walked.mismatches, walked.omissions, walked.skipped) == (0, 1, 1, 1)
+    assert flat(g, e) == walked.pair_similarity() == 0.0
+    g2, e2 = {"a": None, "b": "x", "c": "y"}, {"a": None, "b": "x"}
+    assert flat(g2, e2) == count_results(RecordScorer(items).score(g2, e2)).pair_similarity() \
+        == pytest.approx(2 / 3)  # b matches, c omitted: p 1, r 1/2

@@ -97,3 +97,15 @@ def test_a_side_read_as_absent_takes_the_partial_score_away() -> None:
         _r(Status.MISMATCH, "N/A", "N/A*", 0.6), _r(Status.MISMATCH, "N/A*", "N/A", 0.6)])
     assert _judged(got) == [("hallucination", 0.0, "gold is absent"),
                             ("omission", 0.0, "extracted is absent")]
+
+
+def test_an_absent_value_is_found_by_equality_not_identity() -> None:
+    """Values read from JSON are new objects: "N/A" and 1000 in the data are absent when
+    "N/A" and 1000 are listed, though they are not the listed objects themselves."""
+    listed_na, listed_big = "N/A", 1000
+    na, big = "".join(["N/", "A"]), int("1000")
+    assert na is not listed_na and big is not listed_big
+    process = reclassify_nulls(absent_values=[listed_na, listed_big])
+    got = process([_r(Status.MISMATCH, na, "x"), _r(Status.MISMATCH, "x", big)])
+    assert _judged(got) == [("hallucination", 0.0, "gold is absent"),
+                            ("omission", 0.0, "extracted is absent")]

@@ -223,3 +223,22 @@ def test_transforms_apply_before_the_matrix_comparator() -> None:
     assert got is not None
     np.testing.assert_array_equal(got, want)
     assert got[0, 0] == 1.0 and got[1, 1] == 0.5
+
+
+@pytest.mark.parametrize("policy", [NATIVE, STRUCT_EXTRACT_EVAL])
+def test_large_matrices_add_unknown_keys_to_the_other_hallucinations(policy: Any) -> None:
+    """An extracted key the schema does not know adds to the hallucinations the known
+    fields already gave (b is in no gold element), under either policy."""
+    root = parse_eval_schema(HUNGARIAN_ABC)
+    items = root.child_map["xs"].items
+    assert items is not None
+    g = [{"a": i, "c": 1} for i in range(20)]
+    e = [{"a": i, "b": 1, "c": 1, "z": 0} for i in range(20)]
+    walk = RecordScorer(items, policy)
+    want = np.array([[count_results(walk.score(gv, ev)).pair_similarity() for ev in e]
+                     for gv in g])
+    got = pair_f1_matrix(RecordScorer(root, policy), items, g, e)
+    np.testing.assert_array_equal(got, want)
+    # a and c match; b and z (in no gold element, so under either policy) are invented:
+    # p 2/4, r 1.
+    assert got[0, 0] == pytest.approx(2 / 3)
