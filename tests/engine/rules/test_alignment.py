@@ -69,6 +69,13 @@ def test_set_pairs_equal_values_of_the_same_type_only() -> None:
     assert align("set", [True], [1]) == ([], [0], [0])
 
 
+def test_set_pairs_containers_by_their_value() -> None:
+    """Lists and objects pair with an equal one, not with any other container."""
+    assert align("set", [[1], {"a": 2}, [3]], [[3], [1], {"a": 2}]) == (
+        [(0, 1), (1, 2), (2, 0)], [], [])
+    assert align("set", [[1]], [[2]]) == ([], [0], [0])
+
+
 def test_hungarian_falls_back_to_positions_only_over_the_policy_limit() -> None:
     """``hungarian_max_pairs`` is the largest matrix still solved: at it, the best pairing;
     one pair over, pairs by position."""

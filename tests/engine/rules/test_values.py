@@ -17,6 +17,7 @@ from rapidfuzz.distance import Levenshtein
 from evalschema import CompareTypeError
 from evalschema.rules.values import (
     DATE_MAX_CHARS,
+    DateValue,
     bounded_levenshtein,
     capped_similarity,
     parse_date,
@@ -210,3 +211,13 @@ def test_a_day_without_a_month_is_refused_not_guessed(monkeypatch: pytest.Monkey
     with pytest.raises(CompareTypeError) as raised:
         parse_date("the 15th, 2026 (unseen)")
     assert str(raised.value) == '"the 15th, 2026 (unseen)" is not a date (a day without a month)'
+
+
+def test_a_string_subclass_is_read_like_its_text() -> None:
+    """numpy's ``str_`` (what a pandas or Arrow column hands over) is a str subclass: it is
+    read as the text it holds, day first unless told otherwise."""
+    import numpy as np
+
+    assert parse_date(np.str_("03/04/2026")) == parse_date("03/04/2026") \
+        == DateValue(D(2026, 4, 3), D(2026, 4, 3), "day")
+    assert parse_date(np.str_("03/04/2026"), dayfirst=False).first == D(2026, 3, 4)

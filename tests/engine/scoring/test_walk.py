@@ -402,3 +402,13 @@ class TestHotPath:
         assert node is not None
         assert native.pair_f1(node)(pair, pair) == 1.0
         assert strict.pair_f1(node)(pair, pair) == pytest.approx(2 / 3)  # p 1/2, r 1
+
+
+def test_results_carry_the_record_they_belong_to() -> None:
+    """The index and id a caller passes (and index 0 by default) are on every result: the
+    report and the editor find the record by them."""
+    scorer = RecordScorer(parse_eval_schema(obj(a=S, b=LEV)))
+    first = scorer.score({"a": "x", "b": "y"}, {"a": "x"})
+    assert [(r.record_index, r.record_id) for r in first] == [(0, None), (0, None)]
+    later = scorer.score({"a": "x"}, {"a": "z"}, index=7, record_id="INV-7")
+    assert [(r.record_index, r.record_id) for r in later] == [(7, "INV-7")]
