@@ -366,6 +366,13 @@ class TestHotPath:
             ("xs[0].n", "xs[].n", "match", 1.0, None, "1", "1", "/xs/0/n", "/xs/0/n"),
             ("v", "v", "match", 1.0, None, "abc", "abc", "/v", "/v")]
 
+    def test_empty_arrays_and_skipped_object_items(self) -> None:
+        schema = obj(xs={"type": "array", "items": {**obj(a=S), "x-eval-skip": True}})
+        assert walk(schema, {"xs": []}, {"xs": []}) == [
+            ("xs", "xs", "match", 1.0, None, [], [], "/xs", "/xs")]
+        assert walk(schema, {"xs": [{"a": "x"}]}, {"xs": [{"a": "y"}]}) == [
+            ("xs[0]", "xs[]", "skipped", 0.0, None, {"a": "x"}, {"a": "y"}, "/xs/0", "/xs/0")]
+
     def test_plain_leaves_and_containers_skip_the_general_methods(
             self, monkeypatch: pytest.MonkeyPatch) -> None:
         calls: list[str] = []
