@@ -199,3 +199,17 @@ def test_tally_returns_the_record_counts_and_adds_them_to_its_fields() -> None:
     assert acc.tally(results[1:2]) == Counts(0, 1, score_sum=0.5, weight_sum=1.0,
                                              weighted_score_sum=0.5)
     assert acc.per_field["b"][:2] == [0, 2]
+
+
+def test_off_schema_counts_add_up_by_key() -> None:
+    """Gold keys outside the schema, counted per chunk: folding and merging add the counts
+    of a key both chunks saw, and keep the keys only one saw."""
+    a, b = RunAccumulator(), RunAccumulator()
+    a.off_schema.update({"notes": 2, "vendor.fax": 1})
+    b.off_schema.update({"notes": 3, "terms": 4})
+    assert a.merge(b).off_schema == {"notes": 5, "vendor.fax": 1, "terms": 4}
+    folded = RunAccumulator()
+    folded.update(a)
+    folded.update(b)
+    assert folded.off_schema == {"notes": 5, "vendor.fax": 1, "terms": 4}
+    assert a.off_schema == {"notes": 2, "vendor.fax": 1}  # merge left it as it was
