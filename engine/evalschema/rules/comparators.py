@@ -346,9 +346,10 @@ def _levenshtein_matrix(_: Mapping[str, Any]) -> MatrixCompare:
             return None
         if any(v is not None and len(v) > cap for v in (*g, *e)):
             return None  # capped values: the per-pair path says so on each result
+        # One worker (rapidfuzz's default): runs are parallel already, by record chunks.
         out = cdist([v or "" for v in g], [v or "" for v in e],
-                    scorer=Levenshtein.normalized_similarity, dtype=np.float64, workers=1)
-        return _null_fix(np.asarray(out, dtype=float), g, e)
+                    scorer=Levenshtein.normalized_similarity, dtype=np.float64)
+        return _null_fix(out, g, e)
 
     return matrix
 
