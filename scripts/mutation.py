@@ -256,6 +256,7 @@ def collect(modules: list[str]) -> tuple[list[ModuleScore], dict[str, str], list
             score.total += 1
             if status == "not checked":
                 score.not_run += 1
+                seen.add(name)  # a listed mutant not run yet is not a stale row
                 continue
             if status in DETECTED:
                 score.detected += 1
