@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mutation_conftest import HOME_LIMIT_VARIABLE, HOME_ONLY_VARIABLE, LIMIT_VARIABLE
+from mutation_conftest import HOME_LIMIT_VARIABLE, HOME_ONLY_VARIABLE, LIMIT_VARIABLE, timings
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGE = ROOT / ".mutation"
@@ -295,7 +295,7 @@ def left_out(test_seconds: float) -> tuple[int, int]:
     stats = STAGE / "mutants" / "mutmut-stats.json"
     if not stats.is_file():
         return 0, 0
-    durations = json.loads(stats.read_text(encoding="utf-8"))["duration_by_test"].values()
+    durations = timings(stats).values()
     return sum(d > test_seconds for d in durations), len(durations)
 
 

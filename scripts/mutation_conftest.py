@@ -102,12 +102,16 @@ def selection() -> Selection | None:
                      home_limit=float(os.environ.get(HOME_LIMIT_VARIABLE, "inf")))
 
 
+def timings(stats: Path) -> dict[str, float]:
+    """mutmut's timing of each test (seconds, by node id) from its ``mutmut-stats.json``."""
+    timed: dict[str, float] = json.loads(stats.read_text(encoding="utf-8"))["duration_by_test"]
+    return timed
+
+
 @cache
 def _durations(path: str, mtime: int) -> dict[str, float]:
-    """mutmut's timing of each test, read once per process (``mtime``: a new run's file)."""
-    timed: dict[str, float] = json.loads(Path(path).read_text(encoding="utf-8"))[
-        "duration_by_test"]
-    return timed
+    """``timings``, read once per process (``mtime``: a new run's file)."""
+    return timings(Path(path))
 
 
 @pytest.hookimpl(tryfirst=True)
