@@ -327,11 +327,24 @@ async function main() {
   await openFile("broken.eval.json");
   const squiggle = page.locator(".monaco-editor .squiggly-error").first();
   await squiggle.waitFor({ timeout: STEP_TIMEOUT });
-  const box = await squiggle.boundingBox();
-  if (!box) fail("squiggle has no box");
-  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   const hover = page.locator(".monaco-hover", { hasText: "numerc" }).first();
-  await hover.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  // The squiggle can move after it is measured (code lenses and inlay hints arrive later and
+  // push the line down), leaving the pointer on nothing: measure it again and re-hover, a few
+  // times, before calling it a failure.
+  let box = null;
+  for (let attempt = 1; ; attempt++) {
+    box = await squiggle.boundingBox();
+    if (!box) fail("squiggle has no box");
+    await page.mouse.move(10, 10);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    try {
+      await hover.waitFor({ state: "visible", timeout: attempt < 3 ? 15000 : STEP_TIMEOUT });
+      break;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      log(`hover not shown (attempt ${attempt}); measuring the squiggle again`);
+    }
+  }
   const hoverText = (await hover.innerText()).replace(/\s+/g, " ");
   if (!/unknown comparator 'numerc'/.test(hoverText) || !/did you mean 'numeric'/.test(hoverText)) fail(`hover: ${hoverText}`);
   ok(`squiggle and message: ${hoverText.slice(0, 160)}`);

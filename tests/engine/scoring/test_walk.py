@@ -189,6 +189,13 @@ class TestBranches:
         assert walk(schema, {"v": "2021"}, {"v": "2021-03-04"})[0][2:5] == (
             "match", 1.0, "anyOf/0 (string)")
 
+    def test_only_the_branch_results_are_tagged(self) -> None:
+        """Fields scored before the union keep their own reasons."""
+        rows = walk(obj(a=S, v=PRICE), {"a": "x", "v": "2021"}, {"a": "y", "v": "2021-03-04"})
+        assert [r[:5] for r in rows] == [
+            ("a", "a", "mismatch", 0.0, None),
+            ("v", "v", "match", 1.0, "anyOf/0 (string)")]
+
 
 class TestUnknownKeys:
     schema = obj(v=obj(a=S))
