@@ -268,6 +268,10 @@ def test_coverage_share_order_and_json() -> None:
     assert Coverage(4, 6, keys).describe() == (
         "gold coverage 40.0% (4 of 10 values); not in the schema: /k0 (1), /k1 (1), /k2 (1), "
         "/k3 (1), /k4 (1), … 1 more")
+    assert Coverage(4, 5, keys[:5]).describe() == (  # exactly `top` keys: nothing more
+        "gold coverage 44.4% (4 of 9 values); not in the schema: /k0 (1), /k1 (1), /k2 (1), "
+        "/k3 (1), /k4 (1)")
+    assert Coverage().describe() == "gold coverage —: gold had no value"
 
 
 def test_a_run_result_reports_totals_means_and_micro_figures() -> None:

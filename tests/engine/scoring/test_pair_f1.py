@@ -171,3 +171,30 @@ def test_a_field_null_on_both_sides_is_passed_over_not_the_end_of_the_pair() -> 
     g2, e2 = {"a": None, "b": "x", "c": "y"}, {"a": None, "b": "x"}
     assert flat(g2, e2) == count_results(RecordScorer(items).score(g2, e2)).pair_similarity() \
         == pytest.approx(2 / 3)  # b matches, c omitted: p 1, r 1/2
+
+
+def test_omissions_and_hallucinations_add_up_over_the_fields() -> None:
+    items = _xs_items({"type": "object", "properties": {
+        "a": {"type": "string"}, "b": {"type": "integer"}, "c": {"type": "string"},
+        "d": {"type": "string"}, "e": {"type": "string"}}})
+    flat = flat_pair_f1(items, True)
+    assert flat is not None
+    g, e = {"a": "x", "b": 1, "c": "k"}, {"c": "k", "d": "u", "e": "v"}
+    # c matches; a, b omitted; d, e invented: precision 1/3, recall 1/3.
+    assert flat(g, e) == count_results(RecordScorer(items).score(g, e)).pair_similarity() \
+        == pytest.approx(1 / 3)
+
+
+def test_large_matrices_are_not_scored_pair_by_pair(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``SMALL_MATRIX`` pairs, items the whole-matrix form judges never reach the
+    per-pair F1 (which is about a hundred times slower there)."""
+    from evalschema.rules.alignment import SMALL_MATRIX
+    from evalschema.scoring.pair_f1 import pair_f1_matrix
+
+    items = _xs_items(FLAT)
+    scorer = RecordScorer(parse_eval_schema({"type": "object"}))
+    monkeypatch.setattr(scorer, "pair_f1", lambda _items: pytest.fail("scored pair by pair"))
+    n = int(SMALL_MATRIX ** 0.5) + 1
+    g = [{"a": str(i), "b": i} for i in range(n)]
+    matrix = pair_f1_matrix(scorer, items, g, g[::-1])
+    assert matrix.shape == (n, n) and matrix[0, n - 1] == 1.0 and matrix[0, 0] == 0.0

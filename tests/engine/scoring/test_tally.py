@@ -87,6 +87,17 @@ def test_unfold_keeps_what_earlier_records_brought() -> None:
     assert per_field == before
 
 
+def test_unfold_drops_a_field_whose_sums_kept_a_rounding_residue() -> None:
+    """0.1 + 0.2 - 0.1 - 0.2 is not 0.0 in floats: a field is dropped once its counts are
+    all back to zero, whatever its sums kept."""
+    failed = [FieldResult("a", "a", Status.MISMATCH, 0.1), FieldResult("a", "a", Status.MISMATCH, 0.2)]
+    per_field: dict[str, list[float]] = {}
+    fold(failed, 0, per_field, [0] * 8, 0.0, 0.0, 0.0)
+    assert per_field["a"][SCORE_SUM] == 0.1 + 0.2
+    unfold(failed, per_field)
+    assert per_field == {}
+
+
 @SETTINGS
 @given(RESULTS, RESULTS)
 def test_unfold_takes_back_exactly_what_fold_put_in(earlier: list[FieldResult],

@@ -242,3 +242,27 @@ def test_large_matrices_add_unknown_keys_to_the_other_hallucinations(policy: Any
     # a and c match; b and z (in no gold element, so under either policy) are invented:
     # p 2/4, r 1.
     assert got[0, 0] == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize("null_policy", [None, "absent"])
+def test_missing_and_null_children_add_up_over_the_children(null_policy: str | None) -> None:
+    """Several children missing from one side of the same pair each count (omissions and
+    hallucinations add up); a missing key is absent, and a null is absent only under the
+    absent policy: the matrix gives the walk's own pair F1 for each."""
+    node = _items({"type": "object", "properties": {
+        "a": {"type": ["string", "null"], "x-eval-compare": "levenshtein"},
+        "b": {"type": ["integer", "null"]}, "c": {"type": ["string", "null"]}}},
+        null_policy=null_policy)
+    g = [{"a": "x", "b": 1, "c": "k"}, {"a": None, "b": 2}, {"a": "yy", "c": None},
+         {"a": None, "b": 5, "c": "k"}]
+    e = [{"c": "k"}, {"a": "x", "b": None, "c": "q"}, {"a": None, "c": "k"}]
+    walk = RecordScorer(node)
+    want = np.array([[count_results(walk.score(gv, ev)).pair_similarity() for ev in e]
+                     for gv in g])
+    got = vectorized_f1(node, g, e)
+    assert got is not None
+    np.testing.assert_array_equal(got, want)
+    # The pair of the first elements: a and b omitted, c matched.
+    assert want[0, 0] == pytest.approx(2 * 1 / (2 * 1 + 2 + 0))
+    # A null gold `a` against a missing one: omitted only when null is a value.
+    assert want[3, 0] == pytest.approx(2 / (2 + 2) if null_policy is None else 2 / (2 + 1))
