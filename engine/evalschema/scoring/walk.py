@@ -323,8 +323,7 @@ class RecordScorer:
                     v = value[name]
                     if v is None and child.null_policy == "absent":
                         continue
-                    self.expand(child, v, prefix + name,
-                                ptr + (child.seg or "/" + escape(name)), status)
+                    self.expand(child, v, prefix + name, ptr + child.seg, status)
             if node.values:
                 unknown = []
                 for k, v in value.items():

@@ -25,7 +25,13 @@ from evalschema import (
 from evalschema.rules.builtins import builtin_registry
 from evalschema.rules.registry import register_comparator
 from evalschema.run.evaluate import Evaluator
-from evalschema.scoring.specialized import LOCATION_CACHE, MAX_DEPTH, specializable
+from evalschema.scoring.specialized import (
+    LOCATION_CACHE,
+    MAX_DEPTH,
+    _Locations,
+    specializable,
+)
+from evalschema.scoring.walk import RecordScorer
 
 
 def _general(schema: Any, **kw: Any) -> Evaluator:
@@ -252,3 +258,85 @@ def test_same_on_arrays_longer_than_the_location_cache() -> None:
     last = rec.field_results[-1]
     assert (last.path, last.gold_pointer, str(last.status)) == (
         f"xs[{n - 1}].a", f"/xs/{n - 1}/a", "omission")
+
+
+GENERAL_METHODS = ("node", "object", "child", "leaf", "expand", "limited", "extra_keys",
+                   "array")
+
+
+def _spy_general(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Calls into the general walk, as (method, path of the node it was given). The
+    closures and their fallbacks give the same results, so only these calls tell them
+    apart."""
+    calls: list[tuple[str, str]] = []
+    for name in GENERAL_METHODS:
+        general = getattr(RecordScorer, name)
+
+        def spy(self: RecordScorer, node: Any, *args: Any, _name: str = name,
+                _general: Any = general) -> None:
+            calls.append((_name, node.path))
+            _general(self, node, *args)
+
+        monkeypatch.setattr(RecordScorer, name, spy)
+    return calls
+
+
+HOT = {"type": "object", "properties": {
+    "id": {"type": "string"},
+    "total": {"type": "number", "x-eval-compare": {"numeric": {"tolerance": {"rel": 0.01}}}},
+    "vendor": {"type": "object", "properties": {
+        "name": {"type": "string", "x-eval-compare": "levenshtein"},
+        "address": {"type": "object", "properties": {"city": {"type": "string"}}}}},
+    "items": {"type": "array", "items": {"type": "object", "properties": {
+        "sku": {"type": "string"}, "qty": {"type": "integer"}}}}}}
+
+
+def test_clean_records_never_reach_the_general_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plain leaves, objects inside objects and arrays of objects are scored by the
+    closures: the general walk is not asked for any of them."""
+    ev = _specialized(HOT)
+    calls = _spy_general(monkeypatch)
+    gold = {"id": "a", "total": 10.0, "vendor": {"name": "Acme", "address": {"city": "Bern"}},
+            "items": [{"sku": "x", "qty": 1}, {"sku": "y", "qty": 2}]}
+    extracted = {"id": "a", "total": 10.05, "vendor": {"name": "Acme!", "address": {
+        "city": "Basel"}}, "items": [{"sku": "x", "qty": 1}, {"sku": "z", "qty": 2}]}
+    (rec,) = _run(ev, [gold], [extracted])[0]
+    assert [(r.path, str(r.status)) for r in rec.field_results] == [
+        ("id", "match"), ("total", "match"), ("vendor.name", "mismatch"),
+        ("vendor.address.city", "mismatch"), ("items[0].sku", "match"), ("items[0].qty", "match"),
+        ("items[1].sku", "mismatch"), ("items[1].qty", "match")]
+    assert calls == []
+    # A value of the wrong type leaves the closures, for that field only.
+    _run(ev, [gold], [{**extracted, "vendor": "Acme"}])
+    assert calls == [("child", "vendor"), ("node", "vendor")]
+
+
+def test_objects_are_inlined_down_to_max_depth(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first object deeper than ``MAX_DEPTH`` is where the general walk takes over."""
+    schema: dict[str, Any] = {"type": "string"}
+    gold: Any = "x"
+    for _ in range(MAX_DEPTH + 2):
+        schema = {"type": "object", "properties": {"k": schema}}
+        gold = {"k": gold}
+    ev = _specialized(schema)
+    calls = _spy_general(monkeypatch)
+    _run(ev, [gold], [gold])
+    assert calls[0] == ("child", ".".join(["k"] * (MAX_DEPTH + 1)))
+
+
+def test_array_locations_are_cached_and_extended_in_order() -> None:
+    """Entries made once per index: a longer array extends the cache from where it ends;
+    past ``LOCATION_CACHE`` the cached ones are reused and the rest made, not kept."""
+    locations = _Locations("xs", "/xs", [(0, "a", "/a")])
+    three = list(locations.upto(3))
+    assert three == [("xs[0]", "/xs/0", "xs[0].a", "/xs/0/a"),
+                     ("xs[1]", "/xs/1", "xs[1].a", "/xs/1/a"),
+                     ("xs[2]", "/xs/2", "xs[2].a", "/xs/2/a")]
+    five = locations.upto(5)
+    assert five[:3] == three and [e[0] for e in five] == [f"xs[{i}]" for i in range(5)]
+    assert all(a is b for a, b in zip(five, three, strict=False))  # made once
+    assert len(locations.upto(LOCATION_CACHE)) == LOCATION_CACHE == len(locations.cache)
+    longer = locations.upto(LOCATION_CACHE + 2)
+    assert len(locations.cache) == LOCATION_CACHE  # not kept past the cap
+    assert longer[-1][0] == f"xs[{LOCATION_CACHE + 1}]"
+    assert all(a is b for a, b in zip(longer, locations.cache, strict=False))

@@ -75,6 +75,32 @@ class TestContainerTypeErrors:
 
 
 class TestLeaves:
+    def test_a_skipped_child_on_one_side_keeps_its_value_and_pointer(self) -> None:
+        schema = obj(a={**S, "x-eval-skip": True}, b=S)
+        assert walk(schema, {"a": "x", "b": "k"}, {"b": "k"})[0] == (
+            "a", "a", "skipped", 0.0, None, "x", None, "/a", None)
+        assert walk(schema, {"b": "k"}, {"a": "y", "b": "k"})[0] == (
+            "a", "a", "skipped", 0.0, None, None, "y", None, "/a")
+        assert walk(schema, {"a": "x"}, {"a": "y"})[0] == (
+            "a", "a", "skipped", 0.0, None, "x", "y", "/a", "/a")
+
+    def test_a_leaf_off_the_hot_path_goes_straight_to_leaf(
+            self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Null as absent takes a leaf off the inlined path, to ``child``, which judges it
+        itself rather than through ``node`` (one frame less per leaf)."""
+        calls: list[tuple[str, str]] = []
+        for name in ("node", "leaf"):
+            general = getattr(RecordScorer, name)
+
+            def spy(self: RecordScorer, node: Any, *args: Any, _name: str = name,
+                    _general: Any = general) -> None:
+                calls.append((_name, node.path))
+                _general(self, node, *args)
+
+            monkeypatch.setattr(RecordScorer, name, spy)
+        assert walk(obj(a=S), {"a": "x"}, {"a": "y"}, null_policy="absent")[0][2] == "mismatch"
+        assert calls == [("node", ""), ("leaf", "a")]
+
     def test_skipped_array_items_keep_their_values(self) -> None:
         schema = obj(tags={"type": "array", "items": {**S, "x-eval-skip": True}})
         assert walk(schema, {"tags": ["a", "b"]}, {"tags": ["a", "c"]}) == [
@@ -345,6 +371,18 @@ class TestOneSidedContainers:
         # Null as a value: a null child is omitted like any other.
         assert walk(schema, value, {})[2] == (
             "v.c", "v.c", "omission", 0.0, "missing from extracted", None, None, "/v/c", None)
+
+    def test_a_null_child_counted_as_absent_is_passed_over_not_the_end(self) -> None:
+        schema = obj(v=obj(a=S, b=S))
+        assert walk(schema, {"v": {"a": None, "b": "x"}}, {}, null_policy="absent") == [
+            ("v.b", "v.b", "omission", 0.0, "missing from extracted", "x", None, "/v/b", None)]
+
+    def test_a_whole_record_on_one_side_keeps_its_paths(self) -> None:
+        """A record that is not an object: every gold leaf is an omission at its own path
+        (no leading dot), and the record's own keys are judged from its root."""
+        rows = walk(obj(a=S, o=obj(b=S)), {"a": "x", "o": {"b": "y"}}, None)
+        assert [r[:3] + r[7:] for r in rows] == [
+            ("a", "a", "omission", "/a", None), ("o.b", "o.b", "omission", "/o/b", None)]
 
     def test_arrays_and_empty_containers(self) -> None:
         schema = obj(xs={"type": "array", "items": obj(a=S)}, o=obj(a=S))
