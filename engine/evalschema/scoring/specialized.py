@@ -118,29 +118,24 @@ class _Locations:
         return _entry(f"{self.path}[{i}]", f"{self.pointer}/{i}", self.rows)
 
 
-def specialize_scorer(scorer: RecordScorer, path: str, pointer: str) -> SpecializedScorer:
+def specialize_scorer(scorer: RecordScorer, path: str = "", pointer: str = "") -> SpecializedScorer:
     """The specialized scorer of ``scorer.root`` (see ``specializable``), for records whose
-    root sits at instance ``path`` and record ``pointer`` (``""`` and ``""`` unless
-    ``target=``)."""
+    root sits at instance ``path`` and record ``pointer`` (``target=``)."""
     S = scorer
     A = _ABSENT
     root = scorer.root
     weighted = any(n.weight != 1.0 for n in root.walk())
     FR = FieldResult
-    # One record's state, shared by the closures below: declared here, set by ``score``
-    # before each record (a closure reading one before that would be a NameError).
-    out: list[FieldResult]
-    append: Callable[[FieldResult], None]
-    PF: dict[str, list[float]]
-    PFg: Callable[[str], list[float] | None]
-    C: list[int]
-    m: int
-    mm: int
-    s: float
-    w: float
-    ws: float
-    ri: int
-    rid: Any
+    # One record's state, shared by the closures below (reset by ``score``).
+    out: list[FieldResult] = []
+    append = out.append
+    PF: dict[str, list[float]] = {}
+    PFg = PF.get
+    C = [0] * 8
+    m = mm = 0
+    s = w = ws = 0.0
+    ri = 0
+    rid: Any = None
 
     def general(call: Callable[..., None], *args: Any) -> None:
         """A call into the general walk, then the results it emitted tallied. If it

@@ -323,7 +323,8 @@ class RecordScorer:
                     v = value[name]
                     if v is None and child.null_policy == "absent":
                         continue
-                    self.expand(child, v, prefix + name, ptr + child.seg, status)
+                    self.expand(child, v, prefix + name,
+                                ptr + (child.seg or "/" + escape(name)), status)
             if node.values:
                 unknown = []
                 for k, v in value.items():
