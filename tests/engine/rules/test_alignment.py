@@ -62,6 +62,15 @@ def test_keyless_elements_pair_in_order_and_every_pair_is_in_gold_order() -> Non
     assert align("key_field", g, e, off, key="k") == ([(1, 0)], [0, 2], [1, 2])
 
 
+def test_an_unmatched_key_never_pairs_with_a_keyless_element() -> None:
+    """Only elements without a usable key pair in order: a gold key extracted lacks (or
+    an extracted key gold lacks) stays unpaired, beside keyless elements on the other side."""
+    assert align("key_field", [{"k": "a"}, {"v": 1}], [{"v": 2}], key="k") == (
+        [(1, 0)], [0], [])
+    assert align("key_field", [{"v": 1}], [{"k": "b"}, {"v": 2}], key="k") == (
+        [(0, 1)], [], [0])
+
+
 def test_set_pairs_equal_values_of_the_same_type_only() -> None:
     """``True == 1`` in Python, but a boolean is not the number 1: neither pairs with it."""
     assert align("set", [True, 1, "1", None], [1, "1", None, True]) == (

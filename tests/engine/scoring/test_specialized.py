@@ -23,7 +23,7 @@ from evalschema import (
     reclassify_nulls,
 )
 from evalschema.rules.builtins import builtin_registry
-from evalschema.rules.registry import register_comparator
+from evalschema.rules.registry import register_comparator, register_strategy
 from evalschema.run.evaluate import Evaluator
 from evalschema.scoring.specialized import (
     LOCATION_CACHE,
@@ -306,6 +306,16 @@ def test_clean_records_never_reach_the_general_walk(monkeypatch: pytest.MonkeyPa
         ("vendor.address.city", "mismatch"), ("items[0].sku", "match"), ("items[0].qty", "match"),
         ("items[1].sku", "mismatch"), ("items[1].qty", "match")]
     assert calls == []
+    # Null counted as absent on one side only: judged in the closures too.
+    absent = _specialized(HOT, null_policy="absent")
+    (rec,) = _run(absent, [gold], [{**extracted, "id": None}])[0]
+    assert (rec.field_results[0].path, str(rec.field_results[0].status)) == ("id", "omission")
+    assert calls == []
+    # An array empty on one side: the closures expand the other side's elements.
+    _run(ev, [{**gold, "items": []}], [extracted])
+    assert calls == [("expand", "items[]"), ("expand", "items[].sku"),
+                     ("expand", "items[].qty")] * 2
+    calls.clear()
     # A value of the wrong type leaves the closures, for that field only.
     _run(ev, [gold], [{**extracted, "vendor": "Acme"}])
     assert calls == [("child", "vendor"), ("node", "vendor")]
@@ -340,3 +350,46 @@ def test_array_locations_are_cached_and_extended_in_order() -> None:
     assert len(locations.cache) == LOCATION_CACHE  # not kept past the cap
     assert longer[-1][0] == f"xs[{LOCATION_CACHE + 1}]"
     assert all(a is b for a, b in zip(longer, locations.cache, strict=False))
+
+
+def test_same_where_a_comparator_gives_a_verdict_or_an_alignment_fails() -> None:
+    """Fields after a verdict, a failed alignment or a null skipped on both sides are
+    still scored, with the results and tallies the general walk gives."""
+    reg = builtin_registry()
+    register_strategy("twice", lambda g, e, p: [(0, 0), (0, 1)], registry=reg)
+    schema = {"type": "object", "properties": {
+        "d": {"type": "string", "x-eval-compare": "date"},
+        "z": {"type": ["string", "null"], "x-eval-null": "absent"},
+        "n": {"type": "string"},
+        "xs": {"type": "array", "items": {"type": "string"}, "x-eval-align": {"match_by": "twice"}},
+        "m": {"type": "string"}}}
+    gold = [{"d": "2021-03-04", "z": None, "n": "a", "xs": ["a"], "m": "k"},
+            {"d": "not a date", "z": None, "n": "b", "m": "k"}]
+    extracted = [{"d": "2021", "z": None, "n": "a", "xs": ["a", "b"], "m": "k"},
+                 {"d": "x", "z": None, "n": "c", "m": "q"}]
+    assert_same(schema, gold, extracted, registry=reg)
+    (first, second), _ = _run(_specialized(schema, registry=reg), gold, extracted)
+    assert [(r.path, str(r.status), r.score, r.gold_pointer, r.extracted_pointer)
+            for r in first.field_results] == [
+        ("d", "mismatch", 0.0, "/d", "/d"), ("z", "skipped", 0.0, "/z", "/z"),
+        ("n", "match", 1.0, "/n", "/n"), ("xs", "error", 0.0, "/xs", "/xs"),
+        ("m", "match", 1.0, "/m", "/m")]
+    d, xs = first.field_results[0], first.field_results[3]
+    assert (d.gold, d.extracted, d.reason) == (
+        "2021-03-04", "2021", '"2021" ≠ gold "2021-03-04" (date): the extracted value gives '
+        "the year only, gold the day")
+    assert (xs.gold, xs.extracted, xs.reason) == (
+        ["a"], ["a", "b"], "alignment strategy twice paired an element twice")
+    assert [(r.path, str(r.status)) for r in second.field_results] == [
+        ("d", "error"), ("z", "skipped"), ("n", "mismatch"), ("m", "mismatch")]
+
+
+def test_same_on_array_items_nested_as_deep_as_the_closures_go() -> None:
+    """Items are inlined from level 1: their objects' rows are laid out to the same depth."""
+    items: dict[str, Any] = {"type": "string"}
+    value: Any = "x"
+    for _ in range(MAX_DEPTH + 1):
+        items = {"type": "object", "properties": {"k": items, "n": {"type": "integer"}}}
+        value = {"k": value, "n": 1}
+    schema = {"type": "object", "properties": {"xs": {"type": "array", "items": items}}}
+    assert_same(schema, [{"xs": [value]}], [{"xs": [value, value]}])
