@@ -393,3 +393,15 @@ def test_same_on_array_items_nested_as_deep_as_the_closures_go() -> None:
         value = {"k": value, "n": 1}
     schema = {"type": "object", "properties": {"xs": {"type": "array", "items": items}}}
     assert_same(schema, [{"xs": [value]}], [{"xs": [value, value]}])
+
+
+def test_same_when_every_node_weighs_the_same_but_not_one() -> None:
+    """No weight of 1.0 anywhere, the root's included: the weight sums still carry them."""
+    schema = {"type": "object", "x-eval-weight": 2, "properties": {
+        "a": {"type": "string", "x-eval-weight": 2},
+        "o": {"type": "object", "x-eval-weight": 2, "properties": {
+            "b": {"type": "string", "x-eval-weight": 2}}}}}
+    assert_same(schema, [{"a": "x", "o": {"b": "y"}}], [{"a": "x", "o": {"b": "z"}}])
+    _, acc = _run(_specialized(schema), [{"a": "x", "o": {"b": "y"}}],
+                  [{"a": "x", "o": {"b": "z"}}])
+    assert acc.result().to_dict()["mean_weighted_score"] == 0.5
