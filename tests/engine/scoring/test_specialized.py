@@ -405,3 +405,21 @@ def test_same_when_every_node_weighs_the_same_but_not_one() -> None:
     _, acc = _run(_specialized(schema), [{"a": "x", "o": {"b": "y"}}],
                   [{"a": "x", "o": {"b": "z"}}])
     assert acc.result().to_dict()["mean_weighted_score"] == 0.5
+
+
+def test_same_under_a_policy_that_counts_extra_elements_from_the_end() -> None:
+    """struct_extract_eval labels extra extracted elements ``xs[-1]``, ``xs[-2]``…"""
+    from evalschema import parse_eval_schema
+    from evalschema.policy import STRUCT_EXTRACT_EVAL
+
+    schema = {"type": "object", "properties": {"xs": {"type": "array", "items": {
+        "type": "object", "properties": {"a": {"type": "string"}}}}}}
+    slow = Evaluator(parse_eval_schema(schema), policy=STRUCT_EXTRACT_EVAL)
+    fast = Evaluator(parse_eval_schema(schema), policy=STRUCT_EXTRACT_EVAL)
+    slow.specialized = None
+    assert fast.specialized is not None
+    gold, extracted = [{"xs": [{"a": "p"}]}], [{"xs": [{"a": "p"}, {"a": "q"}, {"a": "r"}]}]
+    (want,), _ = _run(slow, gold, extracted)
+    (got,), _ = _run(fast, gold, extracted)
+    assert _bits(got) == _bits(want)
+    assert [r.path for r in got.field_results] == ["xs[0].a", "xs[-1].a", "xs[-2].a"]
