@@ -316,6 +316,11 @@ def test_clean_records_never_reach_the_general_walk(monkeypatch: pytest.MonkeyPa
     assert calls == [("expand", "items[]"), ("expand", "items[].sku"),
                      ("expand", "items[].qty")] * 2
     calls.clear()
+    # Arrays inside nested objects are closures too.
+    nested = _specialized({"type": "object", "properties": {"o": {"type": "object", "properties": {
+        "xs": HOT["properties"]["items"]}}}})
+    _run(nested, [{"o": {"xs": gold["items"]}}], [{"o": {"xs": extracted["items"]}}])
+    assert calls == []
     # A value of the wrong type leaves the closures, for that field only.
     _run(ev, [gold], [{**extracted, "vendor": "Acme"}])
     assert calls == [("child", "vendor"), ("node", "vendor")]
@@ -384,8 +389,10 @@ def test_same_where_a_comparator_gives_a_verdict_or_an_alignment_fails() -> None
         ("d", "error"), ("z", "skipped"), ("n", "mismatch"), ("m", "mismatch")]
 
 
-def test_same_on_array_items_nested_as_deep_as_the_closures_go() -> None:
-    """Items are inlined from level 1: their objects' rows are laid out to the same depth."""
+def test_same_on_array_items_nested_as_deep_as_the_closures_go(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Items are inlined from level 1: their objects' rows are laid out to the same depth,
+    and the general walk takes over below it."""
     items: dict[str, Any] = {"type": "string"}
     value: Any = "x"
     for _ in range(MAX_DEPTH + 1):
@@ -393,6 +400,10 @@ def test_same_on_array_items_nested_as_deep_as_the_closures_go() -> None:
         value = {"k": value, "n": 1}
     schema = {"type": "object", "properties": {"xs": {"type": "array", "items": items}}}
     assert_same(schema, [{"xs": [value]}], [{"xs": [value, value]}])
+    ev = _specialized(schema)
+    calls = _spy_general(monkeypatch)
+    _run(ev, [{"xs": [value]}], [{"xs": [value]}])
+    assert calls[0] == ("child", ".".join(["xs[]", *["k"] * MAX_DEPTH]))
 
 
 def test_same_when_every_node_weighs_the_same_but_not_one() -> None:
