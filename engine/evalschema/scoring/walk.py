@@ -98,10 +98,9 @@ class RecordScorer:
     # -- emitting -----------------------------------------------------------
 
     def emit(self, node: SchemaNode, path: str, status: Status, score: float, g: Any, e: Any,
-             gp: str | None, ep: str | None, reason: str | None = None,
-             field_path: str | None = None) -> None:
+             gp: str | None, ep: str | None, reason: str | None = None) -> None:
         self.out.append(_new(FieldResult, (
-            path, node.path if field_path is None else field_path, status, score,
+            path, node.path, status, score,
             node.comparator, reason, g, e, gp, ep, node.pointer, node.weight,
             self.record_index, self.record_id,
         )))

@@ -456,6 +456,32 @@ class TestHotPath:
         assert strict.pair_f1(node)(pair, pair) == pytest.approx(2 / 3)  # p 1/2, r 1
 
 
+class TestBatchLeaves:
+    SEM: ClassVar[dict[str, Any]] = {"type": "string", "x-eval-compare": "semantic"}
+
+    def test_batch_leaves_wait_in_one_batch_per_node(self) -> None:
+        """Left pending where they are, with their values; the pairs of one node (here the
+        items of an array) gathered in one batch, with the indices of their results."""
+        scorer = RecordScorer(parse_eval_schema(obj(xs={"type": "array", "items": self.SEM},
+                                                    b=self.SEM)))
+        for _ in range(2):  # a second record starts with no batch of the first
+            out = scorer.score({"xs": ["p", "q"], "b": "y"}, {"xs": ["p2", "q2"], "b": "y2"})
+            assert [(r.path, str(r.status), r.score, r.reason, r.gold, r.extracted,
+                     r.gold_pointer, r.extracted_pointer) for r in out] == [
+                ("xs[0]", "pending", 0.0, None, "p", "p2", "/xs/0", "/xs/0"),
+                ("xs[1]", "pending", 0.0, None, "q", "q2", "/xs/1", "/xs/1"),
+                ("b", "pending", 0.0, None, "y", "y2", "/b", "/b")]
+            assert [(b.node.path, b.indices, b.pairs) for b in scorer.pending.values()] == [
+                ("xs[]", [0, 1], [("p", "p2"), ("q", "q2")]), ("b", [2], [("y", "y2")])]
+
+    def test_a_leaf_with_no_comparator_is_an_error_where_it_is(self) -> None:
+        """Only a node built by hand can lack one; it is reported, not skipped."""
+        root = parse_eval_schema(obj(a=S, b=S))
+        root.child_map["a"].compare = None
+        assert RecordScorer(root).score({"a": "x", "b": "k"}, {"a": "y", "b": "k"})[0][:10] == (
+            "a", "a", "error", 0.0, "exact", "no comparator", "x", "y", "/a", "/a")
+
+
 def test_results_carry_the_record_they_belong_to() -> None:
     """The index and id a caller passes (and index 0 by default) are on every result: the
     report and the editor find the record by them."""
