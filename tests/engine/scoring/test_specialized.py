@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from test_properties import SETTINGS, suite
+from test_walk import spy_methods
 
 from evalschema import (
     RecordResult,
@@ -31,7 +32,6 @@ from evalschema.scoring.specialized import (
     _Locations,
     specializable,
 )
-from evalschema.scoring.walk import RecordScorer
 
 
 def _general(schema: Any, **kw: Any) -> Evaluator:
@@ -265,20 +265,9 @@ GENERAL_METHODS = ("node", "object", "child", "leaf", "expand", "limited", "extr
 
 
 def _spy_general(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
-    """Calls into the general walk, as (method, path of the node it was given). The
-    closures and their fallbacks give the same results, so only these calls tell them
-    apart."""
-    calls: list[tuple[str, str]] = []
-    for name in GENERAL_METHODS:
-        general = getattr(RecordScorer, name)
-
-        def spy(self: RecordScorer, node: Any, *args: Any, _name: str = name,
-                _general: Any = general) -> None:
-            calls.append((_name, node.path))
-            _general(self, node, *args)
-
-        monkeypatch.setattr(RecordScorer, name, spy)
-    return calls
+    """Calls into the general walk: the closures and their fallbacks give the same
+    results, so only these calls tell them apart."""
+    return spy_methods(monkeypatch, GENERAL_METHODS)
 
 
 HOT = {"type": "object", "properties": {

@@ -41,6 +41,23 @@ def walk(schema: dict[str, Any], gold: Any, extracted: Any, policy: ScoringPolic
              r.gold_pointer, r.extracted_pointer) for r in scorer.score(gold, extracted)]
 
 
+def spy_methods(monkeypatch: pytest.MonkeyPatch, names: tuple[str, ...]
+                ) -> list[tuple[str, str]]:
+    """Calls of the named ``RecordScorer`` methods, as (method, path of the node given).
+    A fast path and its fallback give the same results: only these calls tell them apart."""
+    calls: list[tuple[str, str]] = []
+    for name in names:
+        general = getattr(RecordScorer, name)
+
+        def spy(self: RecordScorer, node: Any, *args: Any, _name: str = name,
+                _general: Any = general) -> None:
+            calls.append((_name, node.path))
+            _general(self, node, *args)
+
+        monkeypatch.setattr(RecordScorer, name, spy)
+    return calls
+
+
 class TestContainerTypeErrors:
     vendor = obj(vendor=obj(name=S))
 
@@ -88,16 +105,7 @@ class TestLeaves:
             self, monkeypatch: pytest.MonkeyPatch) -> None:
         """Null as absent takes a leaf off the inlined path, to ``child``, which judges it
         itself rather than through ``node`` (one frame less per leaf)."""
-        calls: list[tuple[str, str]] = []
-        for name in ("node", "leaf"):
-            general = getattr(RecordScorer, name)
-
-            def spy(self: RecordScorer, node: Any, *args: Any, _name: str = name,
-                    _general: Any = general) -> None:
-                calls.append((_name, node.path))
-                _general(self, node, *args)
-
-            monkeypatch.setattr(RecordScorer, name, spy)
+        calls = spy_methods(monkeypatch, ("node", "leaf"))
         assert walk(obj(a=S), {"a": "x"}, {"a": "y"}, null_policy="absent")[0][2] == "mismatch"
         assert calls == [("node", ""), ("leaf", "a")]
 
