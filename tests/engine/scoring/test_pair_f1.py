@@ -17,8 +17,9 @@ from test_properties import SETTINGS, STRING_TRANSFORMS, leaf_schema, object_val
 from evalschema import parse_eval_schema
 from evalschema.policy import NATIVE, STRUCT_EXTRACT_EVAL
 from evalschema.results import FieldResult, Status, count_results
+from evalschema.rules.alignment import SMALL_MATRIX
 from evalschema.rules.registry import CompareTypeError
-from evalschema.scoring.pair_f1 import flat_pair_f1, make_pair_f1
+from evalschema.scoring.pair_f1 import flat_pair_f1, make_pair_f1, pair_f1_matrix
 from evalschema.scoring.walk import RecordScorer
 
 
@@ -188,9 +189,6 @@ def test_omissions_and_hallucinations_add_up_over_the_fields() -> None:
 def test_large_matrices_are_not_scored_pair_by_pair(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past ``SMALL_MATRIX`` pairs, items the whole-matrix form judges never reach the
     per-pair F1 (which is about a hundred times slower there)."""
-    from evalschema.rules.alignment import SMALL_MATRIX
-    from evalschema.scoring.pair_f1 import pair_f1_matrix
-
     items = _xs_items(FLAT)
     scorer = RecordScorer(parse_eval_schema({"type": "object"}))
     monkeypatch.setattr(scorer, "pair_f1", lambda _items: pytest.fail("scored pair by pair"))

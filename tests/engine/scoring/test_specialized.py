@@ -21,8 +21,10 @@ from evalschema import (
     RunAccumulator,
     iter_evaluate,
     make_evaluator,
+    parse_eval_schema,
     reclassify_nulls,
 )
+from evalschema.policy import STRUCT_EXTRACT_EVAL
 from evalschema.rules.builtins import builtin_registry
 from evalschema.rules.registry import register_comparator, register_strategy
 from evalschema.run.evaluate import Evaluator
@@ -409,9 +411,6 @@ def test_same_when_every_node_weighs_the_same_but_not_one() -> None:
 
 def test_same_under_a_policy_that_counts_extra_elements_from_the_end() -> None:
     """struct_extract_eval labels extra extracted elements ``xs[-1]``, ``xs[-2]``…"""
-    from evalschema import parse_eval_schema
-    from evalschema.policy import STRUCT_EXTRACT_EVAL
-
     schema = {"type": "object", "properties": {"xs": {"type": "array", "items": {
         "type": "object", "properties": {"a": {"type": "string"}}}}}}
     slow = Evaluator(parse_eval_schema(schema), policy=STRUCT_EXTRACT_EVAL)

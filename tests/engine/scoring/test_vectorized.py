@@ -21,6 +21,12 @@ from evalschema.scoring.vectorized import _f1, _scalar_f1, vectorized_f1
 from evalschema.scoring.walk import RecordScorer
 
 
+def walked_f1(walk: RecordScorer, g: list[Any], e: list[Any]) -> np.ndarray:
+    """Every pair's F1 as the definition gives it: the walk's results for the pair, counted."""
+    return np.array([[count_results(walk.score(gv, ev)).pair_similarity() for ev in e]
+                     for gv in g])
+
+
 @st.composite
 def flat_items(draw: st.DrawFn) -> tuple[dict[str, Any], list[Any], list[Any], str | None]:
     names = draw(st.lists(st.sampled_from(NAMES), min_size=1, max_size=3, unique=True))
@@ -51,8 +57,7 @@ def test_vectorized_pair_f1_matches_per_pair_scores(case: tuple[Any, ...]) -> No
     items = root.child_map["xs"].items
     assert items is not None
     fast = vectorized_f1(items, g, e)
-    sub = RecordScorer(items)
-    slow = np.array([[count_results(sub.score(gv, ev)).pair_similarity() for ev in e] for gv in g])
+    slow = walked_f1(RecordScorer(items), g, e)
     if fast is not None:  # the same floats: the assignment depends on every bit (ties)
         np.testing.assert_array_equal(fast, slow)
     np.testing.assert_allclose(pair_f1_matrix(RecordScorer(root), items, g, e), slow,
@@ -79,9 +84,7 @@ def test_large_matrices_follow_the_policy_on_shared_unknown_keys(policy: Any) ->
     assert items is not None
     g = [{"a": i, "b": 1, "c": 1, "z": 0} for i in range(20)]
     e = [{"a": i, "b": 1, "c": 1, "z": 0} for i in range(20)]
-    walk = RecordScorer(items, policy)
-    want = np.array([[count_results(walk.score(gv, ev)).pair_similarity() for ev in e]
-                     for gv in g])
+    want = walked_f1(RecordScorer(items, policy), g, e)
     assert len(g) * len(e) > SMALL_MATRIX
     got = pair_f1_matrix(RecordScorer(root, policy), items, g, e)
     np.testing.assert_array_equal(got, want)
@@ -169,9 +172,7 @@ def test_shapes_left_to_the_per_pair_f1(items: dict[str, Any], kw: dict[str, Any
     object) get no matrix: the caller scores those pairs one by one."""
     node = _items(items, **kw)
     assert vectorized_f1(node, g, e) is None
-    walk = RecordScorer(node)
-    want = np.array([[count_results(walk.score(gv, ev)).pair_similarity() for ev in e]
-                     for gv in g])
+    want = walked_f1(RecordScorer(node), g, e)
     np.testing.assert_array_equal(pair_f1_matrix(RecordScorer(node), node, g * 300, e), np.tile(
         want, (300, 1)))
 
@@ -183,9 +184,7 @@ def test_null_scalars_under_null_as_a_value(null_policy: str | None) -> None:
     node = _items({"type": ["string", "null"], "x-eval-compare": "levenshtein"},
                   null_policy=null_policy)
     g, e = ["ab", None, "b"], [None, "abc", ""]
-    walk = RecordScorer(node)
-    want = np.array([[count_results(walk.score(gv, ev)).pair_similarity() for ev in e]
-                     for gv in g])
+    want = walked_f1(RecordScorer(node), g, e)
     got = vectorized_f1(node, g, e)
     if null_policy == "absent":
         assert got is None
@@ -200,9 +199,7 @@ def test_a_skipped_child_takes_no_part() -> None:
         **LEAVES, "s": {"type": "string", "x-eval-skip": True}}})
     g = [{"a": "abcd", "b": 1, "s": "p"}, {"a": "xyz", "s": "q"}]
     e = [{"a": "abcX", "b": 1, "s": "q"}, {"b": 2, "s": "p"}]
-    walk = RecordScorer(node)
-    want = np.array([[count_results(walk.score(gv, ev)).pair_similarity() for ev in e]
-                     for gv in g])
+    want = walked_f1(RecordScorer(node), g, e)
     got = vectorized_f1(node, g, e)
     assert got is not None
     np.testing.assert_array_equal(got, want)
@@ -216,9 +213,7 @@ def test_transforms_apply_before_the_matrix_comparator() -> None:
         "b": {"type": "integer"}}})
     g = [{"a": "acme", "b": 1}, {"a": "Globex", "b": 2}]
     e = [{"a": " ACME ", "b": 1}, {"a": "globex", "b": 3}]
-    walk = RecordScorer(node)
-    want = np.array([[count_results(walk.score(gv, ev)).pair_similarity() for ev in e]
-                     for gv in g])
+    want = walked_f1(RecordScorer(node), g, e)
     got = vectorized_f1(node, g, e)
     assert got is not None
     np.testing.assert_array_equal(got, want)
@@ -234,9 +229,7 @@ def test_large_matrices_add_unknown_keys_to_the_other_hallucinations(policy: Any
     assert items is not None
     g = [{"a": i, "c": 1} for i in range(20)]
     e = [{"a": i, "b": 1, "c": 1, "z": 0} for i in range(20)]
-    walk = RecordScorer(items, policy)
-    want = np.array([[count_results(walk.score(gv, ev)).pair_similarity() for ev in e]
-                     for gv in g])
+    want = walked_f1(RecordScorer(items, policy), g, e)
     got = pair_f1_matrix(RecordScorer(root, policy), items, g, e)
     np.testing.assert_array_equal(got, want)
     # a and c match; b and z (in no gold element, so under either policy) are invented:
@@ -256,9 +249,7 @@ def test_missing_and_null_children_add_up_over_the_children(null_policy: str | N
     g = [{"a": "x", "b": 1, "c": "k"}, {"a": None, "b": 2}, {"a": "yy", "c": None},
          {"a": None, "b": 5, "c": "k"}]
     e = [{"c": "k"}, {"a": "x", "b": None, "c": "q"}, {"a": None, "c": "k"}]
-    walk = RecordScorer(node)
-    want = np.array([[count_results(walk.score(gv, ev)).pair_similarity() for ev in e]
-                     for gv in g])
+    want = walked_f1(RecordScorer(node), g, e)
     got = vectorized_f1(node, g, e)
     assert got is not None
     np.testing.assert_array_equal(got, want)
