@@ -69,7 +69,35 @@ class CoverageFigures(TypedDict):
     off_schema: list[OffSchemaKey]
 
 
-class RunSummary(Figures, CoverageFigures):
+class CheckRow(TypedDict):
+    """One of the configuration's thresholds and how the run fared (``evalschema eval``'s
+    gate: ``fail_under`` on the overall F1, ``[suite.thresholds]`` per field)."""
+
+    #: A field path; null for the overall F1 (``fail_under``).
+    field: str | None
+    #: "macro F1", "micro F1" (overall) or "F1" (a field).
+    metric: str
+    #: null when undefined (nothing judged): the check fails.
+    value: float | None
+    threshold: float
+    passed: bool
+    #: As ``evalschema eval`` prints it: ``overall macro F1 0.8059 < 0.8500``.
+    text: str
+
+
+class GateFigures(TypedDict):
+    """The run against the configuration's thresholds."""
+
+    #: The overall check first, then one per field threshold; empty when none are set.
+    checks: list[CheckRow]
+    #: Whether every check passed; null when there are none.
+    passed: bool | None
+    #: The verdict in a few characters, for badges: "✓", "✗ < 0.85" (the overall F1's
+    #: threshold), "✗ 2 fields below threshold"; "" when there are no checks.
+    badge: str
+
+
+class RunSummary(Figures, CoverageFigures, GateFigures):
     #: The URI of the run's extracted file.
     extracted: str
     label: str
@@ -83,6 +111,9 @@ class SuiteSummary(TypedDict):
     runs: list[RunSummary]
     #: Problems with the suite's files and schema (absent when the run was cancelled).
     problems: NotRequired[int]
+    #: Set when the runs shown are the last good results, no longer current, and why
+    #: ("schema has errors": it stopped parsing or checking since).
+    stale: NotRequired[str]
 
 
 class SuiteSummaries(TypedDict):
@@ -156,6 +187,8 @@ class SuiteReport(TypedDict):
     gold: str
     runs: list[RunReport]
     problems: list[SuiteProblem]
+    #: As in SuiteSummary: why the runs shown are not current.
+    stale: NotRequired[str]
 
 
 class SuiteReports(TypedDict):

@@ -147,6 +147,10 @@ class EvalSchemaServer(LanguageServer):
     def log_error(self, where: str, exc: BaseException) -> None:
         report_once(self, where, exc)
 
+    def log_info(self, message: str) -> None:
+        self.window_log_message(types.LogMessageParams(types.MessageType.Info,
+                                                       f"evalschema: {message}"))
+
     def progress_begin(self, token: str, title: str) -> None:
         window = self.client_capabilities.window
         if window is None or not window.work_done_progress:

@@ -202,10 +202,20 @@ _SETTINGS = (
         "output channel.",
         enum=("off", "messages", "verbose"), scope=None, reader="languageclient"),
     Setting(
-        "maxDiagnosticsPerFile", "integer", 2000,
-        "Diagnostics per data file, in file order, then one note with the number not shown "
-        "(`0`: no limit).",
-        minimum=0, hidden=True),
+        "maxDiagnosticsPerFile", "integer", 900,
+        "Findings shown per data file, in file order, then one note at the top of the file "
+        "with the number not shown and their records (`0`: no limit). VS Code lists at most "
+        "1,000 problems per file and silently drops the rest, so keep this below 1,000.",
+        minimum=0),
+    Setting(
+        "diagnosticsMode", "string", "finding",
+        "How findings in data files are shown: one diagnostic per `finding` (on the wrong "
+        "value), or one per `record` (on its first key, listing its wrong fields, each "
+        "finding a related location), for very noisy runs.",
+        enum=("finding", "record"),
+        schema={"enumDescriptions": [
+            "One diagnostic per wrong, missing or invented value, where it is.",
+            "One diagnostic per record that has findings, listing them."]}),
 )
 
 #: Every setting by name, in the order the editor lists them.
@@ -273,6 +283,8 @@ class EvalSettings:
     debounce_ms: int = _default("evaluationDebounceMs")
     #: Diagnostics per data file (in file order); 0 means no limit.
     max_diagnostics_per_file: int = _default("maxDiagnosticsPerFile")
+    #: "finding" (one diagnostic each) or "record" (one per record, listing its findings).
+    diagnostics_mode: str = _default("diagnosticsMode")
 
 
 @dataclass(frozen=True)
@@ -318,6 +330,7 @@ class Settings:
                 field_threshold=v["fieldThreshold"],
                 debounce_ms=v["evaluationDebounceMs"],
                 max_diagnostics_per_file=v["maxDiagnosticsPerFile"],
+                diagnostics_mode=v["diagnosticsMode"],
             ),
             judge=v["judge"],
             extra=dict(raw),

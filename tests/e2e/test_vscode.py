@@ -2,7 +2,9 @@
 Chromium (vscode-extension/e2e/run.mjs). Checks the squiggle and quick fix on a misspelt
 comparator, the mismatch diagnostics of an extracted file in the Problems panel, and
 "Evaluate suite" from the command palette: the status-bar F1 (against the engine's own figure
-for that run) and the results view. Screenshots go to vscode-extension/e2e/artifacts/.
+for that run, naming the run and its pass/fail) and the results view (the runs side by side,
+with Δ and pass/fail badges). model-b's Problems stay under VS Code's 1,000 per file and end
+with the server's summary of the findings not shown. Screenshots go to vscode-extension/e2e/artifacts/.
 
 All of it in a hostile, untrusted workspace (issue 11): it plants ``evalschema_server/`` and
 ``lsprotocol.py``, workspace settings naming its own interpreter, server arguments and a
@@ -111,10 +113,18 @@ def test_vscode_end_to_end(tmp_path: Path) -> None:
     assert any(" evalschema mismatch " in p for p in problems), problems
     assert re.search(r"≠ gold", "\n".join(problems)), problems
     ok("hover in invoices.model-b.extracted.jsonl")
+    # Under VS Code's limit, with the server's summary and never VS Code's own note.
+    summary = ok("summary of findings not shown")
+    assert re.search(r"\(\d+ problems\): .*more findings in [\d,]+ records \(INV-", summary), summary
+    ok("no 'Not showing' row from VS Code")
     # 3. Evaluate suite: the status bar shows model-b's F1 (the active file's run), as computed
     # by the engine itself, and the results view agrees and lists both runs.
     expected = _engine_f1("model-b")
     assert ok("status bar F1").split()[4] == expected, (ok("status bar F1"), expected)
+    assert f"(invoices · model-b F1 {expected} ✗ < 0.85)" in ok("status bar F1")
+    side = ok("side by side")
+    assert "Field | model-a | model-b | Δ model-b" in side, side
+    assert f"model-a {_engine_f1('model-a')} ✓; model-b {expected} ✗ < 0.85" in side, side
     assert f"F1 {expected} macro" in ok("results view invoices.model-b.extracted.jsonl")
     runs = ok("results view: 3 run(s)")  # model-a and model-b, and the planted "spend" suite's
     assert "model-a" in runs and "model-b" in runs
@@ -127,6 +137,7 @@ def test_vscode_end_to_end(tmp_path: Path) -> None:
     ok("trusted workspace: the judge asked the user's own endpoint, with the key")
     ok("judge listener named by a schema got no request")
     for name in ("1-diagnostic.png", "1-quick-fix.png", "2-extracted-problems.png",
+                 "2-problems-summary.png",
                  "2-extracted-hover.png", "3-results.png", "3-worst-example.png",
                  "5-trusted.png"):
         shot = ARTIFACTS / name

@@ -5,9 +5,11 @@
 // Scenario, on a copy of examples/ plus a schema with a misspelt comparator:
 //   1. open the schema: the squiggle on the comparator, its message on hover, the quick fix
 //      "Change to 'numeric'" applied, the squiggle gone;
-//   2. open an extracted file: the server's mismatch diagnostics in the Problems panel;
-//   3. "evalschema: Evaluate suite" from the command palette: the status-bar F1 and the results
-//      view (sortable; a click on a field opens its worst example).
+//   2. open an extracted file: the server's mismatch diagnostics in the Problems panel, under
+//      VS Code's 1,000 per file, ending with the server's summary of the findings not shown;
+//   3. "evalschema: Evaluate suite" from the command palette: the status-bar F1 naming the run and
+//      its pass/fail, and the results view (the runs side by side with Δ and pass/fail badges;
+//      sortable; a click on a field opens its worst example).
 // The workspace is hostile and untrusted (VS Code's workspace trust is on; the folder is not
 // trusted): it plants a package evalschema_server/ and a module lsprotocol.py, workspace settings
 // that choose an interpreter of its own, server arguments and a comparator module, and a schema
@@ -397,6 +399,24 @@ async function main() {
   if (squiggles === 0) fail(`no squiggles in ${extracted}`);
   ok(`extracted-file squiggles on screen: ${squiggles} (${((Date.now() - s2) / 1000).toFixed(1)}s)`);
   await shot("2-extracted-problems.png");
+  // model-b has more findings than VS Code lists per file (1,000): the server stays under that
+  // limit, and the file's problems end with its summary (information, after the warnings), not
+  // with VS Code's own "Not showing N further errors and warnings".
+  const count = Number(/(\d[\d,]*)\s*$/.exec(badge)?.[1]?.replace(/,/g, "") ?? NaN);
+  if (!(count > 0 && count <= 1000)) fail(`${extracted} has ${count} problems: not under VS Code's limit of 1,000`);
+  const filter = page.locator('.part.panel input[placeholder^="Filter"]').first();
+  await filter.fill("not shown");
+  const summaryRow = panel.locator(".monaco-list-row", { hasText: /more findings in [\d,]+ records/ }).first();
+  await summaryRow.waitFor({ timeout: STEP_TIMEOUT }).catch(() => fail(`no summary of the findings not shown in ${extracted}`));
+  const summaryText = (await summaryRow.innerText()).replace(/\s+/g, " ").trim();
+  ok(`summary of findings not shown (${count} problems): ${summaryText.slice(0, 200)}`);
+  await shot("2-problems-summary.png");
+  await filter.fill("Not showing");
+  await page.waitForTimeout(1000);
+  const vscodeNote = await panel.locator(".monaco-list-row", { hasText: /Not showing [\d,]+ further/ }).count();
+  if (vscodeNote) fail(`VS Code dropped problems of ${extracted}: its "Not showing" row is there`);
+  ok("no 'Not showing' row from VS Code: every finding is shown or counted");
+  await filter.fill("");
   // The message inline, on hover of a squiggled value.
   await page.keyboard.press("Control+Shift+M");
   await panel.waitFor({ state: "hidden", timeout: STEP_TIMEOUT }).catch(() => undefined);
@@ -430,10 +450,12 @@ async function main() {
   await page.keyboard.press("Control+B"); // hide the side bar: room for the results view
   if ((await page.locator(".webview").count()) !== 0) fail("a webview is open before Evaluate suite");
   await runCommand("evalschema: Evaluate suite");
-  const status = page.locator(".statusbar-item", { hasText: /invoices F1 \d\.\d{3}/ }).first();
+  // The status bar names the run it shows (the active file's) and whether it passes.
+  const status = page.locator(".statusbar-item", { hasText: /invoices · model-b F1 \d\.\d{3}/ }).first();
   await status.waitFor({ timeout: 120000 });
   const statusText = (await status.innerText()).replace(/\s+/g, " ").trim();
   const statusF1 = /F1 (\d\.\d{3})/.exec(statusText)?.[1];
+  if (!statusText.includes("✗ < 0.85")) fail(`the status bar does not say model-b fails fail_under = 0.85: ${statusText}`);
   ok(`status bar F1 ${statusF1} (${statusText})`);
   const webview = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
   const rows = webview.locator("table.fields tbody tr[data-field]");
@@ -441,6 +463,19 @@ async function main() {
   const sections = await webview.locator("section.run").count();
   const runLabels = await webview.locator("section.run h2").allInnerTexts();
   ok(`results view: ${sections} run(s): ${runLabels.join(", ")}`);
+  // The runs side by side: a column per run in the configuration's order, Δ against the first,
+  // and each run's pass/fail badge against the configuration's fail_under.
+  const side = webview.locator("section.side", { hasText: "model-b" }).first();
+  const heads = (await side.locator("thead th").allInnerTexts()).map((t) => t.replace(/[▲▼]/g, "").trim());
+  if (heads.join("|") !== "Field|model-a|model-b|Δ model-b") fail(`side-by-side columns: ${heads.join(" | ")}`);
+  const sideRows = await side.locator("tbody tr[data-field]").count();
+  const failBadge = ((await side.locator(".badge.fail").allInnerTexts())[0] ?? "").trim();
+  if (!/^model-b \d\.\d{3} ✗ < 0\.85$/.test(failBadge)) fail(`model-b's fail badge: '${failBadge}'`);
+  const passBadge = ((await side.locator(".badge.pass").allInnerTexts())[0] ?? "").trim();
+  if (!/^model-a \d\.\d{3} ✓$/.test(passBadge)) fail(`model-a's pass badge: '${passBadge}'`);
+  const deltas = await side.locator("tbody tr[data-field] td.delta").allInnerTexts();
+  if (deltas.length !== sideRows || !deltas.every((d) => /^([+−]\d\.\d{3}|0\.000|—)$/.test(d.trim()))) fail(`Δ cells: ${deltas.join(" ")}`);
+  ok(`side by side: ${heads.join(" | ")}; ${sideRows} fields; ${passBadge}; ${failBadge}; Δ ${deltas.slice(0, 3).join(" ")}`);
   const section = webview.locator("section.run", { hasText: "model-b" }).first();
   const summary = (await section.locator(".summary").innerText()).replace(/\s+/g, " ");
   const viewF1 = /F1 (\d\.\d{3})/.exec(summary)?.[1];

@@ -1,9 +1,9 @@
 // The palette commands' ids and titles, and how a command's argument (a file from the explorer,
 // a suite from a code lens, nothing from the palette) becomes what the server is asked. Pure (no
 // VS Code: a Uri argument comes in as its string), so it is unit-tested; src/extension.ts runs it.
-import { ServerCommands, type SuiteInfo, type SuiteReport, type SuiteSummary } from "./protocol";
+import { ServerCommands, type SuiteInfo, type SuiteSummary } from "./protocol";
 import { UserError } from "./errors";
-import { sameUri, suiteOfUri } from "./status";
+import { suiteOfUri } from "./status";
 
 /** The commands package.json contributes; the title names the command in error messages. */
 export const COMMANDS = {
@@ -63,17 +63,6 @@ export function onlySuite(suites: readonly SuiteInfo[]): SuiteInfo | undefined {
 /** What a run command opens afterwards: the one suite it evaluated, else all of them. */
 export function reportTargetAfterRun(suites: readonly SuiteSummary[]): Target {
   return suites.length === 1 && suites[0] ? { suite: suites[0].key } : {};
-}
-
-/** The reports with the active editor's run first in each suite. */
-export function activeRunFirst(reports: readonly SuiteReport[], activeUri: string | undefined): SuiteReport[] {
-  return reports.map((r) => {
-    const i = activeUri ? r.runs.findIndex((run) => sameUri(run.extracted, activeUri)) : -1;
-    if (i <= 0) return r;
-    const runs = [...r.runs];
-    runs.unshift(...runs.splice(i, 1));
-    return { ...r, runs };
-  });
 }
 
 /** The active editor's file, as far as the commands read it. */

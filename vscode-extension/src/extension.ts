@@ -6,7 +6,6 @@ import * as vscode from "vscode";
 import {
   COMMANDS,
   STATUS_ITEM,
-  activeRunFirst,
   annotateTarget,
   argumentTarget,
   compareSuite,
@@ -53,7 +52,10 @@ class Extension implements vscode.Disposable {
     this.status = vscode.window.createStatusBarItem(STATUS_ITEM.id, vscode.StatusBarAlignment.Left, 50);
     this.status.name = STATUS_ITEM.name;
     this.status.command = STATUS_ITEM.command;
-    this.results = new ResultsPanel((suite) => void this.guard(COMMANDS.evaluateSuite.title, () => this.evaluate({ suite })));
+    this.results = new ResultsPanel(
+      (suite) => void this.guard(COMMANDS.evaluateSuite.title, () => this.evaluate({ suite })),
+      () => this.session.running,
+    );
     // One handler for each of COMMANDS (the type says so; test/commands.test.ts checks COMMANDS
     // against package.json).
     const handlers: Record<keyof typeof COMMANDS, (arg: unknown) => Promise<unknown>> = {
@@ -82,7 +84,9 @@ class Extension implements vscode.Disposable {
       }),
       server.onDidStart(() => void this.refreshSuites()),
       server.onRunStarted((p) => {
-        if (this.session.runStarted(p)) this.updateStatus();
+        if (!this.session.runStarted(p)) return;
+        this.updateStatus();
+        this.results.render(); // "Updating…" over the last figures
       }),
       server.onRunFinished((p) => {
         const outcome = this.session.runFinished(p, this.results.suites);
@@ -90,6 +94,7 @@ class Extension implements vscode.Disposable {
         if (outcome.listSuites) void this.refreshSuites();
         this.updateStatus();
         if (outcome.refreshPanel !== undefined) void this.refreshPanel(outcome.refreshPanel);
+        else this.results.render();
       }),
     );
     // The server's code lenses run its own commands; show their results like the palette's.
@@ -202,7 +207,7 @@ class Extension implements vscode.Disposable {
       void vscode.window.showWarningMessage("evalschema: there is no report to show.");
       return;
     }
-    this.results.show(activeRunFirst(reports, this.activeUri()));
+    this.results.show(reports);  // runs in the configuration's order: the first is the baseline
   }
 
   private async refreshPanel(suite: string): Promise<void> {

@@ -5,6 +5,7 @@
 // (server/evalschema_server/protocol.py) into ./generated/protocol.ts: `npm run contracts`.
 
 import type {
+  CheckRow,
   FieldRow,
   LspRange,
   RunReport,
@@ -48,7 +49,15 @@ export function readRunSummary(v: unknown): RunSummary | undefined {
     micro_f1: figure(v.micro_f1),
     coverage: figure(v.coverage),
     off_schema: Array.isArray(v.off_schema) ? v.off_schema.filter(isObject).filter((k) => typeof k.pointer === "string").map((k) => ({ pointer: str(k.pointer), values: num(k.values) })) : [],
+    checks: Array.isArray(v.checks) ? v.checks.map(readCheck).filter((c): c is CheckRow => c !== undefined) : [],
+    passed: typeof v.passed === "boolean" ? v.passed : null,
+    badge: str(v.badge),
   };
+}
+
+function readCheck(v: unknown): CheckRow | undefined {
+  if (!isObject(v) || typeof v.threshold !== "number" || typeof v.passed !== "boolean") return undefined;
+  return { field: typeof v.field === "string" ? v.field : null, metric: str(v.metric), value: figure(v.value), threshold: v.threshold, passed: v.passed, text: str(v.text) };
 }
 
 export function readSuiteSummary(v: unknown): SuiteSummary | undefined {
@@ -56,6 +65,7 @@ export function readSuiteSummary(v: unknown): SuiteSummary | undefined {
   const runs = Array.isArray(v.runs) ? v.runs.map(readRunSummary) : [];
   const summary: SuiteSummary = { name: v.name, key: str(v.key) || v.name, runs: runs.filter((r): r is RunSummary => r !== undefined) };
   if (typeof v.problems === "number") summary.problems = num(v.problems);
+  if (typeof v.stale === "string" && v.stale) summary.stale = v.stale;
   return summary;
 }
 
@@ -130,7 +140,9 @@ export function readSuiteReports(v: unknown): SuiteReport[] {
     for (const p of Array.isArray(s.problems) ? s.problems : []) {
       if (isObject(p) && typeof p.message === "string") problems.push({ uri: str(p.uri), code: str(p.code), message: p.message });
     }
-    out.push({ name: s.name, key: str(s.key) || s.name, schema: str(s.schema), gold: str(s.gold), runs, problems });
+    const report: SuiteReport = { name: s.name, key: str(s.key) || s.name, schema: str(s.schema), gold: str(s.gold), runs, problems };
+    if (typeof s.stale === "string" && s.stale) report.stale = s.stale;
+    out.push(report);
   }
   return out;
 }

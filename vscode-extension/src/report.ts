@@ -1,8 +1,10 @@
-// The results view's HTML: one table per run (field, precision, recall, F1 with a bar, matches,
-// mismatches, omissions, hallucinations), sortable by any column, worst F1 first; a click on a
-// field opens its worst example. Pure (strings in, string out), so it is unit-tested; colours
-// come from the editor theme's CSS variables.
-import type { FieldRow, RunReport, RunSummary, SuiteReport } from "./protocol";
+// The results view's HTML: per suite, the runs side by side (one row per field, an F1 column per
+// run in the configuration's order, a Δ column per run against the first, the better F1
+// highlighted, pass/fail badges), then one table per run (field, precision, recall, F1 with a
+// bar, matches, mismatches, omissions, hallucinations). Every table sorts by any column; a click
+// on a field opens its worst example. Pure (strings in, string out), so it is unit-tested;
+// colours come from the editor theme's CSS variables.
+import type { FieldRow, RunReport, RunSummary, SuiteReport, WorstExample } from "./protocol";
 
 export type SortKey = "field" | "precision" | "recall" | "f1" | "matches" | "mismatches" | "omissions" | "hallucinations";
 export type SortDir = "asc" | "desc";
@@ -67,11 +69,8 @@ export function grade(f1: number | null): "good" | "fair" | "poor" | "undefined"
 function renderRow(row: FieldRow): string {
   const pct = row.f1 === null ? 0 : Math.max(0, Math.min(100, row.f1 * 100));
   const data = COLUMNS.map((c) => `data-${c.key}="${escapeHtml(String(row[c.key] ?? ""))}"`).join(" ");
-  const open = row.worst
-    ? ` class="has-worst" tabindex="0" title="Open the worst example of ${escapeHtml(row.field)}" data-uri="${escapeHtml(row.worst.uri)}" data-range="${escapeHtml(JSON.stringify(row.worst.range))}"`
-    : "";
   return (
-    `<tr ${data}${open}>` +
+    `<tr ${data}${openRow(row.worst, `Open the worst example of ${row.field}`)}>` +
     `<td class="field"><code>${escapeHtml(row.field)}</code></td>` +
     `<td class="num f1"><span class="bar ${grade(row.f1)}"><span class="fill" data-w="${pct.toFixed(1)}"></span></span>${formatF1(row)}</td>` +
     `<td class="num">${formatScore(row.precision)}</td>` +
@@ -108,16 +107,99 @@ export function renderRun(run: RunReport, suite: string, sort: { key: SortKey; d
 function renderInvented(rows: readonly FieldRow[]): string {
   if (!rows.length) return "";
   const items = sortRows(rows, "hallucinations", "desc").map((row) => {
-    const open = row.worst
-      ? ` class="has-worst" tabindex="0" title="Open an example of ${escapeHtml(row.field)}" data-uri="${escapeHtml(row.worst.uri)}" data-range="${escapeHtml(JSON.stringify(row.worst.range))}"`
-      : "";
-    return `<tr${open}><td class="field"><code>${escapeHtml(row.field)}</code></td><td class="num">${row.hallucinations}</td></tr>`;
+    return `<tr${openRow(row.worst, `Open an example of ${row.field}`)}><td class="field"><code>${escapeHtml(row.field)}</code></td><td class="num">${row.hallucinations}</td></tr>`;
   });
   const n = rows.length;
   return (
     `<details class="invented"><summary>${n} key${n === 1 ? "" : "s"} the model invented (never in gold)</summary>\n` +
     `<table class="invented"><thead><tr><th scope="col">Key</th><th scope="col" class="num">Records</th></tr></thead>\n` +
     `<tbody>\n${items.join("\n")}\n</tbody></table></details>\n`
+  );
+}
+
+/** One field across the runs: its F1 in each (null: undefined, or absent from that run). */
+export interface SideRow {
+  field: string;
+  f1: (number | null)[];
+  /** F1 of run i minus the first run's (index 0 is always null); null when either is undefined. */
+  delta: (number | null)[];
+  worst: (WorstExample | null)[];
+}
+
+/** The fields the schema judges (not invented keys), by name, with each run's F1. */
+export function sideRows(runs: readonly RunReport[]): SideRow[] {
+  const names = [...new Set(runs.flatMap((r) => r.fields.filter((f) => !f.invented).map((f) => f.field)))].sort((a, b) => a.localeCompare(b));
+  const byRun = runs.map((r) => new Map(r.fields.filter((f) => !f.invented).map((f) => [f.field, f])));
+  return names.map((field) => {
+    const rows = byRun.map((m) => m.get(field));
+    const f1 = rows.map((r) => r?.f1 ?? null);
+    const base = f1[0] ?? null;
+    return {
+      field,
+      f1,
+      delta: f1.map((x, i) => (i === 0 || x === null || base === null ? null : x - base)),
+      worst: rows.map((r) => r?.worst ?? null),
+    };
+  });
+}
+
+/** "+0.012", "−0.100" (a real minus), "0.000"; "—" when undefined. */
+export function formatDelta(d: number | null): string {
+  if (d === null || !Number.isFinite(d)) return UNDEFINED;
+  const r = Math.round(d * 1000) / 1000;
+  if (r === 0) return "0.000";
+  return `${r > 0 ? "+" : "−"}${Math.abs(r).toFixed(3)}`;
+}
+
+/** A run's badge: its F1 and, with thresholds, whether it passes ("model-b 0.806 ✗ < 0.85"). */
+export function runBadge(run: RunSummary): string {
+  return `${run.label} ${formatScore(run.f1)}${run.badge ? ` ${run.badge}` : ""}`;
+}
+
+function badgeClass(run: RunSummary): string {
+  return run.passed === null ? "badge" : run.passed ? "badge pass" : "badge fail";
+}
+
+/** What makes an element open an example when clicked (src/report.ts's script reads it). */
+function openData(worst: WorstExample | null, title: string): string {
+  return worst ? ` tabindex="0" title="${escapeHtml(title)}" data-uri="${escapeHtml(worst.uri)}" data-range="${escapeHtml(JSON.stringify(worst.range))}"` : "";
+}
+
+function openRow(worst: WorstExample | null, title: string): string {
+  return worst ? ` class="has-worst"${openData(worst, title)}` : "";
+}
+
+/** The runs side by side; sorted by the last run's Δ, regressions first (by F1 with one run). */
+export function renderSideBySide(s: SuiteReport): string {
+  const runs = s.runs;
+  if (!runs.length) return "";
+  const rows = sideRows(runs);
+  const last = runs.length - 1;
+  const sortKey = last > 0 ? `d${last}` : "r0";
+  const value = (r: SideRow, key: string): number | null => (key.startsWith("d") ? r.delta : r.f1)[Number(key.slice(1))] ?? null;
+  const sorted = [...rows].sort((a, b) => compareFigures(value(a, sortKey), value(b, sortKey), 1) || a.field.localeCompare(b.field));
+  const head = [
+    `<th scope="col" aria-sort="none"><button type="button" data-sort="field">Field</button></th>`,
+    ...runs.map((r, i) => `<th scope="col" class="num" aria-sort="${sortKey === `r${i}` ? "ascending" : "none"}"><button type="button" data-sort="r${i}">${escapeHtml(r.label)}</button></th>`),
+    ...runs.slice(1).map((r, j) => `<th scope="col" class="num" aria-sort="${sortKey === `d${j + 1}` ? "ascending" : "none"}" title="F1 of ${escapeHtml(r.label)} minus F1 of ${escapeHtml(runs[0]?.label ?? "")}"><button type="button" data-sort="d${j + 1}">Δ ${escapeHtml(r.label)}</button></th>`),
+  ].join("");
+  const body = sorted.map((row) => {
+    const defined = row.f1.filter((x): x is number => x !== null);
+    const best = runs.length > 1 && defined.length > 1 && new Set(defined).size > 1 ? Math.max(...defined) : null;
+    const data = [`data-field="${escapeHtml(row.field)}"`, ...row.f1.map((x, i) => `data-r${i}="${x ?? ""}"`), ...row.delta.slice(1).map((d, j) => `data-d${j + 1}="${d ?? ""}"`)].join(" ");
+    const cells = row.f1.map((x, i) => {
+      const cls = `num ${grade(x)}${best !== null && x === best ? " best" : ""}`;
+      return `<td class="${cls}"${openData(row.worst[i] ?? null, `Open the worst example of ${row.field} in ${runs[i]?.label ?? ""}`)}>${formatScore(x)}</td>`;
+    });
+    const deltas = row.delta.slice(1).map((d) => `<td class="num delta ${d === null ? "undefined" : d > 0.0005 ? "up" : d < -0.0005 ? "down" : "same"}">${formatDelta(d)}</td>`);
+    return `<tr ${data}><td class="field"><code>${escapeHtml(row.field)}</code></td>${cells.join("")}${deltas.join("")}</tr>`;
+  });
+  const badges = runs.map((r) => `<span class="${badgeClass(r)}" title="${escapeHtml(r.checks.map((c) => c.text).join("\n") || "no thresholds configured")}">${escapeHtml(runBadge(r))}</span>`).join(" ");
+  return (
+    `<section class="side" data-suite="${escapeHtml(s.key)}">\n` +
+    `<p class="badges">${badges}</p>\n` +
+    `<table class="fields side-by-side"><thead><tr>${head}</tr></thead>\n<tbody>\n${body.join("\n")}\n</tbody></table>\n` +
+    `</section>`
   );
 }
 
@@ -137,6 +219,15 @@ export interface RenderOptions {
   emptyMessage?: string;
   /** Shown above the results (for example that the server could not be reached). */
   notice?: string;
+  /** Keys of the suites being evaluated: their figures are marked as being updated. */
+  updating?: ReadonlySet<string>;
+}
+
+/** Why a suite's figures are not current: being evaluated again, or stale. */
+function renderFreshness(s: SuiteReport, updating: boolean): string {
+  if (updating) return `<p class="notice updating" role="status">Updating… the figures below are the last run's.</p>\n`;
+  if (s.stale) return `<p class="notice stale" role="status">Stale: ${escapeHtml(s.stale)}. The figures below are the last good run's; the suite is evaluated again once that is fixed.</p>\n`;
+  return "";
 }
 
 const STYLE = `
@@ -173,13 +264,22 @@ details.invented { margin: 8px 0; color: var(--vscode-descriptionForeground); }
 details.invented summary { cursor: pointer; }
 table.invented { border-collapse: collapse; margin-top: 4px; }
 .empty, .notice { color: var(--vscode-descriptionForeground); padding: 8px 0; }
+.badges { margin: 4px 0 8px; }
+.badge { display: inline-block; padding: 1px 8px; margin-right: 6px; border-radius: 10px; border: 1px solid var(--vscode-editorWidget-border, var(--vscode-panel-border)); font-variant-numeric: tabular-nums; }
+.badge.pass { color: var(--vscode-testing-iconPassed, var(--vscode-charts-green)); border-color: currentColor; }
+.badge.fail { color: var(--vscode-testing-iconFailed, var(--vscode-errorForeground)); border-color: currentColor; font-weight: 600; }
+table.side-by-side { margin-bottom: 12px; }
+td.best { font-weight: 700; text-decoration: underline; }
+td.delta.up { color: var(--vscode-testing-iconPassed, var(--vscode-charts-green)); }
+td.delta.down { color: var(--vscode-testing-iconFailed, var(--vscode-errorForeground)); }
+td[data-uri] { cursor: pointer; }
+td[data-uri]:hover, td[data-uri]:focus { background: var(--vscode-list-hoverBackground); outline: none; }
 .notice { color: var(--vscode-editorWarning-foreground); }
 `;
 
 const SCRIPT = `
 const vscode = acquireVsCodeApi();
 for (const fill of document.querySelectorAll('.fill')) fill.style.width = fill.dataset.w + '%';
-const numeric = new Set(${JSON.stringify(COLUMNS.filter((c) => c.numeric).map((c) => c.key))});
 for (const table of document.querySelectorAll('table.fields')) {
   for (const button of table.querySelectorAll('th button')) {
     button.addEventListener('click', () => {
@@ -194,7 +294,7 @@ for (const table of document.querySelectorAll('table.fields')) {
       rows.sort((a, b) => {
         const x = a.dataset[key], y = b.dataset[key];
         // An undefined figure (empty) sorts after every defined one, either way.
-        const c = !numeric.has(key) ? sign * x.localeCompare(y)
+        const c = key === 'field' ? sign * x.localeCompare(y)
           : x === '' || y === '' ? (x === y ? 0 : x === '' ? 1 : -1) : sign * (Number(x) - Number(y));
         return c !== 0 ? c : a.dataset.field.localeCompare(b.dataset.field);
       });
@@ -206,13 +306,13 @@ function open(row) {
   vscode.postMessage({ type: 'open', uri: row.dataset.uri, range: JSON.parse(row.dataset.range) });
 }
 document.addEventListener('click', (e) => {
-  const row = e.target.closest('tr.has-worst');
+  const row = e.target.closest('tr.has-worst, td[data-uri]');
   if (row) open(row);
   const run = e.target.closest('button[data-run]');
   if (run) vscode.postMessage({ type: 'run', suite: run.dataset.run });
 });
 document.addEventListener('keydown', (e) => {
-  const row = e.target.closest && e.target.closest('tr.has-worst');
+  const row = e.target.closest && e.target.closest('tr.has-worst, td[data-uri]');
   if (row && (e.key === 'Enter' || e.key === ' ')) { e.preventDefault(); open(row); }
 });
 `;
@@ -230,9 +330,10 @@ export function renderReport(suites: readonly SuiteReport[], opts: RenderOptions
           (s) =>
             `<h1>Suite <code>${escapeHtml(s.name)}</code></h1>\n` +
             `<div class="toolbar"><button type="button" data-run="${escapeHtml(s.key)}">Evaluate again</button>` +
-            `<span>${s.runs.length} run${s.runs.length === 1 ? "" : "s"} · click a field to open its worst example · click a column to sort</span></div>\n` +
+            `<span>${s.runs.length} run${s.runs.length === 1 ? "" : "s"} · click a figure to open its worst example · click a column to sort</span></div>\n` +
+            renderFreshness(s, opts.updating?.has(s.key) ?? false) +
             renderProblems(s) +
-            (s.runs.length ? s.runs.map((r) => renderRun(r, s.key)).join("\n") : `<p class="empty">This suite has no extracted files.</p>`),
+            (s.runs.length ? renderSideBySide(s) + "\n" + s.runs.map((r) => renderRun(r, s.key)).join("\n") : `<p class="empty">This suite has no extracted files.</p>`),
         )
         .join("\n")
     : `<p class="empty">${escapeHtml(opts.emptyMessage ?? "No results yet: run “evalschema: Evaluate suite”.")}</p>`;

@@ -14,7 +14,11 @@ export class ResultsPanel implements vscode.Disposable {
   private reports: SuiteReport[] = [];
   private notice: string | undefined;
 
-  constructor(private readonly onRun: (suite: string) => void) {}
+  /** `running`: the keys of the suites being evaluated (their figures show as updating). */
+  constructor(
+    private readonly onRun: (suite: string) => void,
+    private readonly running: () => ReadonlySet<string>,
+  ) {}
 
   /** The keys of the suites the panel shows (to refresh it when one of them is run again). */
   get suites(): string[] {
@@ -53,10 +57,11 @@ export class ResultsPanel implements vscode.Disposable {
     this.render();
   }
 
-  private render(): void {
+  /** Draws the view again (a suite it shows started or stopped being evaluated). */
+  render(): void {
     if (!this.panel) return;
     const nonce = crypto.randomBytes(16).toString("base64");
-    this.panel.webview.html = renderReport(this.reports, { nonce, cspSource: this.panel.webview.cspSource, notice: this.notice });
+    this.panel.webview.html = renderReport(this.reports, { nonce, cspSource: this.panel.webview.cspSource, notice: this.notice, updating: this.running() });
   }
 
   private async onMessage(message: unknown): Promise<void> {

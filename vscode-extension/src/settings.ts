@@ -132,6 +132,8 @@ export function readSettings(get: (key: string) => unknown, getGlobal: (key: str
     fieldThreshold: typeof threshold === "number" && threshold >= LIMITS.fieldThreshold.minimum && threshold <= LIMITS.fieldThreshold.maximum ? threshold : DEFAULTS.fieldThreshold,
     evaluationDebounceMs: int(get("evaluationDebounceMs"), DEFAULTS.evaluationDebounceMs, LIMITS.evaluationDebounceMs),
     maxDocumentSize: int(get("maxDocumentSize"), DEFAULTS.maxDocumentSize, LIMITS.maxDocumentSize),
+    maxDiagnosticsPerFile: int(get("maxDiagnosticsPerFile"), DEFAULTS.maxDiagnosticsPerFile, LIMITS.maxDiagnosticsPerFile),
+    diagnosticsMode: oneOf(get("diagnosticsMode"), ENUMS.diagnosticsMode, DEFAULTS.diagnosticsMode),
     showResultsAfterRun: bool(get("showResultsAfterRun"), DEFAULTS.showResultsAfterRun),
     judge: readJudgeSettings(getGlobal("judge")),
   };

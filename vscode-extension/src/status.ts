@@ -74,14 +74,19 @@ export function statusView(input: StatusInput): StatusView {
   const summary = input.summaries.get(key);
   const run = summary ? pickRun(summary, input.activeUri) : undefined;
   const lines = (summary?.runs ?? []).map(
-    (r) => `${r === run ? "▶ " : ""}${r.label}: F1 ${formatScore(r.f1)} macro, ${formatScore(r.micro_f1)} micro (P ${formatScore(r.precision)}, R ${formatScore(r.recall)}, ${r.records} records)`,
+    (r) =>
+      `${r === run ? "▶ " : ""}${r.label}: F1 ${formatScore(r.f1)} macro, ${formatScore(r.micro_f1)} micro (P ${formatScore(r.precision)}, R ${formatScore(r.recall)}, ${r.records} records)` +
+      (r.badge ? ` ${r.badge}` : ""),
   );
+  // The run shown is named, with its pass/fail against the configuration's thresholds.
+  const figure = run ? ` · ${run.label} F1 ${formatScore(run.f1)}${run.badge ? ` ${run.badge}` : ""}` : "";
+  const failed = (run?.checks ?? []).filter((c) => !c.passed).map((c) => `✗ ${c.text}`);
   if (input.running.has(key)) {
     return {
       visible: true,
       suite: key,
-      text: `$(sync~spin) ${suite}${run ? ` F1 ${formatScore(run.f1)}` : ""}`,
-      tooltip: [`evalschema: evaluating suite ${suite}…`, ...lines].join("\n"),
+      text: `$(sync~spin) ${suite}${figure}${run ? " (updating)" : ""}`,
+      tooltip: [`evalschema: evaluating suite ${suite}… (the figures are the last run's until it ends)`, ...lines].join("\n"),
     };
   }
   if (!run) {
@@ -92,10 +97,17 @@ export function statusView(input: StatusInput): StatusView {
       tooltip: `evalschema suite ${suite}: no results yet. Click to evaluate it and show the report.`,
     };
   }
+  const stale = summary?.stale;
   return {
     visible: true,
     suite: key,
-    text: `$(graph) ${suite} F1 ${formatScore(run.f1)}`,
-    tooltip: [`evalschema suite ${suite} (${run.label})`, ...lines, "Click to show the report."].join("\n"),
+    text: `$(graph) ${suite}${figure}${stale ? ` — stale: ${stale}` : ""}`,
+    tooltip: [
+      `evalschema suite ${suite} (${run.label})`,
+      ...(stale ? [`Stale: ${stale}. These are the last good run's figures; they are evaluated again once it is fixed.`] : []),
+      ...lines,
+      ...failed,
+      "Click to show the report.",
+    ].join("\n"),
   };
 }

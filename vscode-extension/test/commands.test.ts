@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { COMMANDS, NO_SUITES, STATUS_ITEM, activeRunFirst, annotateTarget, argumentTarget, compareSuite, defaultRuns, inferSource, onlySuite, pickedRuns, reportTargetAfterRun, routeServerCommand } from "../src/commands";
+import { COMMANDS, NO_SUITES, STATUS_ITEM, annotateTarget, argumentTarget, compareSuite, defaultRuns, inferSource, onlySuite, pickedRuns, reportTargetAfterRun, routeServerCommand } from "../src/commands";
 import { SilentError, UserError } from "../src/errors";
-import type { RunReport, SuiteInfo, SuiteReport } from "../src/protocol";
+import type { SuiteInfo } from "../src/protocol";
 import { ServerCommands, readAnnotateApplied, readCompareMarkdown, readInferredText } from "../src/protocol";
 
 const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as {
@@ -58,18 +58,6 @@ test("after a run the report of its one suite opens, else every suite's", () => 
   assert.deepEqual(reportTargetAfterRun([s("a/invoices")]), { suite: "a/invoices" });
   assert.deepEqual(reportTargetAfterRun([s("a"), s("b")]), {});
   assert.deepEqual(reportTargetAfterRun([]), {});
-});
-
-test("the report puts the active editor's run first, the others in their order, without touching its input", () => {
-  const r = (extracted: string): RunReport => ({ extracted, label: extracted, records: 1, precision: 1, recall: 1, f1: 1, micro_f1: 1, coverage: 1, off_schema: [], fields: [], result: {} });
-  const report = (key: string, runs: string[]): SuiteReport => ({ name: key, key, schema: "", gold: "", runs: runs.map(r), problems: [] });
-  const reports = [report("x", ["file:///w/a.jsonl", "file:///w/b%20c.jsonl", "file:///w/d.jsonl"]), report("y", ["file:///w/e.jsonl"])];
-  const labels = (rs: SuiteReport[]) => rs.map((s) => s.runs.map((x) => x.extracted.split("/").pop()));
-  assert.deepEqual(labels(activeRunFirst(reports, "file:///w/b c.jsonl")), [["b%20c.jsonl", "a.jsonl", "d.jsonl"], ["e.jsonl"]]);
-  assert.deepEqual(labels(activeRunFirst(reports, "file:///w/d.jsonl")), [["d.jsonl", "a.jsonl", "b%20c.jsonl"], ["e.jsonl"]]);
-  assert.deepEqual(labels(reports), [["a.jsonl", "b%20c.jsonl", "d.jsonl"], ["e.jsonl"]], "input unchanged");
-  assert.deepEqual(labels(activeRunFirst(reports, undefined)), labels(reports));
-  assert.deepEqual(labels(activeRunFirst(reports, "file:///w/schema.eval.json")), labels(reports));
 });
 
 test("Infer schema reads the argument, else the active JSON(L) file unless it is a schema, else its suite's gold", () => {

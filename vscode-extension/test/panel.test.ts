@@ -16,6 +16,9 @@ const run: RunReport = {
   micro_f1: 0.5,
   coverage: 1,
   off_schema: [],
+  checks: [],
+  passed: null,
+  badge: "",
   fields: [{ field: "total", precision: 0.5, recall: 0.5, f1: 0.5, skipped: 0, matches: 1, mismatches: 1, omissions: 0, hallucinations: 0, invented: false, worst: { uri, range, path: "total", status: "mismatch", score: 0 } }],
   result: {},
 };

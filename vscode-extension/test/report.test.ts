@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { FieldRow, RunReport, SuiteReport } from "../src/protocol";
 import { readSuiteReports } from "../src/protocol";
-import { COLUMNS, escapeHtml, formatCoverage, formatScore, grade, renderReport, renderRun, sortRows } from "../src/report";
+import { COLUMNS, escapeHtml, formatCoverage, formatDelta, formatScore, grade, renderReport, renderRun, renderSideBySide, sideRows, sortRows } from "../src/report";
 
 function row(field: string, f1: number, extra: Partial<FieldRow> = {}): FieldRow {
   return { field, precision: f1, recall: f1, f1, skipped: 0, matches: Math.round(f1 * 100), mismatches: 3, omissions: 2, hallucinations: 1, invented: false, worst: null, ...extra };
@@ -20,6 +20,9 @@ const run: RunReport = {
   micro_f1: 0.9138,
   coverage: 1,
   off_schema: [],
+  checks: [],
+  passed: null,
+  badge: "",
   fields: [
     row("vendor.name", 0.941, { worst: worstAt("file:///w/invoices.model-a.extracted.jsonl") }),
     row("total", 0.759),
@@ -158,4 +161,79 @@ test("the run's gold coverage is shown, with the gold keys no schema node covers
   assert.equal(formatCoverage({ ...run, coverage: null }), "gold coverage —");
   const [read] = readSuiteReports({ suites: [{ ...suite, runs: [{ ...partial, off_schema: [{ pointer: "/a", values: 2 }, { nopointer: 1 }, "x"] }] }] });
   assert.deepEqual(read?.runs[0]?.off_schema, [{ pointer: "/a", values: 2 }]);
+});
+
+// -- runs side by side ----------------------------------------------------------------------
+
+const gate = (passed: boolean | null, badge: string, text = "") => ({
+  checks: passed === null ? [] : [{ field: null, metric: "macro F1", value: 0.8, threshold: 0.85, passed, text }],
+  passed,
+  badge,
+});
+const runB: RunReport = {
+  ...run,
+  extracted: "file:///w/invoices.model-b.extracted.jsonl",
+  label: "model-b",
+  f1: 0.8059,
+  ...gate(false, "✗ < 0.85", "overall macro F1 0.8059 < 0.8500"),
+  fields: [
+    row("vendor.name", 0.95, { worst: worstAt("file:///w/invoices.model-b.extracted.jsonl") }),
+    row("total", 0.659),
+    row("line_items[].unit_price", 0.882),
+    row("vendor.vat_id", 0.5),
+  ],
+};
+const runA: RunReport = { ...run, ...gate(true, "✓", "overall macro F1 0.9151 >= 0.8500") };
+
+function sideOrder(html: string): string[] {
+  const side = html.split('<table class="fields side-by-side">')[1]?.split("</table>")[0] ?? "";
+  return [...side.matchAll(/<tr data-field="([^"]*)"/g)].map((m) => m[1] ?? "");
+}
+
+test("side by side: one row per field, a column per run in the given order, Δ against the first", () => {
+  const rows = sideRows([runA, runB]);
+  assert.deepEqual(rows.map((r) => r.field), ["line_items[].unit_price", "notes<script>", "total", "vendor.name", "vendor.vat_id"]);
+  const total = rows.find((r) => r.field === "total");
+  assert.deepEqual(total?.f1, [0.759, 0.659]);
+  assert.equal(total?.delta[0], null, "the baseline has no Δ");
+  assert.ok(Math.abs((total?.delta[1] ?? 0) + 0.1) < 1e-12);
+  const onlyB = rows.find((r) => r.field === "vendor.vat_id");
+  assert.deepEqual(onlyB?.f1, [null, 0.5], "a field one run lacks is undefined there");
+  assert.deepEqual(onlyB?.delta, [null, null], "no Δ against an undefined figure");
+  assert.deepEqual(rows.find((r) => r.field === "notes<script>")?.f1, [0.5, null]);
+});
+
+test("Δ is signed with a real minus, rounded to 3 places; undefined is —", () => {
+  assert.equal(formatDelta(0.0123), "+0.012");
+  assert.equal(formatDelta(-0.1), "−0.100");
+  assert.equal(formatDelta(0.0002), "0.000");
+  assert.equal(formatDelta(-0.0002), "0.000", "never −0.000");
+  assert.equal(formatDelta(null), "—");
+  assert.equal(formatDelta(Number.NaN), "—");
+});
+
+test("the side-by-side table: regressions first, the better F1 marked, Δ coloured, badges with pass/fail", () => {
+  const html = renderSideBySide({ ...suite, runs: [runA, runB] });
+  assert.deepEqual(sideOrder(html), ["total", "line_items[].unit_price", "vendor.name", "notes&lt;script&gt;", "vendor.vat_id"], "by Δ ascending, undefined last");
+  assert.match(html, /aria-sort="ascending"[^>]*><button type="button" data-sort="d1">Δ model-b<\/button>/);
+  assert.match(html, /<th scope="col" class="num" aria-sort="none"><button type="button" data-sort="r0">model-a<\/button><\/th><th scope="col" class="num" aria-sort="none"><button type="button" data-sort="r1">model-b<\/button>/, "the runs in the given (configuration's) order");
+  assert.match(html, /<tr data-field="total" data-r0="0.759" data-r1="0.659" data-d1="-0\.0?9[0-9]*"><td class="field"><code>total<\/code><\/td><td class="num fair best">0\.759<\/td><td class="num poor">0\.659<\/td><td class="num delta down">−0\.100<\/td><\/tr>/);
+  assert.match(html, /<tr data-field="vendor.name"[^>]*><td class="field"><code>vendor\.name<\/code><\/td><td class="num good"[^>]*model-a[^>]*>0\.941<\/td><td class="num good best"[^>]*data-uri="file:\/\/\/w\/invoices\.model-b\.extracted\.jsonl"[^>]*>0\.950<\/td><td class="num delta up">\+0\.009<\/td>/);
+  assert.match(html, /<tr data-field="line_items\[\]\.unit_price"[^>]*>.*<td class="num fair">0\.882<\/td><td class="num fair">0\.882<\/td><td class="num delta same">0\.000<\/td>/, "a tie marks neither");
+  assert.match(html, /<span class="badge pass" title="overall macro F1 0\.9151 &gt;= 0\.8500">model-a 0\.915 ✓<\/span>/);
+  assert.match(html, /<span class="badge fail" title="overall macro F1 0\.8059 &lt; 0\.8500">model-b 0\.806 ✗ &lt; 0\.85<\/span>/);
+  const one = renderSideBySide({ ...suite, runs: [{ ...run, ...gate(null, "") }] });
+  assert.doesNotMatch(one, /Δ|best/, "one run: no Δ column, nothing to be better than");
+  assert.match(one, /<span class="badge" title="no thresholds configured">model-a 0\.915<\/span>/);
+  assert.equal(renderSideBySide({ ...suite, runs: [] }), "");
+});
+
+test("the page shows the runs side by side above each run's table, and says when figures are not current", () => {
+  const opts = { nonce: "n", cspSource: "vscode-resource:" };
+  const page = renderReport([{ ...suite, runs: [runA, runB] }], opts);
+  assert.ok(page.indexOf("side-by-side") < page.indexOf("<h2>model-a</h2>"));
+  assert.doesNotMatch(page, /Updating|Stale/);
+  assert.match(renderReport([{ ...suite, runs: [runA, runB] }], { ...opts, updating: new Set(["w/invoices"]) }), /<p class="notice updating" role="status">Updating… the figures below are the last run's\.<\/p>/);
+  assert.doesNotMatch(renderReport([suite], { ...opts, updating: new Set(["other"]) }), /Updating/, "only the suite being evaluated");
+  assert.match(renderReport([{ ...suite, stale: "schema has errors" }], opts), /<p class="notice stale" role="status">Stale: schema has errors\. The figures below are the last good run's/);
 });

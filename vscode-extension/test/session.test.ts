@@ -14,7 +14,7 @@ const info = (name: string, key = name): SuiteInfo => ({
   extracted: [`${dir}/${name}.a.jsonl`, `${dir}/${name}.b.jsonl`],
   config: `${dir}/evalschema.toml`,
 });
-const run = (extracted: string, f1: number): RunSummary => ({ extracted, label: extracted.split("/").pop() ?? "", records: 4, precision: f1, recall: f1, f1, micro_f1: f1, coverage: 1, off_schema: [] });
+const run = (extracted: string, f1: number): RunSummary => ({ extracted, label: extracted.split("/").pop() ?? "", records: 4, precision: f1, recall: f1, f1, micro_f1: f1, coverage: 1, off_schema: [], checks: [], passed: null, badge: "" });
 const summary = (name: string, f1: number, key = name): SuiteSummary => ({ name, key, runs: [run(`${dir}/${name}.a.jsonl`, f1)] });
 
 function session(...suites: SuiteInfo[]): Session {
@@ -43,12 +43,12 @@ test("a run the server finishes replaces the figures and stops the spinner; a ca
   assert.equal(s.status(`${dir}/invoices.a.jsonl`).text, "$(sync~spin) invoices");
   assert.deepEqual(s.runFinished({ suite: summary("invoices", 0.5), cancelled: false }, []), { listSuites: false, refreshPanel: undefined });
   assert.equal(s.running.size, 0);
-  assert.equal(s.status(`${dir}/invoices.a.jsonl`).text, "$(graph) invoices F1 0.500");
+  assert.equal(s.status(`${dir}/invoices.a.jsonl`).text, "$(graph) invoices · invoices.a.jsonl F1 0.500");
   s.runStarted({ suite: "invoices", key: "invoices" });
   s.runFinished({ suite: summary("invoices", 0.9), cancelled: true }, []);
   assert.equal(s.running.size, 0, "a cancelled run is no longer running");
   assert.equal(s.summaries.get("invoices")?.runs[0]?.f1, 0.5, "a cancelled run's partial figures are not shown");
-  assert.equal(s.status(`${dir}/invoices.a.jsonl`).text, "$(graph) invoices F1 0.500");
+  assert.equal(s.status(`${dir}/invoices.a.jsonl`).text, "$(graph) invoices · invoices.a.jsonl F1 0.500");
 });
 
 test("after a run: the suite list is fetched again only for an unknown suite; the results view only when it shows that suite", () => {
@@ -96,7 +96,7 @@ test("a run command's answer: figures stored, its suites no longer running; outs
   assert.equal(s.running.size, 0, "a suite the server announced is done too");
   assert.equal(s.summaries.get("invoices")?.runs[0]?.f1, 0.75);
   assert.equal(s.lastSuite, "receipts");
-  assert.equal(s.status("file:///elsewhere/notes.md").text, "$(graph) receipts F1 0.250");
+  assert.equal(s.status("file:///elsewhere/notes.md").text, "$(graph) receipts · receipts.a.jsonl F1 0.250");
   s.evaluated([summary("receipts", 0.5)], `${dir}/invoices.eval.json`);
   assert.equal(s.lastSuite, "receipts", "unchanged while the active file belongs to a suite");
   s.lastSuite = undefined;
@@ -109,11 +109,11 @@ test("a run command's answer: figures stored, its suites no longer running; outs
 test("the status bar remembers the suite it showed while the active editor belongs to none", () => {
   const s = session(info("invoices"), info("receipts"));
   s.evaluated([summary("invoices", 0.5), summary("receipts", 0.25)], `${dir}/receipts.eval.json`);
-  assert.equal(s.status(`${dir}/invoices.b.jsonl`).text, "$(graph) invoices F1 0.500");
+  assert.equal(s.status(`${dir}/invoices.b.jsonl`).text, "$(graph) invoices · invoices.a.jsonl F1 0.500");
   assert.equal(s.lastSuite, "invoices");
-  assert.equal(s.status(undefined).text, "$(graph) invoices F1 0.500", "a webview or the output is active");
-  assert.equal(s.status(`${dir}/receipts.gold.jsonl`).text, "$(graph) receipts F1 0.250");
-  assert.equal(s.status("file:///x/y.md").text, "$(graph) receipts F1 0.250");
+  assert.equal(s.status(undefined).text, "$(graph) invoices · invoices.a.jsonl F1 0.500", "a webview or the output is active");
+  assert.equal(s.status(`${dir}/receipts.gold.jsonl`).text, "$(graph) receipts · receipts.a.jsonl F1 0.250");
+  assert.equal(s.status("file:///x/y.md").text, "$(graph) receipts · receipts.a.jsonl F1 0.250");
 });
 
 test("Clear results forgets the figures, not the suites", () => {

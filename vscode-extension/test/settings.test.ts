@@ -66,6 +66,11 @@ test("wrong types fall back to defaults; lists drop non-strings; debounce is cla
   assert.equal(readSettings(getter({ fieldThreshold: 0.8, runOn: "change" })).fieldThreshold, 0.8);
   assert.equal(readSettings(getter({ debounceMs: -3 })).debounceMs, 0);
   assert.equal(readSettings(getter({ debounceMs: Number.NaN })).debounceMs, 40);
+  assert.equal(s.maxDiagnosticsPerFile, 900, "under VS Code's 1,000 problems per file");
+  assert.equal(readSettings(getter({ maxDiagnosticsPerFile: 0 })).maxDiagnosticsPerFile, 0, "0: no limit");
+  assert.equal(readSettings(getter({ maxDiagnosticsPerFile: "many" })).maxDiagnosticsPerFile, 900);
+  assert.equal(readSettings(getter({ diagnosticsMode: "record" })).diagnosticsMode, "record");
+  assert.equal(readSettings(getter({ diagnosticsMode: "line" })).diagnosticsMode, "finding");
 });
 
 test("the server gets only its own settings", () => {
@@ -85,6 +90,8 @@ test("the server gets only its own settings", () => {
     evaluationDebounceMs: 50,
     judge: {},
     maxDocumentSize: 5000000,
+    maxDiagnosticsPerFile: 900,
+    diagnosticsMode: "finding",
   });
   // Every server setting is a documented evalschema.* setting (trust is the workspace's state).
   for (const key of Object.keys(server)) if (key !== "workspaceTrusted") assert.ok(props[`evalschema.${key}`], key);

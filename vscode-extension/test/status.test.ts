@@ -9,7 +9,7 @@ const suites: SuiteInfo[] = [
   { name: "invoices", key: "invoices", folder: dir, schema: `${dir}/invoices.eval.json`, gold: `${dir}/invoices.gold.jsonl`, extracted: [`${dir}/a.extracted.jsonl`, `${dir}/b.extracted.jsonl`], config: `${dir}/evalschema.toml` },
   { name: "receipts", key: "ws/receipts", folder: dir, schema: `${dir}/receipts.eval.json`, gold: `${dir}/receipts.gold.jsonl`, extracted: [`${dir}/r.jsonl`], config: null },
 ];
-const run = (extracted: string, label: string, f1: number) => ({ extracted, label, records: 10, precision: f1, recall: f1, f1, micro_f1: f1, coverage: 1, off_schema: [] });
+const run = (extracted: string, label: string, f1: number) => ({ extracted, label, records: 10, precision: f1, recall: f1, f1, micro_f1: f1, coverage: 1, off_schema: [], checks: [], passed: null, badge: "" });
 const summaries = new Map<string, SuiteSummary>([
   ["invoices", { name: "invoices", key: "invoices", runs: [run(`${dir}/a.extracted.jsonl`, "a", 0.9151), run(`${dir}/b.extracted.jsonl`, "b", 0.8059)] }],
 ]);
@@ -31,17 +31,18 @@ test("a file belongs to the suite that names it as schema, gold or extracted", (
 test("the active extracted file shows its own run's F1; other files of the suite the first run's", () => {
   const base = { suites, summaries, running: new Set<string>() };
   const b = statusView({ ...base, activeUri: `${dir}/b.extracted.jsonl` });
-  assert.equal(b.text, "$(graph) invoices F1 0.806");
+  assert.equal(b.text, "$(graph) invoices · b F1 0.806", "names the run it shows");
   assert.match(b.tooltip, /▶ b: F1 0\.806 macro/);
   assert.match(b.tooltip, /Click to show the report/);
   const schema = statusView({ ...base, activeUri: `${dir}/invoices.eval.json` });
-  assert.equal(schema.text, "$(graph) invoices F1 0.915");
+  assert.equal(schema.text, "$(graph) invoices · a F1 0.915");
   assert.equal(schema.suite, "invoices");
 });
 
 test("a spinner while the active suite runs, keeping the last F1", () => {
   const v = statusView({ suites, summaries, running: new Set(["invoices"]), activeUri: `${dir}/a.extracted.jsonl` });
-  assert.equal(v.text, "$(sync~spin) invoices F1 0.915");
+  assert.equal(v.text, "$(sync~spin) invoices · a F1 0.915 (updating)", "the last figure, said to be updating");
+  assert.match(v.tooltip, /the figures are the last run's until it ends/);
   const fresh = statusView({ suites, summaries: new Map(), running: new Set(["ws/receipts"]), activeUri: `${dir}/r.jsonl` });
   assert.equal(fresh.text, "$(sync~spin) receipts", "shows the name, tracks the key");
   assert.equal(fresh.suite, "ws/receipts");
@@ -49,7 +50,7 @@ test("a spinner while the active suite runs, keeping the last F1", () => {
 
 test("outside any suite: the last suite shown stays; else hidden (or a bare spinner)", () => {
   const base = { suites, summaries, running: new Set<string>(), activeUri: "file:///elsewhere.py" };
-  assert.equal(statusView({ ...base, lastSuite: "invoices" }).text, "$(graph) invoices F1 0.915");
+  assert.equal(statusView({ ...base, lastSuite: "invoices" }).text, "$(graph) invoices · a F1 0.915");
   assert.equal(statusView(base).visible, false);
   const bare = statusView({ ...base, running: new Set(["ws/receipts"]) });
   assert.equal(bare.text, "$(sync~spin) evalschema");
@@ -63,16 +64,61 @@ test("list and run answers are read defensively", () => {
   ]);
   assert.equal(readSuiteInfos({ suites: [{ name: "s", config: "file:///w/evalschema.toml" }] })[0]?.config, "file:///w/evalschema.toml");
   assert.deepEqual(readSuiteSummaries({ suites: [{ name: "s", runs: [{ extracted: "file:///x/e.jsonl", f1: 0.5 }, {}] }] }), [
-    { name: "s", key: "s", runs: [{ extracted: "file:///x/e.jsonl", label: "e.jsonl", records: 0, precision: null, recall: null, f1: 0.5, micro_f1: null, coverage: null, off_schema: [] }] },
+    { name: "s", key: "s", runs: [{ extracted: "file:///x/e.jsonl", label: "e.jsonl", records: 0, precision: null, recall: null, f1: 0.5, micro_f1: null, coverage: null, off_schema: [], checks: [], passed: null, badge: "" }] },
   ]);
   assert.equal(readSuiteSummaries({ suites: [{ name: "s", runs: [], problems: 2 }] })[0]?.problems, 2, "problems kept when sent");
   assert.deepEqual(readSuiteSummaries(undefined), []);
 });
 
 test("an undefined F1 (null: nothing was judged) shows as — in the status bar and its tooltip", () => {
-  const undef = { extracted: `${dir}/a.extracted.jsonl`, label: "a", records: 0, precision: null, recall: null, f1: null, micro_f1: null, coverage: null, off_schema: [] };
+  const undef = { extracted: `${dir}/a.extracted.jsonl`, label: "a", records: 0, precision: null, recall: null, f1: null, micro_f1: null, coverage: null, off_schema: [], checks: [], passed: null, badge: "" };
   const v = statusView({ suites, summaries: new Map([["invoices", { name: "invoices", key: "invoices", runs: [undef] }]]), running: new Set<string>(), activeUri: `${dir}/a.extracted.jsonl` });
-  assert.equal(v.text, "$(graph) invoices F1 —");
+  assert.equal(v.text, "$(graph) invoices · a F1 —");
   assert.match(v.tooltip, /▶ a: F1 — macro, — micro \(P —, R —, 0 records\)/);
   assert.doesNotMatch(v.tooltip, /1\.000|0\.000/);
+});
+
+test("pass/fail against the configuration's thresholds, and stale figures, are in the text and the tooltip", () => {
+  const check = (field: string | null, value: number, threshold: number, passed: boolean, text: string) => ({ field, metric: field ? "F1" : "macro F1", value, threshold, passed, text });
+  const a = { ...run(`${dir}/a.extracted.jsonl`, "model-a", 0.9151), checks: [check(null, 0.9151, 0.85, true, "overall macro F1 0.9151 >= 0.8500")], passed: true, badge: "✓" };
+  const b = {
+    ...run(`${dir}/b.extracted.jsonl`, "model-b", 0.8059),
+    checks: [check(null, 0.8059, 0.85, false, "overall macro F1 0.8059 < 0.8500"), check("total", 0.95, 0.9, true, "total: F1 0.9500 >= 0.9000")],
+    passed: false,
+    badge: "✗ < 0.85",
+  };
+  const gated = new Map<string, SuiteSummary>([["invoices", { name: "invoices", key: "invoices", runs: [a, b] }]]);
+  const base = { suites, summaries: gated, running: new Set<string>() };
+  const vb = statusView({ ...base, activeUri: `${dir}/b.extracted.jsonl` });
+  assert.equal(vb.text, "$(graph) invoices · model-b F1 0.806 ✗ < 0.85");
+  assert.match(vb.tooltip, /^✗ overall macro F1 0\.8059 < 0\.8500$/m, "the failed check, as the CLI says it");
+  assert.doesNotMatch(vb.tooltip, /✗ total/, "a passed check is not listed as failed");
+  assert.match(vb.tooltip, /model-a: F1 0\.915 macro.* ✓$/m);
+  assert.equal(statusView({ ...base, activeUri: `${dir}/a.extracted.jsonl` }).text, "$(graph) invoices · model-a F1 0.915 ✓");
+  const stale = new Map<string, SuiteSummary>([["invoices", { name: "invoices", key: "invoices", runs: [a, b], stale: "schema has errors" }]]);
+  const vs = statusView({ ...base, summaries: stale, activeUri: `${dir}/invoices.eval.json` });
+  assert.equal(vs.text, "$(graph) invoices · model-a F1 0.915 ✓ — stale: schema has errors");
+  assert.match(vs.tooltip, /Stale: schema has errors\. These are the last good run's figures/);
+});
+
+test("checks, badges and staleness are read defensively", () => {
+  const [s] = readSuiteSummaries({
+    suites: [{
+      name: "s",
+      stale: "schema has errors",
+      runs: [{
+        extracted: "file:///x/e.jsonl",
+        checks: [{ field: null, metric: "macro F1", value: 0.8, threshold: 0.85, passed: false, text: "overall macro F1 0.8000 < 0.8500" }, { field: "total", threshold: "high", passed: true }, { value: 1 }],
+        passed: false,
+        badge: "✗ < 0.85",
+      }, { extracted: "file:///x/f.jsonl", passed: "yes", badge: 3 }],
+    }],
+  });
+  assert.equal(s?.stale, "schema has errors");
+  assert.deepEqual(s?.runs[0]?.checks, [{ field: null, metric: "macro F1", value: 0.8, threshold: 0.85, passed: false, text: "overall macro F1 0.8000 < 0.8500" }], "checks without a numeric threshold are dropped");
+  assert.equal(s?.runs[0]?.passed, false);
+  assert.equal(s?.runs[0]?.badge, "✗ < 0.85");
+  assert.equal(s?.runs[1]?.passed, null, "not a boolean: unknown, never passed");
+  assert.equal(s?.runs[1]?.badge, "");
+  assert.equal(readSuiteSummaries({ suites: [{ name: "s", runs: [], stale: "" }] })[0]?.stale, undefined);
 });

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalschema.results import Status, show_value
+from evalschema.results import FieldResult, Status, show_value
 
 from ..diagnostic_store import DIAGNOSTIC_SOURCE
 from ..document import LineIndex
@@ -34,6 +34,9 @@ DEFAULT_SEVERITY: dict[str, str] = {
     "error": "error", "record": "warning", "input": "error", "threshold": "warning",
     "limit": "information",
 }
+#: Records the summary of findings not shown names in its message, and in its data.
+SUMMARY_RECORDS = 5
+MAX_LISTED_RECORDS = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +61,11 @@ class FindingOptions:
     severity: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_SEVERITY))
     gold_diagnostics: bool = False
     field_threshold: float | None = None
-    #: Diagnostics per file, in file order; 0 means no limit.
-    max_per_file: int = 2000
+    #: Diagnostics per file, in file order, then one summary; 0 means no limit. Under
+    #: VS Code's 1,000 per file, past which it drops the rest with a note of its own.
+    max_per_file: int = 900
+    #: "finding": one diagnostic per finding; "record": one per record, listing them.
+    mode: str = "finding"
 
 
 @dataclass
@@ -95,31 +101,21 @@ def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, s
         how = f" ({label})" if label else ""  # no empty "()" for a node without a comparator
         gold_span = locator.value(g.text, r.gold_pointer)
         if st is Status.MISMATCH:
-            span = locator.value(e.text, r.extracted_pointer)
-            if span is None:
-                continue
+            span = locator.value(e.text, r.extracted_pointer) or _near(locator, e.text, r)
             # The engine's reason, the one text the reports show too.
             out.append(Mark("extracted", span, "mismatch", "mismatch",
                             f"{r.path}: {r.explanation}", r.field, r.schema_pointer, gold_span))
         elif st is Status.HALLUCINATION:
-            span = locator.key(e.text, r.extracted_pointer)
-            if span is None:
-                continue
+            span = locator.key(e.text, r.extracted_pointer) or _near(locator, e.text, r)
             out.append(Mark("extracted", span, "hallucination", "hallucination",
                             f"{r.path}: invented {show_value(r.extracted)} (gold has no value here)",
                             r.field, r.schema_pointer))
         elif st is Status.OMISSION:
-            near = locator.nearest(e.text, r.extracted_pointer or r.gold_pointer)
-            if near is None:
-                continue
-            out.append(Mark("extracted", near[0], "omission", "omission",
+            out.append(Mark("extracted", _near(locator, e.text, r), "omission", "omission",
                             f"{r.path}: missing (gold {show_value(r.gold)})", r.field,
                             r.schema_pointer, gold_span))
         else:  # error, batch_error
-            span = locator.value(e.text, r.extracted_pointer)
-            if span is None:  # the nearest parent present, else the record's first character
-                near = locator.nearest(e.text, r.extracted_pointer or r.gold_pointer)
-                span = (0, 1) if near is None else near[0]
+            span = locator.value(e.text, r.extracted_pointer) or _near(locator, e.text, r)
             out.append(Mark("extracted", span, "error", str(st),
                             f"{r.path}: {r.explanation or st}{how}", r.field,
                             r.schema_pointer, gold_span))
@@ -131,6 +127,14 @@ def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, s
                             f"{r.path}: gold {show_value(r.gold)}, extracted nothing{how}",
                             r.field, r.schema_pointer, gold_span))
     return tuple(out)
+
+
+def _near(locator: RecordLocator, text: str, r: FieldResult) -> Span:
+    """Where a finding goes when its value cannot be pointed at (a record read out of a
+    JSON string or prose, a missing value): the nearest parent present, else the record's
+    first key or character. Never nowhere: a finding not shown would look like a match."""
+    near = locator.nearest(text, r.extracted_pointer or r.gold_pointer or "/")
+    return (0, min(1, len(text))) if near is None else near[0]
 
 
 def _unpaired(s: ScoredRecord, locator: RecordLocator) -> tuple[Mark, ...]:
@@ -170,6 +174,15 @@ def _finding_count(s: ScoredRecord) -> int:
 
 
 @dataclass
+class _Hidden:
+    """The findings a file does not show: how many, and the records they are in."""
+
+    count: int = 0
+    #: Record labels, repeats allowed (one per record skipped or cut short).
+    records: list[str] = field(default_factory=list)
+
+
+@dataclass
 class _Doc:
     """A file's URI and its line table."""
 
@@ -192,6 +205,7 @@ class DiagnosticBuilder:
         self.out: dict[str, list[dict[str, Any]]] = {}
         self.docs: dict[Path, _Doc] = {}
         self.labels = outcome.labels
+        self.hidden: dict[Path, _Hidden] = {}
 
     # -- helpers ------------------------------------------------------------
 
@@ -209,10 +223,28 @@ class DiagnosticBuilder:
         name = self.opt.severity.get(kind, DEFAULT_SEVERITY[kind])
         return SEVERITIES.get(name)
 
+    def room(self, path: Path) -> bool:
+        """Whether ``path`` can take one more diagnostic under the per-file limit."""
+        cap = self.opt.max_per_file
+        return not cap or len(self.out[self.doc(path).uri]) < cap
+
+    def hide(self, path: Path, count: int, record: str | None = None) -> None:
+        """Counts ``count`` findings (of ``record``, if one) that ``path`` does not show."""
+        if count:
+            got = self.hidden.setdefault(path, _Hidden())
+            got.count += count
+            if record is not None:
+                got.records.append(record)
+
     def add(self, path: Path, start: int, end: int, kind: str, code: str, message: str,
-            related: list[dict[str, Any]] | None = None, data: Any = None) -> None:
+            related: list[dict[str, Any]] | None = None, data: Any = None,
+            force: bool = False) -> None:
+        """Adds a diagnostic, within the per-file limit unless ``force`` (the summary)."""
         sev = self.severity(kind)
         if sev is None:
+            return
+        if not force and not self.room(path):
+            self.hide(path, 1)
             return
         d = self.doc(path)
         diag: dict[str, Any] = {"range": self.rng(d, start, end), "severity": sev,
@@ -263,6 +295,7 @@ class DiagnosticBuilder:
             self._run(run, old, marks)
         self.cache.marks, self.cache.fingerprint = marks, o.schema_text
         self._thresholds()
+        self._summaries()
         return self.out
 
     def _schema_problems(self) -> None:
@@ -277,16 +310,18 @@ class DiagnosticBuilder:
     def _run(self, run: RunOutcome, old: dict[tuple[Any, ...], tuple[Mark, ...]],
              marks: dict[tuple[Any, ...], tuple[Mark, ...]]) -> None:
         """The run's findings in file order, up to the per-file limit: past it only
-        the count is kept (computing marks is what costs, so it stops too)."""
+        the count and the records are kept (computing marks is what costs, so it stops)."""
         cfg = self.o.suite.config
-        cap = self.opt.max_per_file
-        run_uri = self.doc(run.path).uri
-        gold_uri = self.doc(cfg.gold).uri
-        hidden = 0
+        by_record = self.opt.mode == "record"
         for s in _file_order(run):
-            full = cap and len(self.out[run_uri]) >= cap
-            if full and (not self.opt.gold_diagnostics or len(self.out[gold_uri]) >= cap):
-                hidden += _finding_count(s)
+            room_ext = self.room(run.path)
+            room_gold = self.opt.gold_diagnostics and self.room(cfg.gold)
+            if not room_ext and not room_gold:
+                self.hide(run.path, _finding_count(s), s.record.label)
+                if self.opt.gold_diagnostics and s.extracted is not None and s.gold is not None:
+                    c = s.record.counts  # a gold mark per mismatch and omission
+                    self.hide(cfg.gold, c.mismatches + c.omissions,
+                              f"{run.label} {s.record.label}")
                 continue
             key = (s.gold.text if s.gold else None, s.extracted.text if s.extracted else None,
                    s.record.problem)
@@ -296,8 +331,8 @@ class DiagnosticBuilder:
             marks[key] = got
             if s.extracted is None:  # a gold record missing from the run: on the run file
                 if s.gold is not None:
-                    if full:
-                        hidden += 1
+                    if not room_ext:
+                        self.hide(run.path, 1, s.record.label)
                     else:
                         [m] = got
                         gold = self.doc(cfg.gold)
@@ -305,18 +340,23 @@ class DiagnosticBuilder:
                             {"location": {"uri": gold.uri, "range": self.rng(
                                 gold, s.gold.start, s.gold.end)}, "message": "gold record"}])
                 continue
+            if by_record:
+                self._record_rollup(run, s, got)
+                continue
             for m in got:
                 message = m.message
                 if m.side == "extracted":
-                    if full:
-                        hidden += 1
+                    if not self.room(run.path):
+                        self.hide(run.path, 1, s.record.label)
                         continue
                     base = s.extracted.start
                     path = run.path
                 else:  # the gold value of a mismatch or an omission
                     assert s.gold is not None
-                    if not self.opt.gold_diagnostics or (
-                            cap and len(self.out[gold_uri]) >= cap):
+                    if not self.opt.gold_diagnostics:
+                        continue
+                    if not self.room(cfg.gold):
+                        self.hide(cfg.gold, 1, f"{run.label} {s.record.label}")
                         continue
                     base = s.gold.start
                     path = cfg.gold
@@ -324,11 +364,50 @@ class DiagnosticBuilder:
                 self.add(path, base + m.span[0], base + m.span[1], m.kind, m.code, message,
                          self.related(s.gold.start if s.gold else None, m),
                          {"field": m.field, "record": s.record.index})
-        if hidden:
-            self.add(run.path, 0, 0, "limit", "more-findings",
-                     f"{hidden:,} more findings in this file are not shown (the limit is "
-                     f"{cap:,} per file: setting evalschema.maxDiagnosticsPerFile); the report "
-                     "and hovers have them all")
+
+    def _record_rollup(self, run: RunOutcome, s: ScoredRecord, got: tuple[Mark, ...]) -> None:
+        """``diagnosticsMode: "record"``: one diagnostic per record, on its first key,
+        naming its wrong fields; each finding is a related location."""
+        assert s.extracted is not None
+        mine = [m for m in got if m.side == "extracted" and self.severity(m.kind) is not None]
+        if not mine:
+            return
+        if not self.room(run.path):
+            self.hide(run.path, len(mine), s.record.label)
+            return
+        base = s.extracted.start
+        d = self.doc(run.path)
+        kind = min(mine, key=lambda m: self.severity(m.kind) or 9).kind  # the loudest
+        names = list(dict.fromkeys(f"{m.field or m.code} ({m.kind})" for m in mine))
+        shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+        head = self.locator.nearest(s.extracted.text, "/")
+        start, end = head[0] if head is not None else (0, 0)
+        related = [{"location": {"uri": d.uri, "range": self.rng(
+            d, base + m.span[0], base + m.span[1])}, "message": m.message} for m in mine]
+        self.add(run.path, base + start, base + end, kind, "record-findings",
+                 f"{s.record.label}: {len(mine)} finding{'s' if len(mine) != 1 else ''}: "
+                 f"{shown}", related, {"record": s.record.index,
+                                       "fields": [m.field for m in mine]})
+
+    def _summaries(self) -> None:
+        """One note at the top of each file with findings not shown: how many, in which
+        records, and where to see them all."""
+        cap = self.opt.max_per_file
+        for path, hidden in self.hidden.items():
+            count, names = hidden.count, list(dict.fromkeys(hidden.records))
+            listed = ", ".join(names[:SUMMARY_RECORDS])
+            if len(names) > SUMMARY_RECORDS:
+                listed += f" and {len(names) - SUMMARY_RECORDS:,} more"
+            where = f" in {len(names):,} record{'s' if len(names) != 1 else ''} ({listed})" \
+                if names else ""
+            self.add(path, 0, 0, "limit", "more-findings",
+                     f"{count:,} more finding{'s' if count != 1 else ''}{where} "
+                     f"not shown: this file shows its first {cap:,} "
+                     "(evalschema.maxDiagnosticsPerFile, under the editor's limit of 1,000 "
+                     "per file). The results view and hovers have every finding; "
+                     "evalschema.diagnosticsMode \"record\" shows one per record.",
+                     data={"hidden": count, "records": names[:MAX_LISTED_RECORDS]},
+                     force=True)
 
     def _thresholds(self) -> None:
         cfg = self.o.suite.config

@@ -59,7 +59,8 @@ class RecordLocator:
 
     def nearest(self, text: str, pointer: str | None) -> tuple[Span, str] | None:
         """Where to show something missing at ``pointer``: the key of the nearest parent
-        present, or the first character of the record; with that parent's pointer."""
+        present, else the record's first key (its first character when it has none); with
+        that parent's pointer."""
         if pointer is None:
             return None
         doc = self.doc(text)
@@ -75,6 +76,10 @@ class RecordLocator:
         root = doc.root
         if root is None:
             return None
+        first = next((c.key_node for c in root.children if c.kind == "property"
+                      and c.key_node is not None), None) if root.kind == "object" else None
+        if first is not None:  # a key to point at, not a one-character brace
+            return (first.offset, first.end), ""
         return (root.offset, root.offset + 1), ""
 
     def pointer_at(self, text: str, offset: int) -> str | None:

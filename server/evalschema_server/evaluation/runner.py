@@ -113,6 +113,9 @@ class SuiteOutcome:
     texts: dict[Path, str] = field(default_factory=dict)
     started: float = 0.0
     seconds: float = 0.0
+    #: Why these results are no longer current though they are still shown (the schema
+    #: stopped parsing since they were computed); None for the results of the last run.
+    stale: str | None = None
 
     @property
     def labels(self) -> dict[str, str]:
@@ -284,6 +287,11 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
                             issues=tuple(issues), texts=texts, started=started)
     gold = cache.parser(cfg.gold).read(str(cfg.gold), gold_text, strict=True)
     issues.extend(_file_issues(cfg.gold, gold))
+    if not any(g.value is not NO_RECORD for g in gold.records):
+        # One located error, not a warning on every record of every run.
+        issues.extend(_empty_gold(suite, gold, load))
+        return SuiteOutcome(suite, gold=gold, schema_text=schema_text, evaluator=evaluator,
+                            issues=tuple(issues), texts=texts, started=started)
     plans: list[tuple[Path, DataFile, list[_Pair]]] = []
     gold_pairs_checked = False
     for path in cfg.extracted:
@@ -378,6 +386,29 @@ def _evaluator(suite: Suite, schema_text: str) -> Evaluator:
     return make_evaluator(schema, id_field=cfg.id_field, null_policy=cfg.null_policy,
                           fields=cfg.fields or None, target=cfg.target,
                           base_uri=str(cfg.schema))
+
+
+def _empty_gold(suite: Suite, gold: DataFile, load: Callable[[Path], str | None]
+                ) -> list[InputIssue]:
+    """A gold file with no record to score against: one error at its top, and one note at
+    the top of each run (its records are not scored)."""
+    cfg = suite.config
+    bad = [g for g in gold.records if g.value is NO_RECORD]
+    if bad:
+        first = bad[0]
+        line = gold.text.count("\n", 0, first.start) + 1
+        what = (f"the gold file has 0 readable records: {len(bad):,} cannot be read (the "
+                f"first, line {line}: {first.problem}); fix it or point the suite at "
+                "another gold file")
+    else:
+        what = ("the gold file has 0 records: there is nothing to score the runs against; "
+                "add one JSON object per line (JSONL) or a JSON array of objects")
+    out = [InputIssue(cfg.gold, 0, 0, "gold-empty", what)]
+    for path in cfg.extracted:
+        if load(path) is not None:
+            out.append(InputIssue(path, 0, 0, "gold-empty", f"not scored: the gold file "
+                                  f"{cfg.gold.name} has 0 records", "warning"))
+    return out
 
 
 def _file_issues(path: Path, data: DataFile) -> list[InputIssue]:

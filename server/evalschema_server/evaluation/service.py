@@ -14,6 +14,7 @@ import contextlib
 import gc
 import logging
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -57,6 +58,7 @@ class Client(Protocol):
     def progress_report(self, token: str, done: int, total: int) -> None: ...
     def progress_end(self, token: str, message: str) -> None: ...
     def log_error(self, where: str, exc: BaseException) -> None: ...
+    def log_info(self, message: str) -> None: ...
     @property
     def encoding(self) -> str: ...
     @property
@@ -84,6 +86,10 @@ class EvaluationService:
         self._watch: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._rediscover_timer: asyncio.TimerHandle | None = None
+        #: Per open file: the pending look at whether the editor reloaded it from disk,
+        #: and the disk's (mtime, size) at the last look.
+        self._reload_timers: dict[Path, asyncio.TimerHandle] = {}
+        self._disk_seen: dict[Path, tuple[int, int]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         #: Set once the first search for suites is done: events and commands that come
         #: earlier (an editor restoring open files) wait for it instead of finding nothing.
@@ -200,9 +206,49 @@ class EvaluationService:
         if path.name in CONFIG_NAMES:
             self._schedule_rediscover(run_all_changed=False, delay=0.2)
             return
+        suites = self.suites_for(path)
         if self.client.eval_settings.run_on == "change":
-            for suite in self.suites_for(path):
+            for suite in suites:
                 self.scheduler.request(suite, 0.3)
+        elif suites:
+            self._check_reload(path)
+
+    def _check_reload(self, path: Path, delay: float = 0.15) -> None:
+        """After edits settle, whether the editor's text is now the disk's: the editor
+        reloaded a file another program wrote (it sends the new text as a change, with no
+        save). Then the suites run, as after a save. The disk is read only when it changed
+        since the last look, so typing costs one ``stat`` per pause."""
+        old = self._reload_timers.pop(path, None)
+        if old is not None:
+            old.cancel()
+
+        def fire() -> None:
+            self._reload_timers.pop(path, None)
+            self._spawn(self._reloaded(path))
+
+        self._reload_timers[path] = asyncio.get_running_loop().call_later(delay, fire)
+
+    async def _reloaded(self, path: Path) -> None:
+        def look() -> tuple[tuple[int, int] | None, str | None]:
+            try:
+                st = path.stat()
+            except OSError:
+                return None, None
+            sig = (st.st_mtime_ns, st.st_size)
+            if self._disk_seen.get(path) == sig:
+                return sig, None
+            return sig, text_or_none(path, {})
+
+        sig, disk = await in_thread(look)
+        if sig is not None:
+            self._disk_seen[path] = sig
+        if disk is None or self.documents.text_at(path) != disk:
+            return
+        if all(o.texts.get(path) == disk for o in self.outcomes_for(path)) \
+                and self.outcomes_for(path):
+            return  # what the results were computed from: nothing to do
+        for suite in self.suites_for(path):
+            self.scheduler.request(suite, 0)
 
     def opened(self, path: Path) -> None:
         if self._unless_early(self.opened, path):
@@ -295,7 +341,8 @@ class EvaluationService:
         """Diagnostics of an outcome (runs on the worker thread)."""
         s = self.client.eval_settings
         options = FindingOptions(self.client.encoding, {**s.severity}, s.gold_diagnostics,
-                                 s.field_threshold, s.max_diagnostics_per_file)
+                                 s.field_threshold, s.max_diagnostics_per_file,
+                                 s.diagnostics_mode)
         cache = self.marks.setdefault(outcome.suite.key, MarkCache())
         schema_open = outcome.suite.config.schema in texts
         with gc_paused():
@@ -313,6 +360,12 @@ class EvaluationService:
                         built: dict[str, list[dict[str, Any]]]) -> None:
         key = outcome.suite.key
         source = suite_source(key)
+        last = self.outcomes.get(key)
+        if outcome.schema_problems and last is not None and last.runs \
+                and last.suite == outcome.suite:
+            outcome = _keep_stale(last, outcome)
+            built = {uri: items for uri, items in built.items()
+                     if uri == self._uri_of(outcome.suite.config.schema)}
         previous = self.diagnostics.uris(source)
         stale = self.stale_paths(outcome)
         stale_uris = {self._uri_of(p) for p in stale}
@@ -325,12 +378,14 @@ class EvaluationService:
         for path, text in outcome.texts.items():
             texts.setdefault(self._uri_of(path), text)
         for uri in previous - built.keys():
-            self.diagnostics.clear_diagnostics(source, uri)
+            if outcome.stale is None:  # stale results keep their data files' findings
+                self.diagnostics.clear_diagnostics(source, uri)
         for uri, items in built.items():
             self.diagnostics.set_diagnostics(source, uri, items, text=texts.get(uri))
         for uri in {*built, *previous} - stale_uris:
             self.diagnostics.publish(uri)
         self.client.progress_end(run_id, _done_message(outcome))
+        self.client.log_info(_run_log(outcome))
         self.client.notify(RUN_FINISHED, RunFinishedParams(
             suite=summary(outcome, self._uri_of), cancelled=False))
         if stale and self.client.eval_settings.run_on == "change":
@@ -385,9 +440,30 @@ class EvaluationService:
             self.diagnostics.publish(uri)
 
 
+def _keep_stale(last: SuiteOutcome, failed: SuiteOutcome) -> SuiteOutcome:
+    """The last good results, marked stale, while the schema has errors that stop a run
+    (mid-typing, an auto-save): wiping every finding to show "not evaluated" would hide
+    what the user is working on. The problems are the failed run's."""
+    return replace(last, stale="schema has errors", schema_problems=failed.schema_problems,
+                   issues=last.issues + failed.issues)
+
+
+def _run_log(outcome: SuiteOutcome) -> str:
+    """One line per run in the server's log: what ran, how long, what it found."""
+    runs = "; ".join(
+        f"{r.label}: {r.result.total_records} records, F1 {figure(r.result.mean_f1)}, "
+        f"{r.result.total_mismatches} wrong, {r.result.total_omissions} missing, "
+        f"{r.result.total_hallucinations} invented" for r in outcome.runs) or "no runs"
+    problems = len(outcome.issues) + len(outcome.schema_problems)
+    stale = f" (stale: {outcome.stale})" if outcome.stale else ""
+    return (f"suite {outcome.suite.name} evaluated in {outcome.seconds:.2f} s: {runs}; "
+            f"{problems} problem{'s' if problems != 1 else ''}{stale}")
+
+
 def _done_message(outcome: SuiteOutcome) -> str:
     parts = [f"{r.label}: F1 {figure(r.result.mean_f1)}" for r in outcome.runs]
-    return "; ".join(parts) or "no runs"
+    done = "; ".join(parts) or "no runs"
+    return f"{done} (stale: {outcome.stale})" if outcome.stale else done
 
 
 def _config_diag(p: Problem, text: str, encoding: str) -> dict[str, Any]:

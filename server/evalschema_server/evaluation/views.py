@@ -10,14 +10,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evalschema.project.gate import Check, check_run, passed
 from evalschema.report.figures import f1_figure, figure
 from evalschema.results import Counts, FieldResult, RunResult, Status, show_value
 from evalschema.safetext import finite
 
 from ..protocol import (
+    CheckRow,
     CoverageFigures,
     FieldRow,
     Figures,
+    GateFigures,
     RunReport,
     SuiteProblem,
     SuiteReport,
@@ -104,6 +107,8 @@ def _item_of(pointer: str | None) -> str | None:
 
 def hover_markdown(hit: Hit, labels: dict[str, str]) -> str:
     head = f"**evalschema** · suite `{hit.outcome.suite.name}` · run `{hit.run.label}`"
+    if hit.outcome.stale:
+        head += f" · **stale**: {hit.outcome.stale}"
     results = hit.results
     if len(results) == 1 and (results[0].extracted_pointer if hit.side == "extracted"
                               else results[0].gold_pointer) == hit.pointer:
@@ -171,13 +176,51 @@ def coverage(result: RunResult) -> CoverageFigures:
             "off_schema": [{"pointer": k, "values": n} for k, n in c.keys[:_OFF_SCHEMA_KEYS]]}
 
 
+def run_checks(outcome: SuiteOutcome, run: RunOutcome) -> tuple[Check, ...]:
+    """The configuration's gate on ``run``, as ``evalschema eval`` applies it."""
+    cfg = outcome.suite.config
+    return check_run(run.result, fail_under=cfg.fail_under, fail_metric=cfg.fail_metric,
+                     thresholds=cfg.thresholds)
+
+
+def gate(outcome: SuiteOutcome, run: RunOutcome) -> GateFigures:
+    checks = run_checks(outcome, run)
+    return {"checks": [CheckRow(field=c.field, metric=c.metric, value=c.value,
+                                threshold=c.threshold, passed=c.passed, text=c.describe())
+                       for c in checks],
+            "passed": passed(checks) if checks else None, "badge": badge(checks)}
+
+
+def verdict(outcome: SuiteOutcome, run: RunOutcome) -> str:
+    """The run's pass/fail badge (``badge``)."""
+    return badge(run_checks(outcome, run))
+
+
+def badge(checks: tuple[Check, ...]) -> str:
+    """A short pass/fail badge: "✓", "✗ < 0.85" (the overall threshold), "✗ 2 fields
+    below threshold"; "" without checks."""
+    if not checks:
+        return ""
+    failed = [c for c in checks if not c.passed]
+    if not failed:
+        return "✓"
+    overall = next((c for c in failed if c.field is None), None)
+    if overall is not None:
+        return f"✗ < {overall.threshold:g}"
+    return f"✗ {len(failed)} field{'s' if len(failed) != 1 else ''} below threshold"
+
+
 def summary(outcome: SuiteOutcome, to_uri: ToUri) -> SuiteSummary:
-    return {"name": outcome.suite.name, "key": outcome.suite.key,
-            "runs": [{"extracted": to_uri(r.path), "label": r.label,
-                      "records": r.result.total_records, **figures(r.result),
-                      **coverage(r.result)}
-                     for r in outcome.runs],
-            "problems": len(outcome.issues) + len(outcome.schema_problems)}
+    out: SuiteSummary = {
+        "name": outcome.suite.name, "key": outcome.suite.key,
+        "runs": [{"extracted": to_uri(r.path), "label": r.label,
+                  "records": r.result.total_records, **figures(r.result),
+                  **coverage(r.result), **gate(outcome, r)}
+                 for r in outcome.runs],
+        "problems": len(outcome.issues) + len(outcome.schema_problems)}
+    if outcome.stale:
+        out["stale"] = outcome.stale
+    return out
 
 
 def report(outcome: SuiteOutcome, to_uri: ToUri, worst: Callable[[RunOutcome, str],
@@ -195,14 +238,18 @@ def report(outcome: SuiteOutcome, to_uri: ToUri, worst: Callable[[RunOutcome, st
                          "invented": agg.invented, "worst": worst(r, name)})
         runs.append({"extracted": to_uri(r.path), "label": r.label,
                      "records": r.result.total_records, **figures(r.result),
-                     **coverage(r.result), "fields": rows,
+                     **coverage(r.result), **gate(outcome, r), "fields": rows,
                      "result": finite(r.result.to_dict())})  # no bare NaN on the wire
-    return {"name": cfg.name, "key": outcome.suite.key, "schema": to_uri(cfg.schema),
-            "gold": to_uri(cfg.gold), "runs": runs,
-            "problems": [SuiteProblem(uri=to_uri(i.path), code=i.code, message=i.message)
-                         for i in outcome.issues]
-            + [SuiteProblem(uri=to_uri(cfg.schema), code=p.code, message=p.message)
-               for p in outcome.schema_problems]}
+    out: SuiteReport = {
+        "name": cfg.name, "key": outcome.suite.key, "schema": to_uri(cfg.schema),
+        "gold": to_uri(cfg.gold), "runs": runs,
+        "problems": [SuiteProblem(uri=to_uri(i.path), code=i.code, message=i.message)
+                     for i in outcome.issues]
+        + [SuiteProblem(uri=to_uri(cfg.schema), code=p.code, message=p.message)
+           for p in outcome.schema_problems]}
+    if outcome.stale:
+        out["stale"] = outcome.stale
+    return out
 
 
 def worst_example(run: RunOutcome, field: str) -> tuple[ScoredRecord, FieldResult] | None:

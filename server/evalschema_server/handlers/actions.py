@@ -1,5 +1,5 @@
-"""Code actions: quick fixes from our diagnostics' data, and "Annotate schema"
-(``authoring.actions``)."""
+"""Code actions: quick fixes from our diagnostics' data, "Annotate schema"
+(``authoring.actions``), and on the note of findings not shown, the way to all of them."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from ..authoring.analysis import SchemaAnalysis
 from ..diagnostic_store import DIAGNOSTIC_SOURCE
 from ..guard import guarded
 from ..ranges import to_offset, to_range
+from .shared import PREFIX
 
 if TYPE_CHECKING:
     from ..server import EvalSchemaServer
@@ -22,12 +23,12 @@ KINDS = [types.CodeActionKind.QuickFix, types.CodeActionKind.Source]
 def on_code_action(ls: EvalSchemaServer, params: types.CodeActionParams
                    ) -> list[types.CodeAction] | None:
     uri = params.text_document.uri
+    out = _show_all(uri, params.context.diagnostics)
     doc = ls.store.get(uri)
     if doc is None or ls.schemas.too_large(doc):
-        return None
+        return out or None
     analysis = ls.schemas.analysis(uri)
     lines = analysis.doc.lines
-    out: list[types.CodeAction] = []
     for i, diag in enumerate(params.context.diagnostics):
         if diag.source != DIAGNOSTIC_SOURCE or not isinstance(diag.data, dict):
             continue
@@ -41,6 +42,19 @@ def on_code_action(ls: EvalSchemaServer, params: types.CodeActionParams
             "Annotate schema: make every default comparator explicit", edits,
             kind=types.CodeActionKind.Source), []))
     return out
+
+
+def _show_all(uri: str, diagnostics: list[types.Diagnostic]) -> list[types.CodeAction]:
+    """On "N more findings … not shown": the report of the file's suites (the VS Code
+    extension opens its results view; another client gets the report as the answer)."""
+    for diag in diagnostics:
+        if diag.source == DIAGNOSTIC_SOURCE and diag.code == "more-findings":
+            return [types.CodeAction(
+                title="Show every finding (evalschema results)",
+                kind=types.CodeActionKind.QuickFix, diagnostics=[diag], is_preferred=True,
+                command=types.Command("Show every finding", PREFIX + "showReport",
+                                      arguments=[{"uri": uri}]))]
+    return []
 
 
 def _code_action(ls: EvalSchemaServer, analysis: SchemaAnalysis, uri: str, fix: actions.Fix,

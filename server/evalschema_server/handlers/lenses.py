@@ -19,6 +19,7 @@ from ..ranges import to_offset
 from .shared import PREFIX, path_of, schema_outcomes
 
 if TYPE_CHECKING:
+    from ..evaluation.runner import RunOutcome, SuiteOutcome
     from ..server import EvalSchemaServer
 
 
@@ -37,19 +38,38 @@ def code_lenses(ls: EvalSchemaServer, uri: str) -> list[types.CodeLens]:
     for suite in suites:
         outcome = ls.evaluation.outcomes.get(suite.key)
         args = [{"suite": suite.key}]
-        for run in outcome.runs if outcome else ():
-            r = run.result
-            out.append(types.CodeLens(top, types.Command(
-                f"{suite.name} · {run.label}: P {figure(r.mean_precision)} · "
-                f"R {figure(r.mean_recall)} · F1 {figure(r.mean_f1)} ({r.total_records} records)"
-                + (f" · gold coverage {share:.0%}" if (share := r.coverage.share) is not None
-                   and share < 1 else ""),
-                PREFIX + "showReport", arguments=args)))
         running = suite.key in ls.evaluation.scheduler.active
+        # Short lenses, the action first: a long one is cut off at the window's edge.
+        name = f" {suite.name}" if len(suites) > 1 else ""
         out.append(types.CodeLens(top, types.Command(
-            "$(sync~spin) evaluating…" if running else f"▶ Evaluate {suite.name}",
+            f"$(sync~spin) evaluating{name}…" if running else f"▶ Evaluate{name}",
             PREFIX + "runSuite", arguments=args)))
+        if outcome is None:
+            continue
+        if outcome.stale:
+            out.append(types.CodeLens(top, types.Command(
+                f"stale: {outcome.stale}", PREFIX + "showReport", arguments=args,
+                tooltip="These figures are the last good run's: the schema has errors now, "
+                        "so it was not evaluated again.")))
+        for run in outcome.runs:
+            r = run.result
+            badge = views.verdict(outcome, run)
+            out.append(types.CodeLens(top, types.Command(
+                f"{run.label} F1 {figure(r.mean_f1)}" + (f" {badge}" if badge else ""),
+                PREFIX + "showReport", arguments=args, tooltip=_run_tooltip(outcome, run))))
     return out
+
+
+def _run_tooltip(outcome: SuiteOutcome, run: RunOutcome) -> str:
+    r = run.result
+    lines = [f"{outcome.suite.name} · {run.label}: precision {figure(r.mean_precision)} · "
+             f"recall {figure(r.mean_recall)} · F1 {figure(r.mean_f1)} macro, "
+             f"{figure(r.micro_f1)} micro ({r.total_records} records)"]
+    if (share := r.coverage.share) is not None and share < 1:
+        lines.append(f"gold coverage {share:.0%}")
+    lines += [c.describe() for c in views.run_checks(outcome, run)]
+    lines.append("Click to show the report.")
+    return "\n".join(lines)
 
 
 def on_inlay_hints(ls: EvalSchemaServer, params: types.InlayHintParams
@@ -74,12 +94,19 @@ def on_inlay_hints(ls: EvalSchemaServer, params: types.InlayHintParams
         if prop is None or prop.key_node is None or not lo <= prop.key_node.offset <= hi:
             continue
         runs = views.field_runs(outcomes, name)
-        figures = [f1_figure(c, c.f1, 2) for _, _, c in runs]
-        tips = [f"{o.suite.name} · {r.label}: {views.field_line(c)}" for o, r, c in runs]
-        if not figures:
+        if not runs:
             continue
+        default = ls.settings.evaluation.field_threshold
+        figures, tips = [], []
+        for o, r, c in runs:
+            limit = o.suite.config.thresholds.get(name, default)
+            low = limit is not None and (c.f1 is None or c.f1 < limit)
+            # Named runs (``a 0.95 · b 0.85 ✗``): which figure is whose, and which fails.
+            figures.append(f"{r.label} {f1_figure(c, c.f1, 2)}" + (" ✗" if low else ""))
+            tips.append(f"{o.suite.name} · {r.label}: {views.field_line(c)}"
+                        + (f" (below its threshold {limit:g})" if low else ""))
         line, char = doc.lines.position(prop.key_node.end, ls.encoding)
-        out.append(types.InlayHint(types.Position(line, char), f"F1 {' | '.join(figures)}",
+        out.append(types.InlayHint(types.Position(line, char), f"F1 {' · '.join(figures)}",
                                    kind=types.InlayHintKind.Type, padding_left=True,
                                    tooltip="\n".join(tips)))
     return out or None

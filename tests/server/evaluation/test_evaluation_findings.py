@@ -78,7 +78,7 @@ def test_every_file_of_the_suite_gets_a_list_and_the_run_file_its_findings(
         ("unreadable-record", rng(2, 0, len(EXTRACTED_LINES[2])), 1),
         # UTF-16: the emoji before it counts two.
         ("mismatch", rng(0, line0.index("13.9") + 1, line0.index("13.9") + 5), 2),
-        ("omission", rng(1, 0, 1), 2),  # on the record's brace: no parent of currency
+        ("omission", rng(1, 1, 5), 2),  # on the record's first key: no parent of currency
         ("mismatch", rng(1, qty, qty + 1), 2),
         ("hallucination", rng(1, line1.index('"color"'), line1.index('"color"') + 7), 2),
     ]
@@ -132,8 +132,9 @@ def test_past_the_limit_only_the_count_is_shown(shop: tuple[dict[str, Path], Sui
     got = build(outcome, FindingOptions(max_per_file=2))[files["extracted"].as_uri()]
     assert [d["code"] for d in got] == ["unreadable-record", "mismatch", "more-findings"]
     assert got[-1]["range"] == rng(0, 0, 0) and got[-1]["severity"] == 3
-    assert got[-1]["message"].startswith("3 more findings in this file are not shown (the "
-                                         "limit is 2 per file")
+    assert got[-1]["message"].startswith("3 more findings in 1 record (b) not shown: this "
+                                         "file shows its first 2 (evalschema.maxDiagnostics")
+    assert got[-1]["data"] == {"hidden": 3, "records": ["b"]}
 
 
 def test_gold_diagnostics_are_prefixed_with_the_run(shop: tuple[dict[str, Path], SuiteOutcome]
@@ -253,7 +254,8 @@ def pair(results: list[FieldResult], gold: str | None, extracted: str | None, *,
 def test_each_kind_of_finding_is_marked_where_it_happened() -> None:
     """The wrong value, the invented key, the nearest present parent of what is missing,
     the value a comparison failed on; on gold, the right value. Matches, skipped and
-    pending fields are no findings; a result whose place is not in the text is dropped."""
+    pending fields are no findings; a result whose place is not in the text goes on the
+    nearest parent present (the record's first key at the top): never dropped."""
     zip_sp, tags_sp = "/properties/addr/properties/zip", "/properties/tags/items"
     gold_zip = span_of(G_TEXT, '"0150"')
     results = [
@@ -278,11 +280,20 @@ def test_each_kind_of_finding_is_marked_where_it_happened() -> None:
     marks = record_marks(pair(results, G_TEXT, E_TEXT), RecordLocator(),
                          {zip_sp: "postal code", "/properties/name": ""})
     price_msg = "price: 13.9 ≠ gold 12.5 (numeric)"
+    gone_msg = "gone: 2 ≠ gold 1 (no comparator)"
     assert marks == (
+        # Its value is not in the text: on the record's first key.
+        Mark("extracted", span_of(E_TEXT, '"id"'), "mismatch", "mismatch", gone_msg, "gone",
+             "", span_of(G_TEXT, "12.5")),
+        Mark("gold", span_of(G_TEXT, "12.5"), "mismatch", "mismatch", gone_msg, "gone", "",
+             span_of(G_TEXT, "12.5")),
         Mark("extracted", span_of(E_TEXT, "13.9"), "mismatch", "mismatch", price_msg, "price",
              "/properties/price", span_of(G_TEXT, "12.5")),
         Mark("gold", span_of(G_TEXT, "12.5"), "mismatch", "mismatch", price_msg, "price",
              "/properties/price", span_of(G_TEXT, "12.5")),
+        # Not in the text: on its nearest parent present.
+        Mark("extracted", span_of(E_TEXT, '"extra"'), "hallucination", "hallucination",
+             "extra.q: invented 2 (gold has no value here)", "extra.q"),
         Mark("extracted", span_of(E_TEXT, '"k"'), "hallucination", "hallucination",
              "extra.k: invented 1 (gold has no value here)", "extra.k", "/properties/extra"),
         Mark("extracted", span_of(E_TEXT, '"addr"'), "omission", "omission",
@@ -299,20 +310,26 @@ def test_each_kind_of_finding_is_marked_where_it_happened() -> None:
         Mark("extracted", span_of(E_TEXT, '"a"', after='"name": '), "error", "error",
              "name: transform failed on the gold value (exact)", "name", "/properties/name",
              span_of(G_TEXT, "5")),
-        # Nowhere to point: the record's first character; no label, no "()".
-        Mark("extracted", (0, 1), "error", "error", "geo: no comparator", "geo"),
+        # Nowhere to point: the record's first key; no label, no "()".
+        Mark("extracted", span_of(E_TEXT, '"id"'), "error", "error", "geo: no comparator", "geo"),
         Mark("extracted", span_of(E_TEXT, '"addr"'), "error", "batch_error",
              "addr.zip: batch_error (llm)", "addr.zip", "", gold_zip),
     )
 
 
-def test_a_record_with_no_value_in_its_text_still_gets_its_errors() -> None:
-    """An omission has nowhere to go (like a mismatch whose value is not in the text, it
-    is dropped on both sides); an error goes on the first character."""
+def test_a_record_with_no_value_in_its_text_still_gets_every_finding() -> None:
+    """Nothing in its text to point at: each finding goes on its first character."""
     results = [result("a", Status.OMISSION, gp="/a", ep="/a", gold=1),
                result("b", Status.ERROR, ep="/b", reason="boom")]
     marks = record_marks(pair(results, '{"a": 1}', "  "), RecordLocator(), {})
-    assert marks == (Mark("extracted", (0, 1), "error", "error", "b: boom", "b"),)
+    assert marks == (
+        Mark("extracted", (0, 1), "omission", "omission", "a: missing (gold 1)", "a", "",
+             (6, 7)),
+        Mark("gold", (6, 7), "omission", "omission", "a: gold 1, extracted nothing", "a", "",
+             (6, 7)),
+        Mark("extracted", (0, 1), "error", "error", "b: boom", "b"))
+    assert record_marks(pair(results[1:], '{"a": 1}', ""), RecordLocator(), {}) == (
+        Mark("extracted", (0, 0), "error", "error", "b: boom", "b"),), "an empty text"
 
 
 def test_an_unpaired_record_is_one_mark_that_counts_its_fields() -> None:
@@ -441,19 +458,32 @@ def test_past_the_limit_every_hidden_finding_is_counted(
     got = build(outcome, FindingOptions(max_per_file=1))[files["extracted"].as_uri()]
     assert [d["code"] for d in got] == ["duplicate-id", "more-findings"]
     assert got[1]["message"] == (
-        "5 more findings in this file are not shown (the limit is 1 per file: setting "
-        "evalschema.maxDiagnosticsPerFile); the report and hovers have them all")
+        "5 more findings in 4 records (b, a, z, c) not shown: this file shows its first 1 "
+        "(evalschema.maxDiagnosticsPerFile, under the editor's limit of 1,000 per file). The "
+        "results view and hovers have every finding; evalschema.diagnosticsMode \"record\" "
+        "shows one per record.")
+    assert got[1]["data"] == {"hidden": 5, "records": ["b", "a", "z", "c"]}
     unlimited = build(outcome, FindingOptions(max_per_file=0))[files["extracted"].as_uri()]
     assert len(unlimited) == 6 and "more-findings" not in {d["code"] for d in unlimited}
 
 
-def test_the_default_limit_is_two_thousand_per_file(tmp_path: Path) -> None:
+def test_the_default_limit_stays_under_the_editors_thousand(tmp_path: Path) -> None:
+    """VS Code drops a file's problems past 1,000 with a note of its own; ours comes first,
+    names the records and is the file's last diagnostic (information, under the warnings)."""
     schema = {"type": "object", "properties": {"v": {"type": "integer"}}}
     files, outcome = suite_outcome(tmp_path, schema, ['{"v": 1}'] * 2001, ['{"v": 2}'] * 2001)
     got = build(outcome)[files["extracted"].as_uri()]
-    assert len(got) == 2001 and {d["code"] for d in got[:2000]} == {"mismatch"}
-    assert got[2000]["message"].startswith("1 more findings in this file are not shown (the "
-                                           "limit is 2,000 per file")
+    assert FindingOptions().max_per_file == 900
+    assert len(got) == 901 and {d["code"] for d in got[:900]} == {"mismatch"}
+    summary = got[900]
+    assert (summary["code"], summary["severity"], summary["range"]) == (
+        "more-findings", 3, rng(0, 0, 0))
+    assert summary["message"].startswith(
+        "1,101 more findings in 1,101 records (#901, #902, #903, #904, #905 and 1,096 more) "
+        "not shown: this file shows its first 900 ")
+    assert summary["data"]["hidden"] == 1101
+    assert summary["data"]["records"][:2] == ["#901", "#902"]
+    assert len(summary["data"]["records"]) == 100
 
 
 def test_every_severity_name_of_the_settings(shop: tuple[dict[str, Path], SuiteOutcome]
@@ -526,9 +556,11 @@ def test_gold_diagnostics_have_their_own_limit(shop: tuple[dict[str, Path], Suit
     files, outcome = shop
     built = build(outcome, FindingOptions(gold_diagnostics=True, max_per_file=2))
     gold = built[files["gold"].as_uri()]
-    assert [(d["code"], d["data"]["field"]) for d in gold] == [("mismatch", "price"),
-                                                               ("omission", "currency")]
+    assert [(d["code"], d["data"]["field"]) for d in gold[:2]] == [("mismatch", "price"),
+                                                                   ("omission", "currency")]
     assert gold[1]["message"] == '[run1] currency: gold "USD", extracted nothing (exact)'
+    assert gold[2]["code"] == "more-findings" and gold[2]["data"] == {
+        "hidden": 1, "records": ["run1 b"]}, "b's qty, counted on the gold file"
     ext = built[files["extracted"].as_uri()]
     assert [d["code"] for d in ext] == ["unreadable-record", "mismatch", "more-findings"]
     assert ext[-1]["message"].startswith("3 more findings")
@@ -575,7 +607,8 @@ def test_records_past_both_limits_are_not_located(
     cache = MarkCache()
     # Gold: a's price, then b's currency and qty; full after b, so c is not located.
     gold = build(outcome, FindingOptions(gold_diagnostics=True, max_per_file=2), cache)
-    assert len(gold[files["gold"].as_uri()]) == 2
+    assert [d["code"] for d in gold[files["gold"].as_uri()]] == ["mismatch", "omission",
+                                                                 "more-findings"]
     assert set(cache.marks) == {by_id["a"], by_id["b"]}
 
 
@@ -586,7 +619,7 @@ def test_a_gold_record_missing_from_a_full_run_file_is_counted(
     ext = built[files["extracted"].as_uri()]
     assert [d["code"] for d in ext] == ["duplicate-id", "error", "mismatch", "more-findings"]
     # z and the repeated a (their record marks), and c missing from the run.
-    assert ext[-1]["message"].startswith("3 more findings in this file are not shown")
+    assert ext[-1]["message"].startswith("3 more findings in 3 records (z, a, c) not shown")
     [price] = built[files["gold"].as_uri()]
     assert price["message"] == "[run1] price: 1.5 ≠ gold 1.0 (numeric)"
     assert [r["message"] for r in price["relatedInformation"]] == ["gold value",
@@ -685,3 +718,61 @@ def test_every_gold_record_missing_from_the_run_is_reported(tmp_path: Path) -> N
     assert [(d["code"], d["message"].split(":")[0],
              d["relatedInformation"][0]["location"]["range"]["start"]["line"]) for d in got] == [
         ("record-omitted", "record a", 0), ("record-omitted", "record c", 2)]
+
+
+def test_input_issues_count_toward_the_limit(tmp_path: Path) -> None:
+    """Hundreds of unreadable records are findings like any other: capped, then counted."""
+    schema = {"type": "object", "properties": {"v": {"type": "integer"}}}
+    files, outcome = suite_outcome(tmp_path, schema, ['{"v": 1}'] * 5, ["garbage"] * 5)
+    got = build(outcome, FindingOptions(max_per_file=3))[files["extracted"].as_uri()]
+    assert [d["code"] for d in got] == ["unreadable-record"] * 3 + ["more-findings"]
+    # Two unreadable records hidden, then five gold records missing from the run.
+    assert got[-1]["data"]["hidden"] == 7
+    assert got[-1]["data"]["records"] == ["#1", "#2", "#3", "#4", "#5"]
+
+
+def test_record_mode_is_one_diagnostic_per_record_listing_its_findings(
+        shop: tuple[dict[str, Path], SuiteOutcome]) -> None:
+    files, outcome = shop
+    ext_uri = files["extracted"].as_uri()
+    each = build(outcome)[ext_uri]
+    got = build(outcome, FindingOptions(mode="record"))[ext_uri]
+    assert [d["code"] for d in got] == ["unreadable-record", "record-findings",
+                                        "record-findings"]
+    a, b = got[1], got[2]
+    # On the record's first key, its line.
+    assert a["range"] == rng(0, 1, 5) and b["range"] == rng(1, 1, 5)
+    assert a["message"] == "a: 1 finding: price (mismatch)"
+    assert b["message"] == ("b: 3 findings: currency (omission), items[].qty (mismatch), "
+                            "color (hallucination)")
+    assert b["data"] == {"record": 1, "fields": ["currency", "items[].qty", "color"]}
+    # Each finding is a related location, with the message it has in "finding" mode.
+    per_finding = [(d["range"], d["message"]) for d in each if d["range"]["start"]["line"] == 1
+                   and d["code"] != "unreadable-record"]
+    assert [(r["location"]["range"], r["message"]) for r in b["relatedInformation"]] == \
+        per_finding
+    assert all(r["location"]["uri"] == ext_uri for r in b["relatedInformation"])
+    assert a["severity"] == 2
+    # The loudest severity of its findings.
+    loud = build(outcome, FindingOptions(mode="record", severity={"omission": "error"}))[ext_uri]
+    assert [d["severity"] for d in loud] == [1, 2, 1]
+    # A kind turned off is not listed; a record with nothing left gets nothing.
+    quiet = build(outcome, FindingOptions(mode="record", severity={"mismatch": "off"}))[ext_uri]
+    assert [d["message"] for d in quiet[1:]] == [
+        "b: 2 findings: currency (omission), color (hallucination)"]
+
+
+def test_findings_in_a_record_read_out_of_a_string_are_shown_on_it(tmp_path: Path) -> None:
+    """A model answer stored as a JSON string holding the JSON (or prose around it): its
+    values cannot be pointed at, so each finding sits on the record's first character,
+    never nowhere (a finding not shown looks like a match)."""
+    schema = {"type": "object", "x-eval-id": "id", "properties": {
+        "id": {"type": "string"}, "v": {"type": "integer"}, "w": {"type": "integer"}}}
+    inner = json.dumps({"id": "a", "v": 2, "x": 1})
+    line = json.dumps(f"Sure! Here it is: {inner}")
+    files, outcome = suite_outcome(tmp_path, schema, ['{"id": "a", "v": 1, "w": 3}'], [line])
+    got = build(outcome)[files["extracted"].as_uri()]
+    assert [(d["code"], d["range"]) for d in got] == [
+        ("mismatch", rng(0, 0, 1)), ("omission", rng(0, 0, 1)), ("hallucination", rng(0, 0, 1))]
+    assert [d["message"] for d in got] == ["v: 2 ≠ gold 1 (numeric)", "w: missing (gold 3)",
+                                           "x: invented 1 (gold has no value here)"]

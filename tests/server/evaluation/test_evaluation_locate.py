@@ -28,7 +28,10 @@ def test_nearest_present_parent_of_something_missing() -> None:
     loc = RecordLocator()
     assert loc.nearest(RECORD, "/a~1b/~0k/1/y") == (at('{"x": 1}'), "/a~1b/~0k/1")
     assert loc.nearest(RECORD, "/a~1b/missing/deeper") == (at('"a/b"'), "/a~1b")
-    assert loc.nearest(RECORD, "/currency") == ((0, 1), "")  # the record's brace
+    # No parent present: the record's first key, not a one-character brace.
+    assert loc.nearest(RECORD, "/currency") == (at('"id"'), "")
+    assert loc.nearest("{}", "/currency") == ((0, 1), "")  # no key at all: the brace
+    assert loc.nearest("[1, 2]", "/currency") == ((0, 1), "")  # not an object: its first character
     assert loc.nearest("", "/x") is None
     assert loc.nearest(RECORD, None) is None
 
@@ -83,6 +86,6 @@ def test_a_record_with_comments_and_trailing_commas_is_located() -> None:
 
 
 def test_nearest_of_a_missing_top_level_field_in_a_record_after_prose() -> None:
-    """A record dug out of prose: the first character of its value, not of the text."""
+    """A record dug out of prose: the first key of its value, not the text's start."""
     text = 'Sure: {"id": "z"}'
-    assert RecordLocator().nearest(text, "/price") == ((6, 7), "")
+    assert RecordLocator().nearest(text, "/price") == ((7, 11), "")

@@ -177,3 +177,41 @@ def test_the_editor_names_an_unpaired_record_by_its_label(tmp_path: Path) -> Non
                             "gold": type("G", (), {"text": "{}"})()})()
     [mark] = _unpaired(scored, RecordLocator())  # type: ignore[arg-type]
     assert mark.message.startswith("record #3: no extracted record")
+
+
+@pytest.mark.parametrize(("gold_text", "message"), [
+    ("", "the gold file has 0 records: there is nothing to score the runs against; add one "
+         "JSON object per line (JSONL) or a JSON array of objects"),
+    ("\n\n", "the gold file has 0 records: there is nothing to score the runs against; add "
+             "one JSON object per line (JSONL) or a JSON array of objects"),
+    ("\n" + "not json\n" * 480, "the gold file has 0 readable records: 480 cannot be read "
+     "(the first, line 2: "),
+])
+def test_a_gold_file_without_records_is_one_error_not_one_per_record(
+        tmp_path: Path, gold_text: str, message: str) -> None:
+    """An empty or unreadable gold file: one error at its top and one note at the top of
+    each run, instead of a warning for every record of every run (nothing is scored)."""
+    files = write_suite(tmp_path / "p")
+    files["gold"].write_text(gold_text, encoding="utf-8")
+    [suite] = discover([files["schema"].parent], lambda p: p.read_text("utf-8")).suites
+    outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
+    assert outcome.runs == ()
+    issues = [(i.path.name, i.start, i.end, i.code, i.severity) for i in outcome.issues]
+    assert issues == [("shop.gold.jsonl", 0, 0, "gold-empty", "error"),
+                      ("shop.run1.extracted.jsonl", 0, 0, "gold-empty", "warning")]
+    assert outcome.issues[0].message.startswith(message)
+    assert outcome.issues[1].message == "not scored: the gold file shop.gold.jsonl has 0 records"
+    # Every file read is recorded, so the results are known to be current.
+    assert set(outcome.texts) == {files["schema"].resolve(), files["gold"].resolve(),
+                                  files["extracted"].resolve()}
+
+
+def test_one_readable_gold_record_is_enough_to_score(tmp_path: Path) -> None:
+    files = write_suite(tmp_path / "p")
+    first = files["gold"].read_text(encoding="utf-8").split("\n")[0]
+    files["gold"].write_text("oops\n" + first + "\n", encoding="utf-8")
+    [suite] = discover([files["schema"].parent], lambda p: p.read_text("utf-8")).suites
+    outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
+    assert len(outcome.runs) == 1
+    assert "gold-empty" not in {i.code for i in outcome.issues}
+    assert "unreadable-record" in {i.code for i in outcome.issues}

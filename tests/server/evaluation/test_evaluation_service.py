@@ -5,6 +5,7 @@ vanished suites withdraw theirs."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ class Client:
         self.notes: list[tuple[str, Any]] = []
         self.named: list[set[Path]] = []
         self.errors: list[tuple[str, BaseException]] = []
+        self.logged: list[str] = []
         #: Called when a run has started (it has taken the editor's texts).
         self.on_started: Callable[[], None] = lambda: None
 
@@ -54,6 +56,9 @@ class Client:
 
     def log_error(self, where: str, exc: BaseException) -> None:
         self.errors.append((where, exc))
+
+    def log_info(self, message: str) -> None:
+        self.logged.append(message)
 
 
 class Editor:
@@ -211,3 +216,61 @@ async def test_the_editor_text_is_what_runs_read(editor: Editor, shop: dict[str,
     # The price of line 0 is right in the editor (the disk still says 13.9).
     assert editor.published()[uri] == [["unreadable-record", "omission", "mismatch",
                                         "hallucination"]]
+
+
+async def test_each_run_is_one_line_in_the_server_log(editor: Editor, shop: dict[str, Path]
+                                                      ) -> None:
+    await run(editor)
+    [line] = editor.client.logged
+    head, rest = line.split(" s: ", 1)
+    assert head.startswith("suite shop evaluated in ") and float(head.rsplit(" ", 1)[1]) >= 0
+    assert rest == "run1: 3 records, F1 0.847, 2 wrong, 1 missing, 1 invented; 1 problem"
+
+
+async def test_a_reload_from_disk_runs_the_suite_and_typing_does_not(
+        editor: Editor, shop: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The editor reloads a file another program wrote by sending the disk's text as a
+    change: a run follows, as after a save. An edit that makes the text differ from the
+    disk runs nothing, and the disk is read again only once it has changed."""
+    from evalschema_server.evaluation import service as service_module
+
+    reads: list[Path] = []
+    real = service_module.text_or_none
+
+    def counting(path: Path, texts: dict[Path, str]) -> str | None:
+        reads.append(path)
+        return real(path, texts)
+
+    monkeypatch.setattr(service_module, "text_or_none", counting)
+    gold = shop["gold"]
+    uri = editor.open(gold)
+    await run(editor)
+    doc = editor.documents.get(uri)
+    assert doc is not None
+    started = len(editor.client.notes)
+
+    async def settle() -> None:
+        for _ in range(40):  # the look waits for edits to settle (0.15 s), then reads
+            await asyncio.sleep(0.02)
+        while editor.service.scheduler.active or editor.service.scheduler.timers:
+            await asyncio.sleep(0.02)
+
+    doc.text = " " + doc.text  # typing: no longer the disk's text
+    editor.service.changed(gold)
+    await settle()
+    assert reads == [gold] and len(editor.client.notes) == started, "read once, no run"
+    doc.text = doc.text + " "
+    editor.service.changed(gold)
+    await settle()
+    assert reads == [gold], "the disk did not change: not read again"
+
+    new = gold.read_text(encoding="utf-8").replace('"USD"', '"usd"')
+    gold.write_text(new, encoding="utf-8")
+    doc.text = new  # the editor's reload
+    editor.service.changed(gold)
+    await settle()
+    assert reads == [gold, gold]
+    notes = [m for m, _ in editor.client.notes[started:]]
+    assert notes == ["evalschema/runStarted", "evalschema/runFinished"]
+    [outcome] = editor.service.outcomes.values()
+    assert outcome.texts[gold] == new

@@ -81,6 +81,30 @@ export interface CoverageFigures {
   off_schema: OffSchemaKey[];
 }
 
+/** One of the configuration's thresholds and how the run fared (``evalschema eval``'s gate: ``fail_under`` on the overall F1, ``[suite.thresholds]`` per field). */
+export interface CheckRow {
+  /** A field path; null for the overall F1 (``fail_under``). */
+  field: string | null;
+  /** "macro F1", "micro F1" (overall) or "F1" (a field). */
+  metric: string;
+  /** null when undefined (nothing judged): the check fails. */
+  value: number | null;
+  threshold: number;
+  passed: boolean;
+  /** As ``evalschema eval`` prints it: ``overall macro F1 0.8059 < 0.8500``. */
+  text: string;
+}
+
+/** The run against the configuration's thresholds. */
+export interface GateFigures {
+  /** The overall check first, then one per field threshold; empty when none are set. */
+  checks: CheckRow[];
+  /** Whether every check passed; null when there are none. */
+  passed: boolean | null;
+  /** The verdict in a few characters, for badges: "✓", "✗ < 0.85" (the overall F1's threshold), "✗ 2 fields below threshold"; "" when there are no checks. */
+  badge: string;
+}
+
 export interface RunSummary {
   precision: number | null;
   recall: number | null;
@@ -90,6 +114,12 @@ export interface RunSummary {
   coverage: number | null;
   /** The gold keys no schema node covers, most values first (the first 10). */
   off_schema: OffSchemaKey[];
+  /** The overall check first, then one per field threshold; empty when none are set. */
+  checks: CheckRow[];
+  /** Whether every check passed; null when there are none. */
+  passed: boolean | null;
+  /** The verdict in a few characters, for badges: "✓", "✗ < 0.85" (the overall F1's threshold), "✗ 2 fields below threshold"; "" when there are no checks. */
+  badge: string;
   /** The URI of the run's extracted file. */
   extracted: string;
   label: string;
@@ -103,6 +133,8 @@ export interface SuiteSummary {
   runs: RunSummary[];
   /** Problems with the suite's files and schema (absent when the run was cancelled). */
   problems?: number;
+  /** Set when the runs shown are the last good results, no longer current, and why ("schema has errors": it stopped parsing or checking since). */
+  stale?: string;
 }
 
 /** The answer of runSuite and runAll. */
@@ -173,6 +205,8 @@ export interface SuiteReport {
   gold: string;
   runs: RunReport[];
   problems: SuiteProblem[];
+  /** As in SuiteSummary: why the runs shown are not current. */
+  stale?: string;
 }
 
 /** The answer of showReport. */

@@ -46,6 +46,8 @@ export interface Settings {
   evaluationDebounceMs: number;
   showResultsAfterRun: boolean;
   judge: JudgeSettings;
+  maxDiagnosticsPerFile: number;
+  diagnosticsMode: "finding" | "record";
 }
 
 /** What an unset setting means (package.json declares the same defaults). */
@@ -65,6 +67,8 @@ export const DEFAULTS: Readonly<Settings> = Object.freeze({
   evaluationDebounceMs: 50,
   showResultsAfterRun: true,
   judge: {},
+  maxDiagnosticsPerFile: 900,
+  diagnosticsMode: "finding",
 });
 
 /**
@@ -94,6 +98,10 @@ export const LIMITS = {
     minimum: 0,
     maximum: 10000,
   },
+  maxDiagnosticsPerFile: {
+    minimum: 0,
+    maximum: Infinity,
+  },
 } as const;
 
 /** The keys of a judge profile, and the judge's numeric limits. */
@@ -103,4 +111,5 @@ export const JUDGE_LIMIT_KEYS = ["concurrency", "timeout", "retries", "breakerFa
 /** The values of each setting that takes one of a list. */
 export const ENUMS = {
   runOn: ["save", "change"],
+  diagnosticsMode: ["finding", "record"],
 } as const;
