@@ -7,7 +7,7 @@ project registers shows up here the moment it is registered.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lsprotocol import types
@@ -21,6 +21,7 @@ from .context import (
     cursor_at,
     fitting_keywords,
     key_of,
+    member_follows,
     param_doc,
     param_entry,
     property_value,
@@ -86,6 +87,8 @@ def complete(analysis: SchemaAnalysis, offset: int, registry: Registry,
     node = doc.node_at(offset, include_right_boundary=True)
     cur = cursor_at(doc.root, node, offset)
     if cur.position == "key" and cur.obj is not None:
+        if not cur.has_colon and member_follows(doc.text, cur.end):
+            cur = replace(cur, comma=True)
         return _keys(cur, registry, snippets)
     if cur.position in ("value", "item"):
         return _values(analysis, cur, registry, snippets)
@@ -94,11 +97,14 @@ def complete(analysis: SchemaAnalysis, offset: int, registry: Registry,
 
 def _key_item(cur: Cursor, name: str, value_snippet: str | None, kind: types.CompletionItemKind,
               detail: str, doc: str, snippets: bool) -> Edit:
-    if cur.has_colon or not snippets or value_snippet is None:
-        text = _quoted(name) if cur.has_colon else f"{_quoted(name)}: "
-        return Edit(name, text, cur.start, cur.end, kind, detail, doc)
-    return Edit(name, f"{_quoted(name)}: {value_snippet}", cur.start, cur.end, kind, detail, doc,
-                snippet=True)
+    if cur.has_colon:
+        return Edit(name, _quoted(name), cur.start, cur.end, kind, detail, doc)
+    comma = "," if cur.comma else ""
+    if not snippets or value_snippet is None:
+        # Without a value to put, the comma would land before it: leave it to the user.
+        return Edit(name, f"{_quoted(name)}: ", cur.start, cur.end, kind, detail, doc)
+    return Edit(name, f"{_quoted(name)}: {value_snippet}{comma}", cur.start, cur.end, kind,
+                detail, doc, snippet=True)
 
 
 def _keys(cur: Cursor, registry: Registry, snippets: bool) -> list[Edit]:

@@ -169,6 +169,15 @@ class Cursor:
     end: int = 0
     #: A key already has its colon (complete only the name).
     has_colon: bool = False
+    #: A new key is typed before another member with no comma between: the completion
+    #: adds it, so the object stays valid JSON.
+    comma: bool = False
+
+
+def member_follows(text: str, end: int) -> bool:
+    """Whether the next thing after ``end`` (past whitespace) starts another member."""
+    rest = text[end:end + 4096].lstrip()
+    return rest.startswith('"')
 
 
 def cursor_at(root: Node | None, node: Node | None, offset: int) -> Cursor:

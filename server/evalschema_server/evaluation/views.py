@@ -106,7 +106,8 @@ def _item_of(pointer: str | None) -> str | None:
 
 
 def hover_markdown(hit: Hit, labels: dict[str, str]) -> str:
-    head = f"**evalschema** · suite `{hit.outcome.suite.name}` · run `{hit.run.label}`"
+    head = (f"**evalschema** · suite `{hit.outcome.suite.name}` · run `{hit.run.label}` · "
+            f"record `{hit.scored.record.label}`")
     if hit.outcome.stale:
         head += f" · **stale**: {hit.outcome.stale}"
     results = hit.results

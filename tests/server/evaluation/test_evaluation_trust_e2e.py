@@ -222,7 +222,7 @@ async def test_last_good_results_stay_marked_stale_while_the_schema_does_not_par
         types.TextDocumentIdentifier(ext.as_uri()),
         types.Position(0, len(line0[:line0.index("13.9") + 1].encode("utf-16-le")) // 2)))
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
-    assert "run `run1` · **stale**: schema has errors" in hover.contents.value
+    assert "run `run1` · record `a` · **stale**: schema has errors" in hover.contents.value
     shown = await report(lsp, "shop")
     assert shown["stale"] == "schema has errors"
     assert any("not valid JSON" in p["message"] for p in shown["problems"])

@@ -33,7 +33,7 @@ def test_the_result_at_a_wrong_value_and_its_hover(shop: tuple[dict[str, Path], 
     assert (hit.side, hit.pointer, hit.span) == ("extracted", "/price", (at, at + 4))
     assert [(r.path, str(r.status)) for r in hit.results] == [("price", "mismatch")]
     assert views.hover_markdown(hit, outcome.labels) == "\n".join([
-        "**evalschema** · suite `shop` · run `run1`", "",
+        "**evalschema** · suite `shop` · run `run1` · record `a`", "",
         "`price`: **mismatch** · score 0.00 · numeric, rel 1%", "",
         "| | value (after transforms) |", "|---|---|",
         "| gold | `12.5` |", "| extracted | `13.9` |", "",
@@ -48,7 +48,7 @@ def test_an_array_item_says_which_gold_element_it_was_aligned_with(
                        RecordLocator())
     assert hit.pointer == "/items/0"
     assert views.hover_markdown(hit, outcome.labels) == "\n".join([
-        "**evalschema** · suite `shop` · run `run1`", "",
+        "**evalschema** · suite `shop` · run `run1` · record `a`", "",
         "`/items/0`: 2 fields: 2 match", "", "aligned with gold element `/items/1`"])
 
 

@@ -88,3 +88,31 @@ async def test_nested_parameter_names_and_values(client: LanguageClient) -> None
     text = ('{"type": "object", "properties": {"n": {"type": "number", "x-eval-compare": '
             '{"numeric": {"tolerance": {"rel": 0.1, ""}}}}}}')
     assert labels(await complete_at(client, text, position(text, ', ""', delta=3))) == ["abs"]
+
+
+async def test_a_new_key_before_another_member_brings_its_comma(client: LanguageClient) -> None:
+    """Typed between two members (the editor closed the quote): the snippet ends with the
+    comma the object needs, so accepting it leaves valid JSON; before the closing brace,
+    or on a key that already has its colon, nothing is added."""
+
+    def item(got: object, name: str) -> types.CompletionItem:
+        items = got.items if isinstance(got, types.CompletionList) else got
+        assert isinstance(items, list | tuple)
+        [found] = [i for i in items if i.label == name]
+        return found
+
+    before = '{"type": "object", "properties": {"name": {"type": "string", ""\n  "format": "x"}}}'
+    got = item(await complete_at(client, before, position(before, '""', delta=1)),
+               "x-eval-compare")
+    assert got.insert_text_format == types.InsertTextFormat.Snippet
+    assert isinstance(got.text_edit, types.TextEdit)
+    assert got.text_edit.new_text.startswith('"x-eval-compare": ')
+    assert got.text_edit.new_text.endswith(","), got.text_edit.new_text
+    last = '{"type": "object", "properties": {"name": {"type": "string", ""}}}'
+    got = item(await complete_at(client, last, position(last, '""', delta=1)), "x-eval-compare")
+    assert isinstance(got.text_edit, types.TextEdit) and not got.text_edit.new_text.endswith(",")
+    colon = '{"type": "object", "properties": {"name": {"type": "string", "x": 1, "y": 2}}}'
+    got = item(await complete_at(client, colon, position(colon, '"x"', delta=1)),
+               "x-eval-compare")
+    assert isinstance(got.text_edit, types.TextEdit)
+    assert got.text_edit.new_text == '"x-eval-compare"', "only the name: the rest is there"

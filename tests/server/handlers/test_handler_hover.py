@@ -105,5 +105,6 @@ def test_a_gold_value_shows_one_section_per_run(
     assert got is not None and isinstance(got.contents, types.MarkupContent)
     sections = got.contents.value.split("\n\n---\n\n")
     assert [s.split("\n", 1)[0] for s in sections] == [
-        "**evalschema** · suite `shop` · run `run1`", "**evalschema** · suite `shop` · run `run2`"]
+        "**evalschema** · suite `shop` · run `run1` · record `a`",
+        "**evalschema** · suite `shop` · run `run2` · record `a`"]
     assert "**mismatch**" in sections[0] and "**match**" in sections[1]
