@@ -40,6 +40,14 @@ class CommandArgs(TypedDict, total=False):
     uri: str
     #: compareRuns: the extracted files of the two runs, the baseline first.
     runs: list[str]
+    #: listFindings: only this field (its path with ``[]``: ``line_items[].amount``).
+    field: str
+    #: listFindings: only this run (its extracted file's URI).
+    run: str
+    #: listFindings: only these statuses.
+    status: list[str]
+    #: listFindings: at most this many findings (default 5,000); ``total`` counts them all.
+    limit: int
 
 
 class Figures(TypedDict):
@@ -211,11 +219,67 @@ class AnnotateResult(TypedDict):
     edits: int
 
 
+class Place(TypedDict):
+    """Where something is in one run's extracted file."""
+
+    #: The run's label.
+    run: str
+    uri: str
+    range: LspRange
+
+
+class CompareRecord(TypedDict):
+    """A record whose fields changed between the runs, and where it is in each run."""
+
+    #: The record's label (its id, else its number), as in ``result.flips``.
+    record: str
+    places: list[Place]
+
+
+class CompareField(TypedDict):
+    field: str
+    #: Each run's worst example of the field, in the order of ``result.labels``.
+    worst: list[WorstExample | None]
+
+
 class CompareResult(TypedDict):
-    """The answer of compareRuns: the comparison as markdown and as JSON."""
+    """The answer of compareRuns: the comparison as markdown and as JSON, and where its
+    records and fields are, for a view that jumps to them."""
 
     markdown: str
     result: dict[str, Any]
+    records: list[CompareRecord]
+    fields: list[CompareField]
+
+
+class Finding(TypedDict):
+    """One wrong, missing or invented value (or a field that could not be judged)."""
+
+    #: The suite's key.
+    suite: str
+    #: The run's label.
+    run: str
+    field: str
+    #: The value's path in its record (``line_items[2].amount``).
+    path: str
+    #: The record's label (its id, else its number).
+    record: str
+    #: mismatch, omission, hallucination, error or batch_error.
+    status: str
+    score: float
+    #: The engine's reason (``FieldResult.explanation``), or the status.
+    message: str
+    #: Where it is in the run's extracted file (a missing value: its nearest parent present).
+    uri: str
+    range: LspRange
+
+
+class FindingList(TypedDict):
+    """The answer of listFindings: by field, then in file order."""
+
+    findings: list[Finding]
+    #: Findings that matched, including those past ``limit``.
+    total: int
 
 
 class RunStartedParams(TypedDict):
@@ -238,6 +302,7 @@ COMMANDS: Mapping[str, type | None] = {
     "inferSchema": InferResult,
     "annotate": AnnotateResult,
     "compareRuns": CompareResult,
+    "listFindings": FindingList,
     "clearResults": None,
 }
 

@@ -65,7 +65,7 @@ def test_saved_wrong_value_gets_a_mismatch_on_the_value(tmp_path: Path) -> None:
     assert before and not any(ln.startswith("OK before 0:") for ln in before
                               if " mismatch " in ln), out
     line0 = next(ln for ln in out.splitlines() if ln.startswith("OK line0 "))
-    assert line0.startswith(f"OK line0 0:{start}-0:{end} mismatch price: 13.9 "), line0
+    assert line0.startswith(f"OK line0 0:{start}-0:{end} mismatch a · price: 13.9 "), line0
     assert "gold 12.5" in line0, line0
     # The save went to disk, so the file now holds the wrong price.
     assert extracted.read_text(encoding="utf-8").splitlines()[0] == wrong

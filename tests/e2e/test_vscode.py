@@ -129,7 +129,9 @@ def test_vscode_end_to_end(tmp_path: Path) -> None:
     runs = ok("results view: 3 run(s)")  # model-a and model-b, and the planted "spend" suite's
     assert "model-a" in runs and "model-b" in runs
     ok("sorting by F1 toggles to best first")
-    ok("clicking")
+    assert re.search(r"listed its findings: INV-\d{4}-\d{5} · ", ok("clicking")), ok("clicking")
+    assert re.search(r"records? · \d+ ", ok("findings view: ")), ok("findings view: ")
+    assert re.search(r"compare view: \d+ fields, first \S+ −", ok("compare view")), ok("compare view")
     # 4-5. Workspace trust: nothing planted ran untrusted; trusted, only the named module.
     ok("untrusted workspace: no planted code ran")
     ok("untrusted workspace: the user's own judge endpoint was not asked")
@@ -138,7 +140,8 @@ def test_vscode_end_to_end(tmp_path: Path) -> None:
     ok("judge listener named by a schema got no request")
     for name in ("1-diagnostic.png", "1-quick-fix.png", "2-extracted-problems.png",
                  "2-problems-summary.png",
-                 "2-extracted-hover.png", "3-results.png", "3-worst-example.png",
+                 "2-extracted-hover.png", "3-results.png", "3-field-findings.png",
+                 "3-worst-example.png", "3-findings-view.png", "3-compare.png",
                  "5-trusted.png"):
         shot = ARTIFACTS / name
         assert shot.exists() and shot.stat().st_size > 10_000, shot

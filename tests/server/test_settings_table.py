@@ -27,7 +27,7 @@ def test_no_settings_give_the_defaults() -> None:
     assert s.debounce_ms == 40
     assert s.max_document_size == 5_000_000
     assert s.judge == {}
-    assert s.evaluation == EvalSettings("save", True, True, False, {}, None, 50, 2000)
+    assert s.evaluation == EvalSettings("save", True, True, False, {}, None, 50, 900, "finding")
 
 
 def test_the_section_may_be_wrapped() -> None:
@@ -106,9 +106,12 @@ def test_values_are_checked(raw: dict[str, Any], attr: str, expected: Any) -> No
     ({"fieldThreshold": None}, "field_threshold", None),
     ({"evaluationDebounceMs": 10_001}, "debounce_ms", 50),
     ({"evaluationDebounceMs": 3.9}, "debounce_ms", 3),
-    ({"maxDiagnosticsPerFile": -1}, "max_diagnostics_per_file", 2000),
+    ({"maxDiagnosticsPerFile": -1}, "max_diagnostics_per_file", 900),
     ({"maxDiagnosticsPerFile": 10 ** 9}, "max_diagnostics_per_file", 10 ** 9),
-    ({"maxDiagnosticsPerFile": 0.5}, "max_diagnostics_per_file", 2000),
+    ({"maxDiagnosticsPerFile": 0.5}, "max_diagnostics_per_file", 900),
+    ({"diagnosticsMode": "record"}, "diagnostics_mode", "record"),
+    ({"diagnosticsMode": "line"}, "diagnostics_mode", "finding"),
+    ({"diagnosticsMode": 1}, "diagnostics_mode", "finding"),
     ({"fieldThreshold": 10 ** 400}, "field_threshold", None),
 ])
 def test_evaluation_values_are_checked(raw: dict[str, Any], attr: str, expected: Any) -> None:
@@ -125,7 +128,8 @@ def test_the_table_gives_the_dataclass_defaults() -> None:
            "watchFiles": e.watch_files, "goldDiagnostics": e.gold_diagnostics,
            "severity": e.severity, "fieldThreshold": e.field_threshold,
            "evaluationDebounceMs": e.debounce_ms,
-           "maxDiagnosticsPerFile": e.max_diagnostics_per_file}
+           "maxDiagnosticsPerFile": e.max_diagnostics_per_file,
+           "diagnosticsMode": e.diagnostics_mode}
     server = {name: spec for name, spec in SETTINGS.items() if not spec.client_only}
     assert set(got) == set(server), "every setting the server reads has an attribute"
     for name, value in got.items():

@@ -9,7 +9,8 @@
 //      VS Code's 1,000 per file, ending with the server's summary of the findings not shown;
 //   3. "evalschema: Evaluate suite" from the command palette: the status-bar F1 naming the run and
 //      its pass/fail, and the results view (the runs side by side with Δ and pass/fail badges;
-//      sortable; a click on a field opens its worst example).
+//      sortable; a click on a field lists its findings, record by record); the Findings view;
+//      Compare two runs (fields by F1 change, names intact).
 // The workspace is hostile and untrusted (VS Code's workspace trust is on; the folder is not
 // trusted): it plants a package evalschema_server/ and a module lsprotocol.py, workspace settings
 // that choose an interpreter of its own, server arguments and a comparator module, and a schema
@@ -165,6 +166,18 @@ async function runCommand(title) {
   const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
   await row.waitFor({ timeout: STEP_TIMEOUT });
   await page.keyboard.press("Enter");
+}
+
+/** The frame (a webview's) that shows `selector`, once one does. */
+async function frameWith(selector) {
+  const deadline = Date.now() + STEP_TIMEOUT;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      if (await frame.locator(selector).count().catch(() => 0)) return frame;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  fail(`no webview shows ${selector}`);
 }
 
 async function openFile(name) {
@@ -494,14 +507,51 @@ async function main() {
   const top = Number(await fieldRows.first().getAttribute("data-f1"));
   if (top !== Math.max(...f1s)) fail(`after sorting by F1 the first row has ${top}, not ${Math.max(...f1s)}`);
   ok("sorting by F1 toggles to best first");
-  // A click on a field opens its worst example in the extracted file.
-  const clickable = section.locator("tbody tr.has-worst").first();
-  if ((await clickable.count()) === 0) fail("no field row carries a worst example");
+  // A click on a field lists its findings in that run (record, path, why); moving through the
+  // list shows each in the extracted file, Enter keeps it.
+  const clickable = section.locator("tbody tr.has-findings").first();
+  if ((await clickable.count()) === 0) fail("no field row lists findings");
   const clickedField = await clickable.getAttribute("data-field");
   await clickable.click();
+  const pick = page.locator(".quick-input-widget", { hasText: `evalschema: ${clickedField}` });
+  await pick.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  const items = pick.locator(".quick-input-list .monaco-list-row");
+  await items.first().waitFor({ timeout: STEP_TIMEOUT });
+  const first = (await items.first().innerText()).replace(/\s+/g, " ").trim();
+  if (!/^INV-\d{4}-\d{5} · /.test(first)) fail(`the list of ${clickedField} does not start with a record id: ${first}`);
+  await page.locator(".tab.active", { hasText: extracted }).waitFor({ timeout: STEP_TIMEOUT });
+  ok(`clicking ${clickedField} listed its findings: ${first.slice(0, 120)}; ${extracted} shows the first`);
+  await shot("3-field-findings.png");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("Enter");
+  await pick.waitFor({ state: "hidden", timeout: STEP_TIMEOUT });
   await page.locator(".tab.active", { hasText: extracted }).waitFor({ timeout: STEP_TIMEOUT });
   ok(`clicking ${clickedField} opened ${extracted} (${((Date.now() - s3) / 1000).toFixed(1)}s)`);
   await shot("3-worst-example.png");
+
+  // The Findings view: field → record → finding.
+  await runCommand("evalschema: Refresh findings");
+  await runCommand("Explorer: Focus on evalschema Findings View");
+  const findingsView = page.locator(".pane", { hasText: "evalschema Findings" }).first();
+  const fieldRows = findingsView.locator(".monaco-list-row");
+  await fieldRows.first().waitFor({ timeout: STEP_TIMEOUT });
+  const firstField = (await fieldRows.first().innerText()).replace(/\s+/g, " ").trim();
+  if (!/ [\d,]+ records? · \d+ /.test(firstField)) fail(`Findings view row: ${firstField}`);
+  ok(`findings view: ${firstField}`);
+  await shot("3-findings-view.png");
+
+  // Compare two runs: every field with its F1 change, largest regressions first; names intact.
+  await runCommand("evalschema: Compare two runs");
+  const compareFrame = await frameWith("table.compare");
+  const header = (await compareFrame.locator("table.compare tr").first().innerText()).replace(/\s+/g, " ");
+  if (!/Field model-a model-b Δ model-b/.test(header)) fail(`compare header: ${header}`);
+  const compareFields = await compareFrame.locator("table.compare tr[data-field]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-field")));
+  if (compareFields.some((f) => f && f.includes(" "))) fail(`a field name lost its underscore: ${compareFields.join(", ")}`);
+  if (!compareFields.includes("vendor.vat_id")) fail(`vendor.vat_id missing from the comparison: ${compareFields.join(", ")}`);
+  const firstDelta = (await compareFrame.locator("table.compare tr[data-field] td.delta").first().innerText()).trim();
+  if (!firstDelta.startsWith("−")) fail(`the first field of the comparison is not a regression: ${firstDelta}`);
+  ok(`compare view: ${compareFields.length} fields, first ${compareFields[0]} ${firstDelta}`);
+  await shot("3-compare.png");
 
   // 4. Untrusted: none of the workspace's code ran, though the server served steps 1-3.
   const ran = markersWritten();

@@ -14,6 +14,8 @@ export const COMMANDS = {
   annotateSchema: { id: "evalschema.annotateSchema", title: "Annotate schema" },
   compareRuns: { id: "evalschema.compareRuns", title: "Compare two runs" },
   clearResults: { id: "evalschema.clearResults", title: "Clear results" },
+  filterFindings: { id: "evalschema.filterFindings", title: "Filter findings" },
+  refreshFindings: { id: "evalschema.refreshFindings", title: "Refresh findings" },
   restartServer: { id: "evalschema.restartServer", title: "Restart server" },
   showLog: { id: "evalschema.showLog", title: "Show server log" },
 } as const;

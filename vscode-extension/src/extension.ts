@@ -21,7 +21,6 @@ import { UserError, messageOf, reportFailure } from "./errors";
 import {
   ServerCommands,
   readAnnotateApplied,
-  readCompareMarkdown,
   readInferredText,
   readSuiteInfos,
   readSuiteReports,
@@ -29,7 +28,10 @@ import {
   type SuiteInfo,
   type SuiteSummary,
 } from "./protocol";
-import { ResultsPanel, showMarkdown } from "./results";
+import { readComparison } from "./compare";
+import { readFindings } from "./findings";
+import { FindingsView, pickFinding } from "./findingsView";
+import { ResultsPanel, showComparison } from "./results";
 import { ServerManager, currentSettings } from "./server";
 import { Session } from "./session";
 import { suiteOfUri } from "./status";
@@ -43,6 +45,7 @@ class Extension implements vscode.Disposable {
   private readonly session = new Session();
   private readonly status: vscode.StatusBarItem;
   private readonly results: ResultsPanel;
+  private readonly findings: FindingsView;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -55,7 +58,9 @@ class Extension implements vscode.Disposable {
     this.results = new ResultsPanel(
       (suite) => void this.guard(COMMANDS.evaluateSuite.title, () => this.evaluate({ suite })),
       () => this.session.running,
+      (suite, field, run) => void this.guard(COMMANDS.showReport.title, () => this.fieldFindings(suite, field, run)),
     );
+    this.findings = new FindingsView();
     // One handler for each of COMMANDS (the type says so; test/commands.test.ts checks COMMANDS
     // against package.json).
     const handlers: Record<keyof typeof COMMANDS, (arg: unknown) => Promise<unknown>> = {
@@ -66,6 +71,8 @@ class Extension implements vscode.Disposable {
       annotateSchema: (arg) => this.annotate(arg),
       compareRuns: (arg) => this.compareRuns(arg),
       clearResults: () => this.clearResults(),
+      filterFindings: () => this.findings.pickFilter(),
+      refreshFindings: () => this.refreshFindings(),
       restartServer: () => this.server.restart(),
       showLog: () => {
         this.server.output.show();
@@ -78,6 +85,7 @@ class Extension implements vscode.Disposable {
     }
     this.disposables.push(
       this.status,
+      this.findings,
       this.results,
       vscode.window.onDidChangeActiveTextEditor(() => {
         this.updateStatus();
@@ -95,6 +103,7 @@ class Extension implements vscode.Disposable {
         this.updateStatus();
         if (outcome.refreshPanel !== undefined) void this.refreshPanel(outcome.refreshPanel);
         else this.results.render();
+        if (this.findings.visible) void this.refreshFindings();
       }),
     );
     // The server's code lenses run its own commands; show their results like the palette's.
@@ -210,6 +219,26 @@ class Extension implements vscode.Disposable {
     this.results.show(reports);  // runs in the configuration's order: the first is the baseline
   }
 
+  /** The Findings view: the findings of the suite the status bar shows. */
+  private async refreshFindings(): Promise<void> {
+    const suite = this.session.status(this.activeUri()).suite;
+    if (!suite || !this.server.running) {
+      this.findings.show(suite, { findings: [], total: 0 });
+      return;
+    }
+    try {
+      this.findings.show(suite, readFindings(await this.server.execute(ServerCommands.listFindings, { suite }, COMMANDS.refreshFindings.title)));
+    } catch (e) {
+      this.server.output.warn(messageOf(e));
+    }
+  }
+
+  /** A field of the results view: its findings in one run, as a list to step through. */
+  private async fieldFindings(suite: string, field: string, run: string): Promise<void> {
+    const answer = readFindings(await this.server.execute(ServerCommands.listFindings, { suite, field, run }, COMMANDS.showReport.title));
+    pickFinding(`evalschema: ${field}`, answer);
+  }
+
   private async refreshPanel(suite: string): Promise<void> {
     try {
       this.results.update(readSuiteReports(await this.server.execute(ServerCommands.showReport, { suite }, COMMANDS.showReport.title)));
@@ -260,9 +289,9 @@ class Extension implements vscode.Disposable {
       if (!picked) return;
       runs = pickedRuns(picked.map((p) => p.uri));
     }
-    const markdown = readCompareMarkdown(await this.server.execute(ServerCommands.compareRuns, { suite: info.key, runs }, COMMANDS.compareRuns.title));
-    if (markdown === undefined) throw new UserError("evalschema: the server returned no comparison.");
-    await showMarkdown(`evalschema: compare ${info.name}`, markdown);
+    const comparison = readComparison(await this.server.execute(ServerCommands.compareRuns, { suite: info.key, runs }, COMMANDS.compareRuns.title));
+    if (comparison === undefined) throw new UserError("evalschema: the server returned no comparison.");
+    showComparison(`evalschema: compare ${info.name}`, comparison);
   }
 
   private async clearResults(): Promise<void> {

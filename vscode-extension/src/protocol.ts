@@ -169,8 +169,3 @@ export function readInferredText(v: unknown): string | undefined {
 export function readAnnotateApplied(v: unknown): boolean {
   return isObject(v) && v.applied === true;
 }
-
-/** The markdown of a compareRuns answer. */
-export function readCompareMarkdown(v: unknown): string | undefined {
-  return isObject(v) && typeof v.markdown === "string" ? v.markdown : undefined;
-}

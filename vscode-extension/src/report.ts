@@ -2,7 +2,8 @@
 // run in the configuration's order, a Δ column per run against the first, the better F1
 // highlighted, pass/fail badges), then one table per run (field, precision, recall, F1 with a
 // bar, matches, mismatches, omissions, hallucinations). Every table sorts by any column; a click
-// on a field opens its worst example. Pure (strings in, string out), so it is unit-tested;
+// on a figure opens the field's worst example in that run, on a field of a run's table the list
+// of its findings. Pure (strings in, string out), so it is unit-tested;
 // colours come from the editor theme's CSS variables.
 import type { FieldRow, RunReport, RunSummary, SuiteReport, WorstExample } from "./protocol";
 
@@ -70,7 +71,7 @@ function renderRow(row: FieldRow): string {
   const pct = row.f1 === null ? 0 : Math.max(0, Math.min(100, row.f1 * 100));
   const data = COLUMNS.map((c) => `data-${c.key}="${escapeHtml(String(row[c.key] ?? ""))}"`).join(" ");
   return (
-    `<tr ${data}${openRow(row.worst, `Open the worst example of ${row.field}`)}>` +
+    `<tr ${data}${listRow(row)}>` +
     `<td class="field"><code>${escapeHtml(row.field)}</code></td>` +
     `<td class="num f1"><span class="bar ${grade(row.f1)}"><span class="fill" data-w="${pct.toFixed(1)}"></span></span>${formatF1(row)}</td>` +
     `<td class="num">${formatScore(row.precision)}</td>` +
@@ -107,7 +108,7 @@ export function renderRun(run: RunReport, suite: string, sort: { key: SortKey; d
 function renderInvented(rows: readonly FieldRow[]): string {
   if (!rows.length) return "";
   const items = sortRows(rows, "hallucinations", "desc").map((row) => {
-    return `<tr${openRow(row.worst, `Open an example of ${row.field}`)}><td class="field"><code>${escapeHtml(row.field)}</code></td><td class="num">${row.hallucinations}</td></tr>`;
+    return `<tr data-field="${escapeHtml(row.field)}"${listRow(row)}><td class="field"><code>${escapeHtml(row.field)}</code></td><td class="num">${row.hallucinations}</td></tr>`;
   });
   const n = rows.length;
   return (
@@ -165,8 +166,10 @@ function openData(worst: WorstExample | null, title: string): string {
   return worst ? ` tabindex="0" title="${escapeHtml(title)}" data-uri="${escapeHtml(worst.uri)}" data-range="${escapeHtml(JSON.stringify(worst.range))}"` : "";
 }
 
-function openRow(worst: WorstExample | null, title: string): string {
-  return worst ? ` class="has-worst"${openData(worst, title)}` : "";
+/** A field row with findings lists them when clicked (the extension's list of a field). */
+function listRow(row: FieldRow): string {
+  const n = row.mismatches + row.omissions + row.hallucinations;
+  return n ? ` class="has-findings" tabindex="0" title="List the ${n} finding${n === 1 ? "" : "s"} of ${escapeHtml(row.field)} in this run"` : "";
 }
 
 /** The runs side by side; sorted by the last run's Δ, regressions first (by F1 with one run). */
@@ -252,9 +255,9 @@ th button:focus-visible { outline: 1px solid var(--vscode-focusBorder); }
 th[aria-sort="ascending"] button::after { content: " ▲"; }
 th[aria-sort="descending"] button::after { content: " ▼"; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
-tr.has-worst { cursor: pointer; }
-tr.has-worst:hover, tr.has-worst:focus { background: var(--vscode-list-hoverBackground); outline: none; }
-tr.has-worst td.field code { text-decoration: underline dotted; }
+tr.has-findings { cursor: pointer; }
+tr.has-findings:hover, tr.has-findings:focus { background: var(--vscode-list-hoverBackground); outline: none; }
+tr.has-findings td.field code { text-decoration: underline dotted; }
 code { font-family: var(--vscode-editor-font-family); color: var(--vscode-textPreformat-foreground); background: none; }
 .bar { display: inline-block; width: 80px; height: 8px; margin-right: 8px; vertical-align: middle; background: var(--vscode-editorWidget-background, rgba(128,128,128,.15)); border: 1px solid var(--vscode-editorWidget-border, transparent); }
 .bar .fill { display: block; height: 100%; width: 0; background: currentColor; }
@@ -270,10 +273,12 @@ table.invented { border-collapse: collapse; margin-top: 4px; }
 .badge.fail { color: var(--vscode-testing-iconFailed, var(--vscode-errorForeground)); border-color: currentColor; font-weight: 600; }
 table.side-by-side { margin-bottom: 12px; }
 td.best { font-weight: 700; text-decoration: underline; }
-td.delta.up { color: var(--vscode-testing-iconPassed, var(--vscode-charts-green)); }
-td.delta.down { color: var(--vscode-testing-iconFailed, var(--vscode-errorForeground)); }
 td[data-uri] { cursor: pointer; }
 td[data-uri]:hover, td[data-uri]:focus { background: var(--vscode-list-hoverBackground); outline: none; }
+a[data-uri] { color: var(--vscode-textLink-foreground); }
+table.overall, table.compare, table.changes { border-collapse: collapse; margin-bottom: 12px; }
+td.up { color: var(--vscode-testing-iconPassed, var(--vscode-charts-green)); }
+td.down { color: var(--vscode-testing-iconFailed, var(--vscode-errorForeground)); }
 .notice { color: var(--vscode-editorWarning-foreground); }
 `;
 
@@ -302,28 +307,27 @@ for (const table of document.querySelectorAll('table.fields')) {
     });
   }
 }
-function open(row) {
-  vscode.postMessage({ type: 'open', uri: row.dataset.uri, range: JSON.parse(row.dataset.range) });
+function open(el) {
+  if (el.dataset.uri) {
+    vscode.postMessage({ type: 'open', uri: el.dataset.uri, range: JSON.parse(el.dataset.range) });
+    return;
+  }
+  const run = el.closest('section.run');
+  vscode.postMessage({ type: 'findings', suite: run.dataset.suite, field: el.dataset.field, run: run.dataset.extracted });
 }
 document.addEventListener('click', (e) => {
-  const row = e.target.closest('tr.has-worst, td[data-uri]');
-  if (row) open(row);
+  const row = e.target.closest('[data-uri], tr.has-findings');
+  if (row) { e.preventDefault(); open(row); }
   const run = e.target.closest('button[data-run]');
   if (run) vscode.postMessage({ type: 'run', suite: run.dataset.run });
 });
 document.addEventListener('keydown', (e) => {
-  const row = e.target.closest && e.target.closest('tr.has-worst, td[data-uri]');
+  const row = e.target.closest && e.target.closest('[data-uri], tr.has-findings');
   if (row && (e.key === 'Enter' || e.key === ' ')) { e.preventDefault(); open(row); }
 });
 `;
 
 export function renderReport(suites: readonly SuiteReport[], opts: RenderOptions): string {
-  const csp = [
-    "default-src 'none'",
-    `style-src ${opts.cspSource} 'nonce-${opts.nonce}'`,
-    `script-src 'nonce-${opts.nonce}'`,
-  ].join("; ");
-  const notice = opts.notice ? `<p class="notice">${escapeHtml(opts.notice)}</p>` : "";
   const body = suites.length
     ? suites
         .map(
@@ -337,11 +341,22 @@ export function renderReport(suites: readonly SuiteReport[], opts: RenderOptions
         )
         .join("\n")
     : `<p class="empty">${escapeHtml(opts.emptyMessage ?? "No results yet: run “evalschema: Evaluate suite”.")}</p>`;
+  return renderPage("evalschema results", body, opts);
+}
+
+/** A page of the extension's webviews: strict CSP, the theme's colours, the click script. */
+export function renderPage(title: string, body: string, opts: Pick<RenderOptions, "nonce" | "cspSource" | "notice">): string {
+  const csp = [
+    "default-src 'none'",
+    `style-src ${opts.cspSource} 'nonce-${opts.nonce}'`,
+    `script-src 'nonce-${opts.nonce}'`,
+  ].join("; ");
+  const notice = opts.notice ? `<p class="notice">${escapeHtml(opts.notice)}</p>` : "";
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>evalschema results</title>
+<title>${escapeHtml(title)}</title>
 <style nonce="${opts.nonce}">${STYLE}</style>
 </head><body>
 ${notice}

@@ -4,9 +4,10 @@
 import * as crypto from "node:crypto";
 import * as vscode from "vscode";
 import { messageOf } from "./errors";
-import { COMPARE_VIEW_TYPE, RESULTS_VIEW_TYPE, markdownPage, mergeReports, panelTitle, readPanelMessage } from "./panel";
-import type { SuiteReport } from "./protocol";
-import { renderReport } from "./report";
+import { type Comparison, renderComparison } from "./compare";
+import { COMPARE_VIEW_TYPE, RESULTS_VIEW_TYPE, mergeReports, panelTitle, readPanelMessage } from "./panel";
+import type { LspRange, SuiteReport } from "./protocol";
+import { renderPage, renderReport } from "./report";
 
 export class ResultsPanel implements vscode.Disposable {
   static readonly viewType = RESULTS_VIEW_TYPE;
@@ -14,10 +15,12 @@ export class ResultsPanel implements vscode.Disposable {
   private reports: SuiteReport[] = [];
   private notice: string | undefined;
 
-  /** `running`: the keys of the suites being evaluated (their figures show as updating). */
+  /** `running`: the keys of the suites being evaluated (their figures show as updating);
+   * `onFindings`: a field of a run was clicked (list its findings). */
   constructor(
     private readonly onRun: (suite: string) => void,
     private readonly running: () => ReadonlySet<string>,
+    private readonly onFindings: (suite: string, field: string, run: string) => void,
   ) {}
 
   /** The keys of the suites the panel shows (to refresh it when one of them is run again). */
@@ -66,22 +69,9 @@ export class ResultsPanel implements vscode.Disposable {
 
   private async onMessage(message: unknown): Promise<void> {
     const m = readPanelMessage(message);
-    if (m?.type === "open") {
-      try {
-        const r = m.range;
-        const range = r ? new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character) : undefined;
-        const editor = await vscode.window.showTextDocument(vscode.Uri.parse(m.uri), {
-          viewColumn: vscode.ViewColumn.One,
-          selection: range,
-          preview: true,
-        });
-        if (range) editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-      } catch (e) {
-        void vscode.window.showErrorMessage(`evalschema: cannot open ${m.uri}: ${messageOf(e)}`);
-      }
-    } else if (m?.type === "run") {
-      this.onRun(m.suite);
-    }
+    if (m?.type === "open") await openLocation(m.uri, m.range);
+    else if (m?.type === "run") this.onRun(m.suite);
+    else if (m?.type === "findings") this.onFindings(m.suite, m.field, m.run);
   }
 
   dispose(): void {
@@ -89,23 +79,31 @@ export class ResultsPanel implements vscode.Disposable {
   }
 }
 
-/** A read-only webview for markdown (Compare two runs), rendered by VS Code's markdown support. */
-export async function showMarkdown(title: string, markdown: string): Promise<void> {
-  let html: string | undefined;
+/** Opens a file of a webview's link at its range, in the first column. */
+async function openLocation(uri: string, r: LspRange | undefined): Promise<void> {
   try {
-    html = await vscode.commands.executeCommand<string>("markdown.api.render", markdown);
-  } catch {
-    html = undefined;
+    const range = r ? new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character) : undefined;
+    const editor = await vscode.window.showTextDocument(vscode.Uri.parse(uri), {
+      viewColumn: vscode.ViewColumn.One,
+      selection: range,
+      preview: true,
+    });
+    if (range) editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  } catch (e) {
+    void vscode.window.showErrorMessage(`evalschema: cannot open ${uri}: ${messageOf(e)}`);
   }
-  if (typeof html !== "string") {
-    const doc = await vscode.workspace.openTextDocument({ language: "markdown", content: markdown });
-    await vscode.commands.executeCommand("markdown.showPreview", doc.uri);
-    return;
-  }
+}
+
+/** Compare two runs: the comparison's page (src/compare.ts), its fields and records clickable. */
+export function showComparison(title: string, comparison: Comparison): void {
   const panel = vscode.window.createWebviewPanel(COMPARE_VIEW_TYPE, title, vscode.ViewColumn.Beside, {
-    enableScripts: false,
+    enableScripts: true,
     localResourceRoots: [],
   });
+  panel.webview.onDidReceiveMessage(async (message: unknown) => {
+    const m = readPanelMessage(message);
+    if (m?.type === "open") await openLocation(m.uri, m.range);
+  });
   const nonce = crypto.randomBytes(16).toString("base64");
-  panel.webview.html = markdownPage(html, nonce);
+  panel.webview.html = renderPage(title, renderComparison(comparison), { nonce, cspSource: panel.webview.cspSource });
 }

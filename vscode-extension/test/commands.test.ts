@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { COMMANDS, NO_SUITES, STATUS_ITEM, annotateTarget, argumentTarget, compareSuite, defaultRuns, inferSource, onlySuite, pickedRuns, reportTargetAfterRun, routeServerCommand } from "../src/commands";
 import { SilentError, UserError } from "../src/errors";
 import type { SuiteInfo } from "../src/protocol";
-import { ServerCommands, readAnnotateApplied, readCompareMarkdown, readInferredText } from "../src/protocol";
+import { ServerCommands, readAnnotateApplied, readInferredText } from "../src/protocol";
 
 const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as {
   activationEvents: string[];
@@ -100,6 +100,4 @@ test("the answers of infer, annotate and compare are read defensively", () => {
   for (const bad of [null, undefined, "{}", [{ text: "x" }], { text: 3 }]) assert.equal(readInferredText(bad), undefined, JSON.stringify(bad));
   assert.equal(readAnnotateApplied({ applied: true, edits: 2 }), true);
   for (const no of [{ applied: "true" }, { applied: false }, null, [true]]) assert.equal(readAnnotateApplied(no), false, JSON.stringify(no));
-  assert.equal(readCompareMarkdown({ markdown: "| a |", result: {} }), "| a |");
-  for (const bad of [null, { markdown: 1 }, "x"]) assert.equal(readCompareMarkdown(bad), undefined, JSON.stringify(bad));
 });

@@ -33,8 +33,10 @@ const run: RunReport = {
 };
 const suite: SuiteReport = { name: "invoices", key: "w/invoices", schema: "file:///w/invoices.eval.json", gold: "file:///w/invoices.gold.jsonl", runs: [run], problems: [] };
 
+/** The fields of a run's table, in order (not the invented keys listed after it). */
 function fieldOrder(html: string): string[] {
-  return [...html.matchAll(/<tr data-field="([^"]*)"/g)].map((m) => m[1] ?? "");
+  const table = html.split('<details class="invented">')[0] ?? "";
+  return [...table.matchAll(/<tr data-field="([^"]*)"/g)].map((m) => m[1] ?? "");
 }
 
 test("rows sort by any column, stable with the field name as tie-break", () => {
@@ -63,21 +65,20 @@ test("keys the model invented are listed apart, most frequent first, still click
   assert.match(html, /<details class="invented"><summary>2 keys the model invented \(never in gold\)<\/summary>/);
   const extra = html.slice(html.indexOf('<details class="invented">'));
   assert.ok(extra.indexOf("vat&lt;b&gt;") < extra.indexOf("discount"), "most frequent first");
-  assert.match(extra, /<tr class="has-worst"[^>]*data-uri="file:\/\/\/w\/invoices\.model-a\.extracted\.jsonl"[^>]*><td class="field"><code>vat&lt;b&gt;<\/code><\/td><td class="num">9<\/td>/);
+  assert.match(extra, /<tr data-field="vat&lt;b&gt;" class="has-findings" tabindex="0" title="List the 9 findings of vat&lt;b&gt; in this run"><td class="field"><code>vat&lt;b&gt;<\/code><\/td><td class="num">9<\/td>/);
   assert.doesNotMatch(renderRun(run, "invoices"), /class="invented"/);
   const [read] = readSuiteReports({ suites: [{ ...suite, runs: [{ ...run, fields: [{ ...invented("x", 1) }] }] }] });
   assert.equal(read?.runs[0]?.fields[0]?.invented, true);
 });
 
-test("a field with a worst example is clickable and carries its location", () => {
-  const html = renderRun(run, "invoices");
+test("a field with findings lists them when clicked; one without is plain", () => {
+  const html = renderRun({ ...run, fields: [...run.fields, row("perfect", 1, { mismatches: 0, omissions: 0, hallucinations: 0 })] }, "invoices");
   const tr = /<tr data-field="vendor\.name"[^>]*>/.exec(html)?.[0] ?? "";
-  assert.match(tr, /class="has-worst"/);
-  assert.match(tr, /data-uri="file:\/\/\/w\/invoices\.model-a\.extracted\.jsonl"/);
-  const range = /data-range="([^"]*)"/.exec(tr)?.[1] ?? "";
-  assert.deepEqual(JSON.parse(range.replace(/&quot;/g, '"')), worstRange);
-  const plain = /<tr data-field="total"[^>]*>/.exec(html)?.[0] ?? "";
-  assert.doesNotMatch(plain, /has-worst|data-uri/);
+  assert.match(tr, /class="has-findings" tabindex="0" title="List the 6 findings of vendor\.name in this run"/);
+  assert.doesNotMatch(tr, /data-uri/, "the list comes from the server, for this run");
+  assert.match(html, /<section class="run" data-suite="invoices" data-extracted="file:\/\/\/w\/invoices\.model-a\.extracted\.jsonl">/);
+  const plain = /<tr data-field="perfect"[^>]*>/.exec(html)?.[0] ?? "";
+  assert.doesNotMatch(plain, /has-findings|tabindex/);
 });
 
 test("data from files is escaped: no markup from a field name reaches the page", () => {

@@ -14,7 +14,7 @@ than the whole re-score.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,9 @@ class Mark:
     schema_pointer: str = ""
     #: The gold value's span in the gold record's text (related information).
     gold_span: Span | None = None
+    #: Where else the same finding is, in the same text (a key invented in every item of
+    #: an array is one finding of its record, not one per item).
+    more: tuple[Span, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,8 @@ def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, s
                             f"{r.path}: {r.explanation}", r.field, r.schema_pointer, gold_span))
         elif st is Status.HALLUCINATION:
             span = locator.key(e.text, r.extracted_pointer) or _near(locator, e.text, r)
+            if _in_items(r.field) and merge_item_keys(out, r, span):
+                continue
             out.append(Mark("extracted", span, "hallucination", "hallucination",
                             f"{r.path}: invented {show_value(r.extracted)} (gold has no value here)",
                             r.field, r.schema_pointer))
@@ -127,6 +132,23 @@ def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, s
                             f"{r.path}: gold {show_value(r.gold)}, extracted nothing{how}",
                             r.field, r.schema_pointer, gold_span))
     return tuple(out)
+
+
+def _in_items(field: str) -> bool:
+    """A key inside array items (``line_items[].discount``), not an item itself."""
+    return "[]" in field and not field.endswith("[]")
+
+
+def merge_item_keys(out: list[Mark], r: FieldResult, span: Span) -> bool:
+    """Folds an invented key into the mark of the same key invented in an earlier item of
+    the record (its other places become ``more``); False when it is the first."""
+    for i, m in enumerate(out):
+        if m.kind == "hallucination" and m.field == r.field and m.side == "extracted":
+            more = (*m.more, span)
+            out[i] = replace(m, more=more, message=f"{r.field}: invented in {len(more) + 1} "
+                             "items (gold has no value there)")
+            return True
+    return False
 
 
 def _near(locator: RecordLocator, text: str, r: FieldResult) -> Span:
@@ -170,7 +192,15 @@ def _finding_count(s: ScoredRecord) -> int:
     if s.extracted is None or s.gold is None:
         return 1 if s.extracted is not None or s.gold is not None else 0
     c = s.record.counts
-    return c.mismatches + c.omissions + c.hallucinations + c.errors + c.batch_errors
+    n = c.mismatches + c.omissions + c.hallucinations + c.errors + c.batch_errors
+    if c.hallucinations:  # as ``record_marks`` shows them: a key invented in items once
+        keys: set[str] = set()
+        for r in s.record.field_results:
+            if r.status is Status.HALLUCINATION and _in_items(r.field):
+                if r.field in keys:
+                    n -= 1
+                keys.add(r.field)
+    return n
 
 
 @dataclass
@@ -260,21 +290,29 @@ class DiagnosticBuilder:
         assert text is not None  # asked only with runs or schema problems: it was read
         return key_span(self.locator.doc(text), pointer)
 
-    def related(self, gold_start: int | None, m: Mark) -> list[dict[str, Any]]:
+    def related(self, s: ScoredRecord, path: Path, m: Mark) -> list[dict[str, Any]]:
+        """The gold value, the schema rule that judged it, the finding's other places
+        (``path``: the file ``m`` is shown in); only what adds something."""
         out = []
         cfg = self.o.suite.config
-        if m.gold_span is not None and gold_start is not None:
+        if m.gold_span is not None and s.gold is not None:
             d = self.doc(cfg.gold)
             out.append({"location": {"uri": d.uri, "range": self.rng(
-                d, gold_start + m.gold_span[0], gold_start + m.gold_span[1])},
+                d, s.gold.start + m.gold_span[0], s.gold.start + m.gold_span[1])},
                 "message": "gold value"})
-        if m.schema_pointer:
+        label = self.labels.get(m.schema_pointer)  # "" for an object, an array
+        # An invented key has no rule of its own: its parent's node says nothing more.
+        if m.schema_pointer and (label or m.kind != "hallucination"):
             span = self.schema_key_span(m.schema_pointer)
             if span is not None:
                 d = self.doc(cfg.schema)
-                label = self.labels.get(m.schema_pointer)  # "" for an object, an array
                 out.append({"location": {"uri": d.uri, "range": self.rng(d, *span)},
                             "message": f"schema rule: {label}" if label else "schema rule"})
+        if m.more and s.extracted is not None:
+            d = self.doc(path)
+            base = s.extracted.start
+            out.extend({"location": {"uri": d.uri, "range": self.rng(
+                d, base + a, base + b)}, "message": "also invented here"} for a, b in m.more)
         return out
 
     # -- building -----------------------------------------------------------
@@ -344,7 +382,6 @@ class DiagnosticBuilder:
                 self._record_rollup(run, s, got)
                 continue
             for m in got:
-                message = m.message
                 if m.side == "extracted":
                     if not self.room(run.path):
                         self.hide(run.path, 1, s.record.label)
@@ -360,10 +397,12 @@ class DiagnosticBuilder:
                         continue
                     base = s.gold.start
                     path = cfg.gold
-                    message = f"[{run.label}] {message}"
-                self.add(path, base + m.span[0], base + m.span[1], m.kind, m.code, message,
-                         self.related(s.gold.start if s.gold else None, m),
-                         {"field": m.field, "record": s.record.index})
+                # The record first (the Problems panel lists by line, not record), unless
+                # the message is about the record itself.
+                named = m.message if m.kind == "record" else f"{s.record.label} · {m.message}"
+                self.add(path, base + m.span[0], base + m.span[1], m.kind, m.code,
+                         named if m.side == "extracted" else f"[{run.label}] {named}",
+                         self.related(s, path, m), {"field": m.field, "record": s.record.index})
 
     def _record_rollup(self, run: RunOutcome, s: ScoredRecord, got: tuple[Mark, ...]) -> None:
         """``diagnosticsMode: "record"``: one diagnostic per record, on its first key,

@@ -253,6 +253,26 @@ def report(outcome: SuiteOutcome, to_uri: ToUri, worst: Callable[[RunOutcome, st
     return out
 
 
+#: What a finding is: every status but a match, a skip, a pending judgement.
+FINDING_STATUSES = frozenset({Status.MISMATCH, Status.OMISSION, Status.HALLUCINATION,
+                              Status.ERROR, Status.BATCH_ERROR})
+
+
+def findings(run: RunOutcome, field: str | None = None,
+             statuses: frozenset[str] | None = None
+             ) -> list[tuple[ScoredRecord, FieldResult]]:
+    """The run's findings in its extracted records, by field then in file order."""
+    out = []
+    for s in sorted((s for s in run.scored if s.extracted is not None),
+                    key=lambda s: s.extracted.index if s.extracted else 0):
+        for r in s.record.field_results:
+            if r.status in FINDING_STATUSES and (field is None or r.field == field) \
+                    and (statuses is None or str(r.status) in statuses):
+                out.append((s, r))
+    out.sort(key=lambda sr: sr[1].field)  # stable: file order within a field
+    return out
+
+
 def worst_example(run: RunOutcome, field: str) -> tuple[ScoredRecord, FieldResult] | None:
     """The lowest-scoring wrong result of ``field`` in ``run`` (first such, in file order)."""
     best: tuple[float, int, ScoredRecord, FieldResult] | None = None

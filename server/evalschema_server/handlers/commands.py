@@ -33,8 +33,13 @@ from ..guard import ClientError as CommandError
 from ..guard import guarded
 from ..protocol import (
     AnnotateResult,
+    CompareField,
+    CompareRecord,
     CompareResult,
+    Finding,
+    FindingList,
     InferResult,
+    Place,
     SuiteList,
     SuiteReports,
     SuiteSummaries,
@@ -78,7 +83,9 @@ async def _run(ls: EvalSchemaServer, suites: list[Suite]) -> list[SuiteOutcome]:
     return [o for o in got if o is not None]
 
 
-def _worst(ls: EvalSchemaServer, run: RunOutcome, field: str) -> WorstExample | None:
+def _worst(ls: EvalSchemaServer, run: RunOutcome, field: str, lines: LineIndex | None = None
+           ) -> WorstExample | None:
+    """``lines``: the run file's line table, when the caller has one for many fields."""
     found = views.worst_example(run, field)
     if found is None:
         return None
@@ -88,8 +95,8 @@ def _worst(ls: EvalSchemaServer, run: RunOutcome, field: str) -> WorstExample | 
     loc = ls.evaluation.locator
     span = loc.value(ext.text, r.extracted_pointer) or \
         (loc.nearest(ext.text, r.extracted_pointer or r.gold_pointer) or ((0, 1), ""))[0]
-    rng = range_json(LineIndex(run.data.text), ext.start + span[0], ext.start + span[1],
-                     ls.encoding)
+    rng = range_json(lines or LineIndex(run.data.text), ext.start + span[0],
+                     ext.start + span[1], ls.encoding)
     return {"uri": ls.store.uri_of(run.path), "range": rng,
             "path": r.path, "status": str(r.status), "score": r.score}
 
@@ -204,7 +211,67 @@ async def compare(ls: EvalSchemaServer, *args: Any) -> CompareResult:
         raise CommandError(f"suite {suite.name} has {len(runs)} readable run(s); compare "
                            "needs two")
     c = compare_runs([r.result for r in runs], [r.label for r in runs])
-    return {"markdown": compare_markdown(c), "result": finite(c.to_dict())}
+    result = finite(c.to_dict())
+    lines = {r.path: LineIndex(r.data.text) for r in runs}
+    changed = list(dict.fromkeys(f["gold_index"] for f in result["flips"]))
+    records = []
+    for gold_index in changed:
+        places: list[Place] = []
+        label = None
+        for r in runs:
+            at = r.by_gold.get(gold_index)
+            scored = r.scored[at] if at is not None else None
+            if scored is None or scored.extracted is None:
+                continue
+            label = scored.record.label
+            ext = scored.extracted
+            places.append({"run": r.label, "uri": ls.store.uri_of(r.path), "range": range_json(
+                lines[r.path], ext.start, ext.start, ls.encoding)})
+        if label is not None:
+            records.append(CompareRecord(record=label, places=places))
+    fields = [CompareField(field=f["field"], worst=[_worst(ls, r, f["field"], lines[r.path])
+                                                    for r in runs])
+              for f in result["fields"]]
+    return {"markdown": compare_markdown(c), "result": result, "records": records,
+            "fields": fields}
+
+
+async def list_findings(ls: EvalSchemaServer, *args: Any) -> FindingList:
+    await ls.evaluation.wait_ready()
+    arg = _arg(args)
+    field = arg.get("field") if isinstance(arg.get("field"), str) else None
+    run_path = path_of(arg.get("run"))
+    raw_status = arg.get("status")
+    statuses = frozenset(x for x in raw_status if isinstance(x, str)) \
+        if isinstance(raw_status, list) else None
+    limit = arg.get("limit", 5000)
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+        raise CommandError("listFindings: limit must be a whole number >= 0")
+    suites = _pick(ls, {k: v for k, v in arg.items() if k in ("suite", "uri")})
+    loc = ls.evaluation.locator
+    out: list[Finding] = []
+    total = 0
+    for suite in suites:
+        o = ls.evaluation.outcomes.get(suite.key)
+        for run in o.runs if o is not None else ():
+            if run_path is not None and run.path != run_path:
+                continue
+            found = views.findings(run, field, statuses)
+            total += len(found)
+            lines = LineIndex(run.data.text) if found and len(out) < limit else None
+            for scored, r in found[: max(limit - len(out), 0)]:
+                ext = scored.extracted
+                assert ext is not None and lines is not None
+                span = loc.value(ext.text, r.extracted_pointer) or \
+                    (loc.nearest(ext.text, r.extracted_pointer or r.gold_pointer or "/")
+                     or ((0, 0), ""))[0]
+                out.append(Finding(
+                    suite=suite.key, run=run.label, field=r.field, path=r.path,
+                    record=scored.record.label, status=str(r.status), score=r.score,
+                    message=r.explanation or str(r.status), uri=ls.store.uri_of(run.path),
+                    range=range_json(lines, ext.start + span[0], ext.start + span[1],
+                                     ls.encoding)))
+    return {"findings": out, "total": total}
 
 
 def clear(ls: EvalSchemaServer, *args: Any) -> None:
@@ -215,7 +282,7 @@ def clear(ls: EvalSchemaServer, *args: Any) -> None:
 #: Command name (after ``PREFIX``) -> handler, in the order the server announces them.
 COMMANDS = {"runSuite": run_suite, "runAll": run_all, "listSuites": list_suites,
             "showReport": show_report, "inferSchema": infer, "annotate": annotate,
-            "compareRuns": compare, "clearResults": clear}
+            "compareRuns": compare, "listFindings": list_findings, "clearResults": clear}
 
 
 def register(server: EvalSchemaServer) -> None:

@@ -84,7 +84,7 @@ async def test_mismatch_on_the_wrong_value_after_accents_and_emoji(
     # UTF-16: the emoji counts twice, so the column is not the code point index.
     assert d.range.start.character == len(line0[:line0.index("13.9")].encode("utf-16-le")) // 2
     assert d.range.start.character != line0.index("13.9")
-    assert d.message == "price: 13.9 ≠ gold 12.5 (numeric, rel 1%)"
+    assert d.message == "a · price: 13.9 ≠ gold 12.5 (numeric, rel 1%)"  # the record first
     assert d.severity == types.DiagnosticSeverity.Warning
     assert d.source == "evalschema"
     gold_line = suite["gold"].read_text(encoding="utf-8").split("\n")[0]
@@ -102,15 +102,17 @@ async def test_hallucination_omission_and_unreadable_record(
     line1 = EXTRACTED_LINES[1]
     [hall] = by_code(diags, "hallucination")
     assert hall.range == line_span(1, line1, '"color"')
-    assert hall.message == 'color: invented "red" (gold has no value here)'
+    assert hall.message == 'b · color: invented "red" (gold has no value here)'
+    # An invented key has no rule in the schema: no "schema rule" to point at.
+    assert [r.message for r in hall.related_information or []] == []
     [omit] = by_code(diags, "omission")
-    # currency is missing: shown on the record's opening brace (its nearest parent).
-    assert omit.range == types.Range(types.Position(1, 0), types.Position(1, 1))
-    assert omit.message == 'currency: missing (gold "USD")'
+    # currency is missing and has no parent but the record: on the record's first key.
+    assert omit.range == line_span(1, line1, '"id"')
+    assert omit.message == 'b · currency: missing (gold "USD")'
     [qty] = [d for d in by_code(diags, "mismatch") if d.range.start.line == 1]
     col = line1.index('"qty": 4') + len('"qty": ')
     assert qty.range == types.Range(types.Position(1, col), types.Position(1, col + 1))
-    assert qty.message.startswith("items[0].qty: 4 ≠ gold 5 (numeric)")
+    assert qty.message.startswith("b · items[0].qty: 4 ≠ gold 5 (numeric)")
     [bad] = by_code(diags, "unreadable-record")
     assert bad.range == types.Range(types.Position(2, 0),
                                     types.Position(2, len(EXTRACTED_LINES[2])))
@@ -136,7 +138,13 @@ async def test_threshold_diagnostic_code_lens_and_inlay_hint_on_the_schema(
         types.TextDocumentIdentifier(uri)))
     assert lenses is not None
     titles = [lens.command.title for lens in lenses if lens.command]
-    assert titles[0].startswith("shop-suite · run1: P 0.") and "F1 0." in titles[0]
+    # Short lenses, the action first; the run's verdict against the configured threshold.
+    assert titles == ["▶ Evaluate", "run1 F1 0.847 ✗ 1 field below threshold"]
+    [run_lens] = [lens.command for lens in lenses if lens.command and lens.command.title
+                  .startswith("run1")]
+    assert run_lens.tooltip is not None
+    assert run_lens.tooltip.startswith("shop-suite · run1: precision 0.")
+    assert "price: F1 0.6667 < 0.9000" in run_lens.tooltip
     evaluate = [lens.command for lens in lenses if lens.command
                 and lens.command.command == CMD + "runSuite"]
     assert evaluate and list(evaluate[0].arguments or []) == [{"suite": "shop-suite"}]
@@ -147,7 +155,11 @@ async def test_threshold_diagnostic_code_lens_and_inlay_hint_on_the_schema(
                                                        types.Position(200, 0))))
     assert hints is not None
     [price] = [h for h in hints if h.position == end]
-    assert price.label == "F1 0.67"
+    assert price.label == "F1 run1 0.67 ✗", "named, and below its threshold (0.9)"
+    assert isinstance(price.tooltip, str) and price.tooltip.endswith("(below its threshold 0.9)")
+    [currency] = [h for h in hints if h.position == position(
+        schema_text, '"currency"', delta=len('"currency"'))]
+    assert currency.label == "F1 run1 0.80", "no threshold: no verdict"
     hover = await client.text_document_hover_async(types.HoverParams(
         types.TextDocumentIdentifier(uri), position(schema_text, '"price"', delta=2)))
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
@@ -231,6 +243,40 @@ async def test_commands_list_run_report_infer_compare_and_clear(
     assert not client.diagnostics[suite["extracted"].as_uri()]
 
 
+async def test_list_findings_by_field_run_and_status(
+        client: LanguageClient, suite: dict[str, Path]) -> None:
+    """The data of the Findings view and of a field's list, for any client: each finding
+    located, by field then in file order, filtered, capped with the total counted."""
+    await diagnostics(client, suite["extracted"])
+
+    async def findings(**arg: Any) -> Any:
+        return await client.workspace_execute_command_async(types.ExecuteCommandParams(
+            CMD + "listFindings", [{"suite": "shop-suite", **arg}]))
+
+    got = await findings()
+    rows = [(f["field"], f["record"], f["status"], f["range"]["start"]["line"])
+            for f in got["findings"]]
+    assert rows == [("color", "b", "hallucination", 1), ("currency", "b", "omission", 1),
+                    ("items[].qty", "b", "mismatch", 1), ("price", "a", "mismatch", 0)]
+    assert got["total"] == 4
+    [price] = (await findings(field="price"))["findings"]
+    line0 = EXTRACTED_LINES[0]
+    assert price == {
+        "suite": "shop-suite", "run": "run1", "field": "price", "path": "price",
+        "record": "a", "status": "mismatch", "score": 0.0,
+        "message": "13.9 ≠ gold 12.5 (numeric, rel 1%)", "uri": suite["extracted"].as_uri(),
+        "range": {"start": {"line": 0, "character": position(line0, "13.9").character},
+                  "end": {"line": 0, "character": position(line0, "13.9").character + 4}}}
+    only = await findings(status=["omission", "hallucination"])
+    assert [f["field"] for f in only["findings"]] == ["color", "currency"]
+    assert (await findings(run=suite["extracted"].as_uri()))["total"] == 4
+    assert (await findings(run=(suite["schema"].parent / "x.jsonl").as_uri()))["total"] == 0
+    capped = await findings(limit=1)
+    assert len(capped["findings"]) == 1 and capped["total"] == 4
+    with pytest.raises(Exception, match="limit must be a whole number"):
+        await findings(limit=-1)
+
+
 async def test_compare_two_runs(client: LanguageClient, suite: dict[str, Path]) -> None:
     await diagnostics(client, suite["extracted"])
     folder = suite["schema"].parent
@@ -250,6 +296,21 @@ async def test_compare_two_runs(client: LanguageClient, suite: dict[str, Path]) 
     assert got["result"]["labels"] == ["run1", "run2"]
     assert got["result"]["records"] == 3
     assert "run2" in got["markdown"]
+    # Where each changed record is in each run, for a view that jumps there: records a and b
+    # (fixed in run2) at their lines; c is the same in both runs.
+    run1, run2 = suite["extracted"].as_uri(), perfect.as_uri()
+
+    def at(line: int) -> dict[str, Any]:
+        return {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}
+
+    places = {r["record"]: [(p["run"], p["uri"], p["range"]) for p in r["places"]]
+              for r in got["records"]}
+    assert places == {"a": [("run1", run1, at(0)), ("run2", run2, at(0))],
+                      "b": [("run1", run1, at(1)), ("run2", run2, at(1))]}
+    worst = {f["field"]: [w and (w["uri"], w["range"]["start"]["line"]) for w in f["worst"]]
+             for f in got["fields"]}
+    assert worst["price"] == [(run1, 0), None], "run2 has every price right"
+    assert worst["id"] == [None, None]
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
@@ -268,7 +329,7 @@ async def test_gold_diagnostics_and_severities_are_configurable(
     gold_line = suite["gold"].read_text(encoding="utf-8").split("\n")[0]
     [price] = [d for d in gold if d.range.start.line == 0]
     assert price.range == line_span(0, gold_line, "12.5")
-    assert price.message == "[run1] price: 13.9 ≠ gold 12.5 (numeric, rel 1%)"
+    assert price.message == "[run1] a · price: 13.9 ≠ gold 12.5 (numeric, rel 1%)"
 
 
 async def test_changed_settings_apply_to_shown_results(client: LanguageClient,

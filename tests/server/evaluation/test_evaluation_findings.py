@@ -89,7 +89,8 @@ def test_a_mismatch_names_both_values_and_points_at_gold_and_the_schema_rule(
     files, outcome = shop
     [price] = [d for d in build(outcome)[files["extracted"].as_uri()]
                if d.get("data") == {"field": "price", "record": 0}]
-    assert price["message"] == "price: 13.9 ≠ gold 12.5 (numeric, rel 1%)"
+    # The record first: the Problems panel lists findings by file and line, not record.
+    assert price["message"] == "a · price: 13.9 ≠ gold 12.5 (numeric, rel 1%)"
     assert price["source"] == "evalschema"
     gold_line = files["gold"].read_text(encoding="utf-8").split("\n")[0]
     at = gold_line.index("12.5") + 1  # the emoji again
@@ -145,7 +146,7 @@ def test_gold_diagnostics_are_prefixed_with_the_run(shop: tuple[dict[str, Path],
     at = gold_line0.index("12.5") + 1
     [price] = [d for d in gold if d["range"]["start"]["line"] == 0]
     assert price["range"] == rng(0, at, at + 4)
-    assert price["message"] == "[run1] price: 13.9 ≠ gold 12.5 (numeric, rel 1%)"
+    assert price["message"] == "[run1] a · price: 13.9 ≠ gold 12.5 (numeric, rel 1%)"
     assert {d["code"] for d in gold} == {"mismatch", "omission"}
 
 
@@ -361,6 +362,14 @@ def test_every_kind_of_finding_counts_towards_the_hidden_number() -> None:
     rec = RecordResult(0, "a", (), counts)
     g, e = RecordSlice(0, 0, "{}", {}), RecordSlice(0, 0, "{}", {})
     assert _finding_count(ScoredRecord(rec, g, e)) == 15
+    invented = tuple(result(f"items[{i}].x", Status.HALLUCINATION, field="items[].x")
+                     for i in range(3)) + (result("y", Status.HALLUCINATION),
+                                           result("items[3]", Status.HALLUCINATION,
+                                                  field="items[]"))
+    rec2 = RecordResult(0, "a", invented, counts._replace(hallucinations=5))
+    # A key invented in three items is one finding, as record_marks shows it; an
+    # invented item is one each.
+    assert _finding_count(ScoredRecord(rec2, g, e)) == 17 - 2
     assert _finding_count(ScoredRecord(rec, None, e)) == 1  # the record is the finding
     assert _finding_count(ScoredRecord(rec, g, None)) == 1
     assert _finding_count(ScoredRecord(rec, None, None)) == 0
@@ -422,7 +431,7 @@ def test_records_without_a_partner_and_failed_comparisons_in_file_order(
          "source": "evalschema", "message": "id 'a' appears again (first in record 2): this "
          "record counts as hallucinated"},
         {"range": at_line(ORDERS_RUN, 0, '"bo"'), "severity": 1, "code": "error",
-         "source": "evalschema", "message": "name: transform failed on the gold value: "
+         "source": "evalschema", "message": "b · name: transform failed on the gold value: "
          "lowercase needs a string, got 5 (exact)",
          "relatedInformation": [
              {"location": {"uri": gold_uri, "range": at_line(ORDERS_GOLD, 1, "5")},
@@ -430,7 +439,7 @@ def test_records_without_a_partner_and_failed_comparisons_in_file_order(
              {"location": schema_key("name"), "message": "schema rule: exact"}],
          "data": {"field": "name", "record": 1}},
         {"range": at_line(ORDERS_RUN, 1, "1.5"), "severity": 2, "code": "mismatch",
-         "source": "evalschema", "message": "price: 1.5 ≠ gold 1.0 (numeric)",
+         "source": "evalschema", "message": "a · price: 1.5 ≠ gold 1.0 (numeric)",
          "relatedInformation": [
              {"location": {"uri": gold_uri, "range": at_line(ORDERS_GOLD, 0, "1.0")},
               "message": "gold value"},
@@ -558,7 +567,7 @@ def test_gold_diagnostics_have_their_own_limit(shop: tuple[dict[str, Path], Suit
     gold = built[files["gold"].as_uri()]
     assert [(d["code"], d["data"]["field"]) for d in gold[:2]] == [("mismatch", "price"),
                                                                    ("omission", "currency")]
-    assert gold[1]["message"] == '[run1] currency: gold "USD", extracted nothing (exact)'
+    assert gold[1]["message"] == '[run1] b · currency: gold "USD", extracted nothing (exact)'
     assert gold[2]["code"] == "more-findings" and gold[2]["data"] == {
         "hidden": 1, "records": ["run1 b"]}, "b's qty, counted on the gold file"
     ext = built[files["extracted"].as_uri()]
@@ -585,7 +594,8 @@ def test_a_rule_without_a_label_is_named_plainly(tmp_path: Path) -> None:
     files, outcome = suite_outcome(tmp_path, schema, ['{"addr": "Oslo"}'],
                                    ['{"addr": {"city": "Oslo"}}'])
     [wrong] = build(outcome)[files["extracted"].as_uri()]
-    assert wrong["message"] == 'addr: type mismatch: gold value "Oslo" is string, expected an object'
+    assert wrong["message"] == ('#1 · addr: type mismatch: gold value "Oslo" is string, '
+                                'expected an object')
     assert [r["message"] for r in wrong["relatedInformation"]] == ["gold value", "schema rule"]
 
 
@@ -621,7 +631,7 @@ def test_a_gold_record_missing_from_a_full_run_file_is_counted(
     # z and the repeated a (their record marks), and c missing from the run.
     assert ext[-1]["message"].startswith("3 more findings in 3 records (z, a, c) not shown")
     [price] = built[files["gold"].as_uri()]
-    assert price["message"] == "[run1] price: 1.5 ≠ gold 1.0 (numeric)"
+    assert price["message"] == "[run1] a · price: 1.5 ≠ gold 1.0 (numeric)"
     assert [r["message"] for r in price["relatedInformation"]] == ["gold value",
                                                                   "schema rule: numeric"]
     assert price["relatedInformation"][0]["location"]["range"] == price["range"]
@@ -634,7 +644,7 @@ def test_pairs_with_the_same_text_on_one_side_keep_their_own_findings(tmp_path: 
     files, outcome = suite_outcome(tmp_path, schema, ['{"v": 1}', '{"v": 1}', '{"v": 2}'],
                                    ['{"v": 1}', '{"v": 2}', '{"v": 2}'])
     got = [(d["range"], d["message"]) for d in build(outcome)[files["extracted"].as_uri()]]
-    assert got == [(rng(1, 6, 7), "v: 2 ≠ gold 1 (numeric)")]
+    assert got == [(rng(1, 6, 7), "#2 · v: 2 ≠ gold 1 (numeric)")]
 
 
 class CountingLocator(RecordLocator):
@@ -747,8 +757,8 @@ def test_record_mode_is_one_diagnostic_per_record_listing_its_findings(
                             "color (hallucination)")
     assert b["data"] == {"record": 1, "fields": ["currency", "items[].qty", "color"]}
     # Each finding is a related location, with the message it has in "finding" mode.
-    per_finding = [(d["range"], d["message"]) for d in each if d["range"]["start"]["line"] == 1
-                   and d["code"] != "unreadable-record"]
+    per_finding = [(d["range"], d["message"].removeprefix("b · ")) for d in each
+                   if d["range"]["start"]["line"] == 1 and d["code"] != "unreadable-record"]
     assert [(r["location"]["range"], r["message"]) for r in b["relatedInformation"]] == \
         per_finding
     assert all(r["location"]["uri"] == ext_uri for r in b["relatedInformation"])
@@ -774,5 +784,38 @@ def test_findings_in_a_record_read_out_of_a_string_are_shown_on_it(tmp_path: Pat
     got = build(outcome)[files["extracted"].as_uri()]
     assert [(d["code"], d["range"]) for d in got] == [
         ("mismatch", rng(0, 0, 1)), ("omission", rng(0, 0, 1)), ("hallucination", rng(0, 0, 1))]
-    assert [d["message"] for d in got] == ["v: 2 ≠ gold 1 (numeric)", "w: missing (gold 3)",
-                                           "x: invented 1 (gold has no value here)"]
+    assert [d["message"] for d in got] == ["a · v: 2 ≠ gold 1 (numeric)",
+                                           "a · w: missing (gold 3)",
+                                           "a · x: invented 1 (gold has no value here)"]
+
+
+def test_a_key_invented_in_every_item_is_one_finding_of_its_record(tmp_path: Path) -> None:
+    """One diagnostic on its first place, the others as related locations (items the
+    model added, their values invented alike); no empty "schema rule" for a key the schema
+    does not have; other fields are one finding each."""
+    schema = {"type": "object", "x-eval-id": "id", "properties": {
+        "id": {"type": "string"},
+        "items": {"type": "array", "items": {"type": "object", "properties": {
+            "sku": {"type": "string"}}}}}}
+    gold = '{"id": "a", "items": [{"sku": "x"}, {"sku": "y"}, {"sku": "z"}]}'
+    run = ('{"id": "a", "items": [{"sku": "x", "note": 1}, {"sku": "y", "note": 2}, '
+           '{"sku": "z", "note": 3}]}')
+    files, outcome = suite_outcome(tmp_path, schema, [gold], [run])
+    [d] = build(outcome)[files["extracted"].as_uri()]
+    notes = [i for i in range(len(run)) if run.startswith('"note"', i)]
+    assert d["code"] == "hallucination"
+    assert d["range"] == rng(0, notes[0], notes[0] + 6)
+    assert d["message"] == "a · items[].note: invented in 3 items (gold has no value there)"
+    assert [(r["location"]["range"], r["message"]) for r in d["relatedInformation"]] == [
+        (rng(0, n, n + 6), "also invented here") for n in notes[1:]]
+    [run_outcome] = outcome.runs
+    assert _finding_count(run_outcome.scored[0]) == 1, "hidden, it counts as shown"
+    # Two items the model added: their sku, invented twice, is one finding; the id of
+    # another record, wrong, is one of its own.
+    extra = '{"id": "a", "items": [{"sku": "x"}, {"sku": "y"}, {"sku": "z"}, {"sku": "w"}, {"sku": "v"}]}'
+    files, outcome = suite_outcome(tmp_path / "2", schema, [gold, '{"id": "b", "items": []}'],
+                                   [extra, '{"id": "b", "items": [{"sku": 1}]}'])
+    got = build(outcome)[files["extracted"].as_uri()]
+    assert [d["message"] for d in got if d["code"] == "hallucination"] == [
+        "a · items[].sku: invented in 2 items (gold has no value there)",
+        "b · items[0].sku: invented 1 (gold has no value here)"]

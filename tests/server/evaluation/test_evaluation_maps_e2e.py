@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from test_evaluation_runs_e2e import Session, at, client, jsonl, lsp  # noqa: F401
+from eval_session import Session
+from test_evaluation_runs_e2e import at, jsonl
 
 SCHEMA = {"type": "object", "x-eval-id": "id", "properties": {
     "id": {"type": "string"},
@@ -21,7 +22,7 @@ LINE = ('{"id": "a", "skills": {"Languages": ["Python", "Go", "Rist"], "Tools": 
         '"Hobbies": ["chess"]}, "v": 110}')
 
 
-async def test_map_entries_and_branches_are_located(lsp: Session,  # noqa: F811
+async def test_map_entries_and_branches_are_located(lsp: Session,
                                                     tmp_path: Path) -> None:
     folder = tmp_path / "cv"
     folder.mkdir()
@@ -31,7 +32,8 @@ async def test_map_entries_and_branches_are_located(lsp: Session,  # noqa: F811
     ext.write_text(LINE + "\n", encoding="utf-8")
     await lsp.boot([folder])
     await lsp.run_finished(0, "cv")
-    diags = {str(d.code) + ":" + d.message.split(":")[0]: d for d in lsp.diags(ext.resolve())}
+    diags = {str(d.code) + ":" + d.message.split(" · ", 1)[1].split(":")[0]: d
+             for d in lsp.diags(ext.resolve())}
     typo = diags["mismatch:skills{Languages}[2]"]
     col = LINE.index('"Rist"')
     assert typo.range == at(0, col, col + len('"Rist"'))

@@ -99,13 +99,14 @@ async def test_diagnostics_and_hovers_say_what_the_json_output_says(
         "address.city": ("omission", "missing from extracted"),
     }
     diags = await _diagnostics(client, files["extracted"])
-    by_path = {d.message.split(": ", 1)[0]: d for d in diags}
+    # The record (no id: its number) first, then the engine's reason word for word.
+    by_path = {d.message.removeprefix("#1 · ").split(": ", 1)[0]: d for d in diags}
     for path in ("total", "vendor", "date"):
-        assert by_path[path].message == f"{path}: {reasons[path][1]}"
+        assert by_path[path].message == f"#1 · {path}: {reasons[path][1]}"
         assert by_path[path].code == "mismatch"
     issued = by_path["issued"]
     assert issued.code == "error"
-    assert issued.message.startswith(f"issued: {reasons['issued'][1]}")
+    assert issued.message.startswith(f"#1 · issued: {reasons['issued'][1]}")
 
     uri = files["extracted"].as_uri()
     client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(

@@ -222,7 +222,7 @@ async def test_files_changed_and_created_on_disk_are_picked_up(
     # Within `until`'s TIMEOUT: the watcher's event, not a periodic rescan, brought it.
     [d] = await lsp.until("the mismatch of the rewritten file", new_price)
     assert d.range == line_span(0, lines[0], "99.5")
-    assert d.message == "price: 99.5 ≠ gold 12.5 (numeric, rel 1%)"
+    assert d.message == "a · price: 99.5 ≠ gold 12.5 (numeric, rel 1%)"
     assert found(lsp.diags(ext)) == SHOP_FINDINGS
 
     # A new run appears beside it: it joins the suite and gets its diagnostics.
@@ -245,7 +245,7 @@ async def test_files_changed_and_created_on_disk_are_picked_up(
     line1 = jsonl(records).split("\n")[1]
     assert m.code == "mismatch"
     assert m.range == line_span(1, line1, "3.5")
-    assert m.message.startswith("price: 3.5 ≠ gold 3.0")
+    assert m.message.startswith("b · price: 3.5 ≠ gold 3.0")
     # The first run's findings are still there.
     assert found(lsp.diags(ext)) == SHOP_FINDINGS
 
@@ -476,7 +476,7 @@ async def test_quick_saves_show_the_last_content_only(lsp: Session, tmp_path: Pa
             "results of the superseded content were published"
     [m] = lsp.diags(ext)
     assert m.range == line_span(0, line0.replace("999", "555"), "555")
-    assert m.message.startswith("price: 555 ≠ gold 0")
+    assert m.message.startswith("r00000 · price: 555 ≠ gold 0")
 
 
 async def test_saves_within_the_debounce_make_one_run(lsp: Session, shop: dict[str, Path]
@@ -499,7 +499,7 @@ async def test_saves_within_the_debounce_make_one_run(lsp: Session, shop: dict[s
         assert not [d for d in p.diagnostics if "14.5" in d.message]
     [m] = [d for d in lsp.diags(ext) if d.code == "mismatch" and d.range.start.line == 0]
     assert m.range == line_span(0, line0.replace("13.9", "16.5"), "16.5")
-    assert m.message == "price: 16.5 ≠ gold 12.5 (numeric, rel 1%)"
+    assert m.message == "a · price: 16.5 ≠ gold 12.5 (numeric, rel 1%)"
 
 
 # -- 7. bad input ----------------------------------------------------------------------------
@@ -682,11 +682,11 @@ async def test_multi_root_shared_files_and_added_folders(lsp: Session, tmp_path:
     # The gold file belongs to both suites of alpha: it shows what each found there.
     gold_lines = alpha["gold"].read_text(encoding="utf-8").split("\n")
     gold = lsp.diags(alpha["gold"])
-    [from_s1] = [d for d in gold if d.message.startswith("[run1] price:")]
+    [from_s1] = [d for d in gold if d.message.startswith("[run1] a · price:")]
     assert from_s1.range == line_span(0, gold_lines[0], "12.5")
-    [from_s2] = [d for d in gold if d.message.startswith("[run2] price:")]
+    [from_s2] = [d for d in gold if d.message.startswith("[run2] b · price:")]
     assert from_s2.range == line_span(1, gold_lines[1], "3.0")
-    assert from_s2.message == "[run2] price: 3.5 ≠ gold 3.0 (numeric, rel 1%)"
+    assert from_s2.message == "[run2] b · price: 3.5 ≠ gold 3.0 (numeric, rel 1%)"
     # beta's gold file shows its own findings only.
     assert all(d.message.startswith("[run1] ") for d in lsp.diags(beta["gold"]))
 

@@ -171,7 +171,7 @@ async def test_an_open_gold_file_reloaded_from_disk_is_evaluated_again(
     def omission() -> list[types.Diagnostic]:
         return [d for d in lsp.diags(ext) if d.code == "omission"]
 
-    assert [d.message for d in omission()] == ['currency: missing (gold "USD")']
+    assert [d.message for d in omission()] == ['b · currency: missing (gold "USD")']
 
     # Typing in the gold file (it no longer equals the disk) runs nothing: runOn is "save".
     typed = lsp.mark
@@ -190,7 +190,7 @@ async def test_an_open_gold_file_reloaded_from_disk_is_evaluated_again(
     await lsp.run_finished(reloaded, "shop")
     await lsp.until("the omission of the new gold value",
                     lambda: [d for d in omission() if "usd" in d.message])
-    assert [d.message for d in omission()] == ['currency: missing (gold "usd")']
+    assert [d.message for d in omission()] == ['b · currency: missing (gold "usd")']
 
 
 async def test_last_good_results_stay_marked_stale_while_the_schema_does_not_parse(

@@ -10,6 +10,7 @@ export const ServerCommands = {
   inferSchema: "evalschema.server.inferSchema",
   annotate: "evalschema.server.annotate",
   compareRuns: "evalschema.server.compareRuns",
+  listFindings: "evalschema.server.listFindings",
   clearResults: "evalschema.server.clearResults",
 } as const;
 
@@ -28,6 +29,7 @@ export interface CommandResults {
   "evalschema.server.inferSchema": InferResult;
   "evalschema.server.annotate": AnnotateResult;
   "evalschema.server.compareRuns": CompareResult;
+  "evalschema.server.listFindings": FindingList;
   "evalschema.server.clearResults": null;
 }
 
@@ -56,6 +58,14 @@ export interface CommandArgs {
   uri?: string;
   /** compareRuns: the extracted files of the two runs, the baseline first. */
   runs?: string[];
+  /** listFindings: only this field (its path with ``[]``: ``line_items[].amount``). */
+  field?: string;
+  /** listFindings: only this run (its extracted file's URI). */
+  run?: string;
+  /** listFindings: only these statuses. */
+  status?: string[];
+  /** listFindings: at most this many findings (default 5,000); ``total`` counts them all. */
+  limit?: number;
 }
 
 /** A run's figures: precision, recall and F1 macro (mean over records), F1 micro. null when undefined (nothing was judged for it; docs/metrics.md): shown as "—". */
@@ -226,10 +236,61 @@ export interface AnnotateResult {
   edits: number;
 }
 
-/** The answer of compareRuns: the comparison as markdown and as JSON. */
+/** Where something is in one run's extracted file. */
+export interface Place {
+  /** The run's label. */
+  run: string;
+  uri: string;
+  range: LspRange;
+}
+
+/** A record whose fields changed between the runs, and where it is in each run. */
+export interface CompareRecord {
+  /** The record's label (its id, else its number), as in ``result.flips``. */
+  record: string;
+  places: Place[];
+}
+
+export interface CompareField {
+  field: string;
+  /** Each run's worst example of the field, in the order of ``result.labels``. */
+  worst: (WorstExample | null)[];
+}
+
+/** The answer of compareRuns: the comparison as markdown and as JSON, and where its records and fields are, for a view that jumps to them. */
 export interface CompareResult {
   markdown: string;
   result: Record<string, unknown>;
+  records: CompareRecord[];
+  fields: CompareField[];
+}
+
+/** One wrong, missing or invented value (or a field that could not be judged). */
+export interface Finding {
+  /** The suite's key. */
+  suite: string;
+  /** The run's label. */
+  run: string;
+  field: string;
+  /** The value's path in its record (``line_items[2].amount``). */
+  path: string;
+  /** The record's label (its id, else its number). */
+  record: string;
+  /** mismatch, omission, hallucination, error or batch_error. */
+  status: string;
+  score: number;
+  /** The engine's reason (``FieldResult.explanation``), or the status. */
+  message: string;
+  /** Where it is in the run's extracted file (a missing value: its nearest parent present). */
+  uri: string;
+  range: LspRange;
+}
+
+/** The answer of listFindings: by field, then in file order. */
+export interface FindingList {
+  findings: Finding[];
+  /** Findings that matched, including those past ``limit``. */
+  total: number;
 }
 
 export interface RunStartedParams {
