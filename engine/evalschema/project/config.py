@@ -55,8 +55,29 @@ from evalschema.rules.custom_modules import is_path_entry
 CONFIG_FILE = "evalschema.toml"
 PYPROJECT = "pyproject.toml"
 
-SUITE_KEYS = ("name", "schema", "gold", "extracted", "id_field", "null_policy", "fail_under",
-              "fail_metric", "thresholds", "comparator_modules", "fields", "target")
+#: Each key of a ``[[suite]]`` table and what it does (the editor's hover shows these).
+SUITE_KEY_DOCS: Mapping[str, str] = MappingProxyType({
+    "name": "The suite's name: how the CLI, the reports and the editor call it.",
+    "schema": "The eval schema (JSON Schema with `x-eval-*` keys), relative to this file.",
+    "gold": "The gold records (JSONL, or a JSON array), relative to this file.",
+    "extracted": "The runs to score: files or globs (`runs/*.jsonl`), relative to this file, "
+                 "in this order (the first is the baseline of comparisons).",
+    "id_field": "The key that pairs gold and extracted records; else the schema's "
+                "`x-eval-id`, else records pair by position.",
+    "null_policy": "`\"value\"` (default): `null` is a value to match; `\"absent\"`: `null` "
+                   "counts as missing.",
+    "fail_under": "The overall F1 a run must reach (a fraction): below it `evalschema eval` "
+                  "exits 1, and the editor marks the run ✗.",
+    "fail_metric": "Which overall F1 `fail_under` reads: `\"macro\"` (mean over records, "
+                   "default) or `\"micro\"` (pooled).",
+    "thresholds": "Per-field F1 thresholds (`[suite.thresholds]`, field path = fraction): a "
+                  "field below its threshold fails the run and is flagged in the schema.",
+    "comparator_modules": "Modules that register custom comparators and transforms; "
+                          "imported only when the user trusts the folder.",
+    "fields": "Only score these fields (paths such as `line_items[].amount`).",
+    "target": "Only score this sub-tree of each record.",
+})
+SUITE_KEYS = tuple(SUITE_KEY_DOCS)
 _MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -44,7 +45,7 @@ def on_code_action(ls: EvalSchemaServer, params: types.CodeActionParams
     return out
 
 
-def _show_all(uri: str, diagnostics: list[types.Diagnostic]) -> list[types.CodeAction]:
+def _show_all(uri: str, diagnostics: Sequence[types.Diagnostic]) -> list[types.CodeAction]:
     """On "N more findings … not shown": the report of the file's suites (the VS Code
     extension opens its results view; another client gets the report as the answer)."""
     for diag in diagnostics:

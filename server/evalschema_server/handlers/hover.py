@@ -7,13 +7,18 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from evalschema.project.config import SUITE_KEY_DOCS
+from evalschema.report.figures import figure
+
 from ..authoring import hover
 from ..authoring.analysis import SchemaAnalysis
 from ..evaluation import views
+from ..evaluation.config_text import SUITE_TABLES, THRESHOLD_TABLES, key_at
+from ..evaluation.service import CONFIG_NAMES
 from ..guard import guarded
 from ..ranges import to_range
 from ..store import OpenDocument
-from .shared import at_position, path_of, schema_outcomes
+from .shared import at_position, path_of, schema_outcomes, suite_of_table
 
 if TYPE_CHECKING:
     from ..server import EvalSchemaServer
@@ -24,8 +29,40 @@ def on_hover(ls: EvalSchemaServer, params: types.HoverParams) -> types.Hover | N
     if found is None:
         return None
     doc, analysis, offset = found
+    if analysis is None and doc.path is not None and doc.path.name in CONFIG_NAMES:
+        return config_hover(ls, doc, offset)
     return data_hover(ls, doc, offset) if analysis is None \
         else schema_hover(ls, doc.uri, analysis, offset)
+
+
+def config_hover(ls: EvalSchemaServer, doc: OpenDocument, offset: int) -> types.Hover | None:
+    """In evalschema.toml: what a suite key does; on a ``[[suite]]`` header, the suite's
+    last figures; on a field threshold, each run's F1 for that field against it."""
+    at = key_at(doc.text, offset)
+    if at is None:
+        return None
+    suite = suite_of_table(ls, doc, at.suite)
+    outcome = ls.evaluation.outcomes.get(suite.key) if suite is not None else None
+    if at.table in SUITE_TABLES and at.key in SUITE_KEY_DOCS:
+        text = f"**`{at.key}`** · evalschema suite key\n\n{SUITE_KEY_DOCS[at.key]}"
+    elif at.table in SUITE_TABLES and not at.key and suite is not None:
+        runs = [f"- `{r.label}`: F1 {figure(r.result.mean_f1)}"
+                + (f" {badge}" if (badge := views.verdict(outcome, r)) else "")
+                for r in outcome.runs] if outcome is not None else []
+        text = "\n".join([f"**suite `{suite.name}`**", "", *(runs or ["not evaluated yet"])])
+    elif at.table in THRESHOLD_TABLES and at.key and suite is not None:
+        limit = suite.config.thresholds.get(at.key)
+        rows = [f"| `{o.suite.name} · {r.label}` | {figure(c.f1)} | "
+                f"{'✓' if c.f1 is not None and limit is not None and c.f1 >= limit else '✗'} |"
+                for o, r, c in views.field_runs([outcome] if outcome else [], at.key)]
+        text = "\n".join([f"**`{at.key}`**: F1 threshold"
+                           + (f" {limit:g}" if limit is not None else ""), "",
+                           *(["| run | F1 | |", "|---|---|---|", *rows] if rows
+                             else ["no results for this field yet"])])
+    else:
+        return None
+    return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text),
+                       to_range(doc.line_index, at.start, at.end, ls.encoding))
 
 
 def schema_hover(ls: EvalSchemaServer, uri: str, analysis: SchemaAnalysis, offset: int

@@ -1,5 +1,6 @@
 """Per-run figures on a schema: a code lens per run at the top (and "▶ Evaluate"), and
-an inlay hint with each run's F1 after every field's key.
+an inlay hint with each run's F1 after every field's key; the same lenses on each
+``[[suite]]`` of the configuration.
 
 Both show the evaluation's results where the schema is written; inlay hints live here
 with the lenses rather than in a module of their own.
@@ -14,6 +15,8 @@ from lsprotocol import types
 from evalschema.report.figures import f1_figure, figure
 
 from ..evaluation import views
+from ..evaluation.service import CONFIG_NAMES
+from ..evaluation.suites import Suite
 from ..guard import guarded
 from ..ranges import to_offset
 from .shared import PREFIX, path_of, schema_outcomes
@@ -29,34 +32,47 @@ def on_code_lens(ls: EvalSchemaServer, params: types.CodeLensParams
 
 
 def code_lenses(ls: EvalSchemaServer, uri: str) -> list[types.CodeLens]:
+    """On a schema, at its top: each suite it judges; in evalschema.toml (or pyproject.toml),
+    on each ``[[suite]]`` header: that suite."""
     path = path_of(uri)
     if path is None:
         return []
+    top = types.Range(types.Position(0, 0), types.Position(0, 0))
     suites = [s for s in ls.evaluation.suites_for(path) if s.config.schema == path]
     out = []
-    top = types.Range(types.Position(0, 0), types.Position(0, 0))
     for suite in suites:
-        outcome = ls.evaluation.outcomes.get(suite.key)
-        args = [{"suite": suite.key}]
-        running = suite.key in ls.evaluation.scheduler.active
-        # Short lenses, the action first: a long one is cut off at the window's edge.
-        name = f" {suite.name}" if len(suites) > 1 else ""
-        out.append(types.CodeLens(top, types.Command(
-            f"$(sync~spin) evaluating{name}…" if running else f"▶ Evaluate{name}",
-            PREFIX + "runSuite", arguments=args)))
-        if outcome is None:
-            continue
-        if outcome.stale:
-            out.append(types.CodeLens(top, types.Command(
-                f"stale: {outcome.stale}", PREFIX + "showReport", arguments=args,
-                tooltip="These figures are the last good run's: the schema has errors now, "
-                        "so it was not evaluated again.")))
-        for run in outcome.runs:
-            r = run.result
-            badge = views.verdict(outcome, run)
-            out.append(types.CodeLens(top, types.Command(
-                f"{run.label} F1 {figure(r.mean_f1)}" + (f" {badge}" if badge else ""),
-                PREFIX + "showReport", arguments=args, tooltip=_run_tooltip(outcome, run))))
+        out += _suite_lenses(ls, suite, top, named=len(suites) > 1)
+    if path.name in CONFIG_NAMES:
+        for suite in ls.evaluation.discovery.suites:
+            if suite.origin == path and suite.config.line:
+                at = types.Position(suite.config.line - 1, 0)
+                out += _suite_lenses(ls, suite, types.Range(at, at), named=False)
+    return out
+
+
+def _suite_lenses(ls: EvalSchemaServer, suite: Suite, where: types.Range, *, named: bool
+                  ) -> list[types.CodeLens]:
+    """Short lenses, the action first (a long one is cut off at the window's edge): "▶
+    Evaluate", "stale: …" when the results are, then one per run with its F1 and verdict."""
+    outcome = ls.evaluation.outcomes.get(suite.key)
+    args = [{"suite": suite.key}]
+    running = suite.key in ls.evaluation.scheduler.active
+    name = f" {suite.name}" if named else ""
+    out = [types.CodeLens(where, types.Command(
+        f"$(sync~spin) evaluating{name}…" if running else f"▶ Evaluate{name}",
+        PREFIX + "runSuite", arguments=args))]
+    if outcome is None:
+        return out
+    if outcome.stale:
+        out.append(types.CodeLens(where, types.Command(
+            f"stale: {outcome.stale}", PREFIX + "showReport", arguments=args,
+            tooltip="These figures are the last good run's: the schema has errors now, "
+                    "so it was not evaluated again.")))
+    for run in outcome.runs:
+        badge = views.verdict(outcome, run)
+        out.append(types.CodeLens(where, types.Command(
+            f"{run.label} F1 {figure(run.result.mean_f1)}" + (f" {badge}" if badge else ""),
+            PREFIX + "showReport", arguments=args, tooltip=_run_tooltip(outcome, run))))
     return out
 
 

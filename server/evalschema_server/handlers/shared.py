@@ -10,6 +10,7 @@ from lsprotocol import types
 
 from ..authoring.analysis import SchemaAnalysis
 from ..evaluation.runner import SuiteOutcome
+from ..evaluation.suites import Suite
 from ..ranges import to_offset
 from ..store import OpenDocument
 from ..uris import file_path
@@ -52,3 +53,11 @@ def at_position(ls: EvalSchemaServer, params: AtPosition
     analysis = ls.schemas.analysis(doc.uri) if ls.schemas.is_eval_schema(doc) else None
     lines = analysis.doc.lines if analysis is not None else doc.line_index
     return doc, analysis, to_offset(lines, params.position, ls.encoding)
+
+
+def suite_of_table(ls: EvalSchemaServer, doc: OpenDocument, index: int) -> Suite | None:
+    """The suite the ``index``-th ``[[suite]]`` table of a configuration file declares."""
+    for s in ls.evaluation.discovery.suites:
+        if s.origin == doc.path and s.config.pointer.rsplit("/", 1)[-1] == str(index):
+            return s
+    return None

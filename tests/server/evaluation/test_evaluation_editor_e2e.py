@@ -409,3 +409,41 @@ async def test_run_on_change_rescores_as_you_type(typing_client: LanguageClient,
     assert [d for d in by_code(now, "mismatch") if d.range.start.line == 0] == []
     assert len(by_code(now, "hallucination")) == 1  # the other findings are back
     assert suite["extracted"].read_text(encoding="utf-8").split("\n")[0] == line0
+
+
+async def test_the_configuration_explains_its_keys_and_shows_each_suites_figures(
+        client: LanguageClient, suite: dict[str, Path]) -> None:
+    """evalschema.toml (TOML language id): hover on a suite key says what it does, on the
+    ``[[suite]]`` header the suite's last figures, on a field threshold each run's F1
+    against it; a code lens on each ``[[suite]]`` evaluates it and shows its runs."""
+    await diagnostics(client, suite["extracted"])
+    config = suite["schema"].parent / "evalschema.toml"
+    text = config.read_text(encoding="utf-8")
+    uri = config.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri, "toml", 1, text)))
+
+    async def hover_at(needle: str, delta: int = 1) -> str | None:
+        got = await client.text_document_hover_async(types.HoverParams(
+            types.TextDocumentIdentifier(uri), position(text, needle, delta=delta)))
+        if got is None:
+            return None
+        assert isinstance(got.contents, types.MarkupContent)
+        return got.contents.value
+
+    gold = await hover_at("gold =")
+    assert gold is not None and gold.startswith("**`gold`** · evalschema suite key")
+    assert "relative to this file" in gold
+    header = await hover_at("[[suite]]", delta=3)
+    assert header is not None and header.startswith("**suite `shop-suite`**")
+    assert "- `run1`: F1 0.847 ✗ 1 field below threshold" in header
+    price = await hover_at("price = 0.9")
+    assert price is not None and price.startswith("**`price`**: F1 threshold 0.9")
+    assert "| `shop-suite · run1` | 0.667 | ✗ |" in price
+    assert await hover_at('name = "shop') is not None, "every suite key is explained"
+    assert await hover_at("shop-suite", delta=2) is None, "a value: nothing to explain"
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+        types.TextDocumentIdentifier(uri)))
+    assert lenses is not None
+    assert [(lens.range.start.line, lens.command.title if lens.command else "")
+            for lens in lenses] == [(0, "▶ Evaluate"), (0, "run1 F1 0.847 ✗ 1 field below threshold")]
