@@ -311,4 +311,8 @@ def field_hover(outcomes: Iterable[SuiteOutcome], field: str) -> str | None:
         return None
     return "\n".join([f"**`{field}`** in the last runs", "",
                       "| run | P | R | F1 | ✓ | ≠ | ∅ | + |", "|---|---|---|---|---|---|---|---|",
-                      *rows])
+                      *rows, "", LEGEND])
+
+
+#: What the symbols of the figures stand for (hovers and tooltips that use them).
+LEGEND = "✓ matched · ≠ wrong · ∅ missing · + invented"

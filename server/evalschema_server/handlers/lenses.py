@@ -124,7 +124,7 @@ def on_inlay_hints(ls: EvalSchemaServer, params: types.InlayHintParams
         line, char = doc.lines.position(prop.key_node.end, ls.encoding)
         out.append(types.InlayHint(types.Position(line, char), f"F1 {' · '.join(figures)}",
                                    kind=types.InlayHintKind.Type, padding_left=True,
-                                   tooltip="\n".join(tips)))
+                                   tooltip="\n".join([*tips, views.LEGEND])))
     return out or None
 
 

@@ -156,7 +156,10 @@ async def test_threshold_diagnostic_code_lens_and_inlay_hint_on_the_schema(
     assert hints is not None
     [price] = [h for h in hints if h.position == end]
     assert price.label == "F1 run1 0.67 ✗", "named, and below its threshold (0.9)"
-    assert isinstance(price.tooltip, str) and price.tooltip.endswith("(below its threshold 0.9)")
+    assert isinstance(price.tooltip, str)
+    assert price.tooltip.split("\n") == [
+        "shop-suite · run1: P 0.67 · R 0.67 · F1 0.67 · ✓2 ≠1 ∅0 +0 (below its threshold 0.9)",
+        "✓ matched · ≠ wrong · ∅ missing · + invented"]
     [currency] = [h for h in hints if h.position == position(
         schema_text, '"currency"', delta=len('"currency"'))]
     assert currency.label == "F1 run1 0.80", "no threshold: no verdict"

@@ -88,7 +88,8 @@ def test_field_figures(shop: tuple[dict[str, Path], SuiteOutcome]) -> None:
     assert views.field_hover([outcome], "price") == "\n".join([
         "**`price`** in the last runs", "",
         "| run | P | R | F1 | ✓ | ≠ | ∅ | + |", "|---|---|---|---|---|---|---|---|",
-        "| shop · run1 | 0.667 | 0.667 | 0.667 | 2 | 1 | 0 | 0 |"])
+        "| shop · run1 | 0.667 | 0.667 | 0.667 | 2 | 1 | 0 | 0 |", "",
+        "✓ matched · ≠ wrong · ∅ missing · + invented"]), "with a legend of its symbols"
     assert views.field_hover([outcome], "nope") is None
 
 
