@@ -533,9 +533,9 @@ async function main() {
   await runCommand("evalschema: Refresh findings");
   await runCommand("Explorer: Focus on evalschema Findings View");
   const findingsView = page.locator(".pane", { hasText: "evalschema Findings" }).first();
-  const fieldRows = findingsView.locator(".monaco-list-row");
-  await fieldRows.first().waitFor({ timeout: STEP_TIMEOUT });
-  const firstField = (await fieldRows.first().innerText()).replace(/\s+/g, " ").trim();
+  const treeRows = findingsView.locator(".monaco-list-row");
+  await treeRows.first().waitFor({ timeout: STEP_TIMEOUT });
+  const firstField = (await treeRows.first().innerText()).replace(/\s+/g, " ").trim();
   if (!/ [\d,]+ records? · \d+ /.test(firstField)) fail(`Findings view row: ${firstField}`);
   ok(`findings view: ${firstField}`);
   await shot("3-findings-view.png");

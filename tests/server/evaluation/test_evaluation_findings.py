@@ -362,10 +362,10 @@ def test_every_kind_of_finding_counts_towards_the_hidden_number() -> None:
     rec = RecordResult(0, "a", (), counts)
     g, e = RecordSlice(0, 0, "{}", {}), RecordSlice(0, 0, "{}", {})
     assert _finding_count(ScoredRecord(rec, g, e)) == 15
-    invented = tuple(result(f"items[{i}].x", Status.HALLUCINATION, field="items[].x")
-                     for i in range(3)) + (result("y", Status.HALLUCINATION),
-                                           result("items[3]", Status.HALLUCINATION,
-                                                  field="items[]"))
+    invented = (*(result(f"items[{i}].x", Status.HALLUCINATION, field="items[].x")
+                  for i in range(3)),
+                result("y", Status.HALLUCINATION),
+                result("items[3]", Status.HALLUCINATION, field="items[]"))
     rec2 = RecordResult(0, "a", invented, counts._replace(hallucinations=5))
     # A key invented in three items is one finding, as record_marks shows it; an
     # invented item is one each.
