@@ -261,10 +261,11 @@ FINDING_STATUSES = frozenset({Status.MISMATCH, Status.OMISSION, Status.HALLUCINA
 def findings(run: RunOutcome, field: str | None = None,
              statuses: frozenset[str] | None = None
              ) -> list[tuple[ScoredRecord, FieldResult]]:
-    """The run's findings in its extracted records, by field then in file order."""
+    """The run's findings, by field then in the extracted file's order; those of gold
+    records missing from the run last (they are in the gold file only)."""
     out = []
-    for s in sorted((s for s in run.scored if s.extracted is not None),
-                    key=lambda s: s.extracted.index if s.extracted else 0):
+    for s in sorted((s for s in run.scored if s.extracted is not None or s.gold is not None),
+                    key=lambda s: (0, s.extracted.index) if s.extracted else (1, 0)):
         for r in s.record.field_results:
             if r.status in FINDING_STATUSES and (field is None or r.field == field) \
                     and (statuses is None or str(r.status) in statuses):

@@ -258,18 +258,25 @@ async def list_findings(ls: EvalSchemaServer, *args: Any) -> FindingList:
                 continue
             found = views.findings(run, field, statuses)
             total += len(found)
-            lines = LineIndex(run.data.text) if found and len(out) < limit else None
+            tables: dict[Path, LineIndex] = {}
             for scored, r in found[: max(limit - len(out), 0)]:
-                ext = scored.extracted
-                assert ext is not None and lines is not None
-                span = loc.value(ext.text, r.extracted_pointer) or \
-                    (loc.nearest(ext.text, r.extracted_pointer or r.gold_pointer or "/")
+                # In the run's file; a gold record missing from the run: in the gold file.
+                where, pointer, path = (scored.extracted, r.extracted_pointer, run.path) \
+                    if scored.extracted is not None else \
+                    (scored.gold, r.gold_pointer, suite.config.gold)
+                assert where is not None and o is not None
+                span = loc.value(where.text, pointer) or \
+                    (loc.nearest(where.text, pointer or r.gold_pointer or "/")
                      or ((0, 0), ""))[0]
+                if path not in tables:
+                    tables[path] = LineIndex(run.data.text if path == run.path
+                                             else o.gold.text if o.gold else "")
+                lines = tables[path]
                 out.append(Finding(
                     suite=suite.key, run=run.label, field=r.field, path=r.path,
                     record=scored.record.label, status=str(r.status), score=r.score,
-                    message=r.explanation or str(r.status), uri=ls.store.uri_of(run.path),
-                    range=range_json(lines, ext.start + span[0], ext.start + span[1],
+                    message=r.explanation or str(r.status), uri=ls.store.uri_of(path),
+                    range=range_json(lines, where.start + span[0], where.start + span[1],
                                      ls.encoding)))
     return {"findings": out, "total": total}
 

@@ -240,3 +240,22 @@ async def test_last_good_results_stay_marked_stale_while_the_schema_does_not_par
     fresh = await lsp.run_finished(fixed, "shop")
     assert "stale" not in fresh["suite"]
     assert fresh["suite"]["runs"] == good["suite"]["runs"]
+
+
+async def test_a_fields_findings_include_gold_records_missing_from_the_run(
+        lsp: Session, tmp_path: Path) -> None:
+    """listFindings (the list of a field's findings): a gold record the run lacks has its
+    omissions too, located in the gold file, after the run's own, in file order."""
+    files = {k: p.resolve() for k, p in write_suite(tmp_path / "proj").items()}
+    gold = [*GOLD, {"id": "d", "name": "Dial", "price": 9.0, "currency": "EUR", "items": []}]
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in gold)
+    files["gold"].write_text(text, encoding="utf-8")
+    await lsp.boot([files["schema"].parent], {"watchFiles": False})
+    await lsp.run_finished(0, "shop")
+    got = await lsp.command("listFindings", {"suite": "shop", "field": "price"})
+    rows = [(f["record"], f["status"], f["uri"], f["range"]["start"]["line"])
+            for f in got["findings"]]
+    assert rows == [("a", "mismatch", files["extracted"].as_uri(), 0),
+                    ("d", "omission", files["gold"].as_uri(), 3)]
+    line3 = text.split("\n")[3]
+    assert got["findings"][1]["range"]["start"]["character"] == line3.index("9.0")
