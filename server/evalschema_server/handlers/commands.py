@@ -26,6 +26,7 @@ from ..authoring import actions
 from ..authoring.analysis import SchemaAnalysis, analyze
 from ..document import LineIndex
 from ..evaluation import views
+from ..evaluation.locate import RecordLocator
 from ..evaluation.runner import RunOutcome, SuiteOutcome
 from ..evaluation.suites import Suite
 from ..files import in_thread
@@ -248,12 +249,22 @@ async def list_findings(ls: EvalSchemaServer, *args: Any) -> FindingList:
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
         raise CommandError("listFindings: limit must be a whole number >= 0")
     suites = _pick(ls, {k: v for k, v in arg.items() if k in ("suite", "uri")})
-    loc = ls.evaluation.locator
+    outcomes = [o for s in suites if (o := ls.evaluation.outcomes.get(s.key)) is not None]
+    uris = {p: ls.store.uri_of(p) for o in outcomes for p in o.suite.files}
+    # Locating thousands of findings parses their records: off the event loop, with a
+    # locator of its own (outcomes are not changed once made).
+    return await in_thread(_findings, outcomes, field, statuses, run_path, limit, uris,
+                           ls.encoding)
+
+
+def _findings(outcomes: list[SuiteOutcome], field: str | None,
+              statuses: frozenset[str] | None, run_path: Path | None, limit: int,
+              uris: dict[Path, str], encoding: str) -> FindingList:
+    loc = RecordLocator()
     out: list[Finding] = []
     total = 0
-    for suite in suites:
-        o = ls.evaluation.outcomes.get(suite.key)
-        for run in o.runs if o is not None else ():
+    for o in outcomes:
+        for run in o.runs:
             if run_path is not None and run.path != run_path:
                 continue
             found = views.findings(run, field, statuses)
@@ -263,21 +274,20 @@ async def list_findings(ls: EvalSchemaServer, *args: Any) -> FindingList:
                 # In the run's file; a gold record missing from the run: in the gold file.
                 where, pointer, path = (scored.extracted, r.extracted_pointer, run.path) \
                     if scored.extracted is not None else \
-                    (scored.gold, r.gold_pointer, suite.config.gold)
-                assert where is not None and o is not None
+                    (scored.gold, r.gold_pointer, o.suite.config.gold)
+                assert where is not None
                 span = loc.value(where.text, pointer) or \
                     (loc.nearest(where.text, pointer or r.gold_pointer or "/")
                      or ((0, 0), ""))[0]
                 if path not in tables:
                     tables[path] = LineIndex(run.data.text if path == run.path
                                              else o.gold.text if o.gold else "")
-                lines = tables[path]
                 out.append(Finding(
-                    suite=suite.key, run=run.label, field=r.field, path=r.path,
+                    suite=o.suite.key, run=run.label, field=r.field, path=r.path,
                     record=scored.record.label, status=str(r.status), score=r.score,
-                    message=r.explanation or str(r.status), uri=ls.store.uri_of(path),
-                    range=range_json(lines, where.start + span[0], where.start + span[1],
-                                     ls.encoding)))
+                    message=r.explanation or str(r.status), uri=uris[path],
+                    range=range_json(tables[path], where.start + span[0],
+                                     where.start + span[1], encoding)))
     return {"findings": out, "total": total}
 
 
