@@ -60,7 +60,7 @@ class Extension implements vscode.Disposable {
       () => this.session.running,
       (suite, field, run) => void this.guard(COMMANDS.showReport.title, () => this.fieldFindings(suite, field, run)),
     );
-    this.findings = new FindingsView();
+    this.findings = new FindingsView(() => void this.refreshFindings());
     // One handler for each of COMMANDS (the type says so; test/commands.test.ts checks COMMANDS
     // against package.json).
     const handlers: Record<keyof typeof COMMANDS, (arg: unknown) => Promise<unknown>> = {
@@ -216,7 +216,7 @@ class Extension implements vscode.Disposable {
       void vscode.window.showWarningMessage("evalschema: there is no report to show.");
       return;
     }
-    this.results.show(reports);  // runs in the configuration's order: the first is the baseline
+    this.results.show(reports); // runs in the configuration's order: the first is the baseline
   }
 
   /** The Findings view: the findings of the suite the status bar shows. */

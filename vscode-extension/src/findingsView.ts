@@ -34,8 +34,12 @@ export class FindingsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
   private suite: string | undefined;
   filter: FindingsFilter = {};
 
-  constructor() {
+  /** `onShown`: the view became visible (fetch the findings it shows). */
+  constructor(onShown: () => void) {
     this.view = vscode.window.createTreeView(FINDINGS_VIEW, { treeDataProvider: this, showCollapseAll: true });
+    this.view.onDidChangeVisibility((e) => {
+      if (e.visible) onShown();
+    });
   }
 
   get visible(): boolean {
