@@ -4,8 +4,8 @@
 // text in <code>, never markdown (so `vendor.vat_id` keeps its underscore); a field opens its
 // worst example in each run, a record its place in each run. Pure (data in, HTML out), so it is
 // unit-tested; src/results.ts shows it.
-import type { CompareField, CompareRecord, LspRange, WorstExample } from "./protocol";
-import { UNDEFINED, escapeHtml, formatDelta, formatScore } from "./report";
+import { type CompareField, type CompareRecord, type LspRange, type WorstExample, figure, isObject, readWorst } from "./protocol";
+import { UNDEFINED, escapeHtml, formatDelta, formatScore, openAttrs } from "./report";
 
 /** One metric of a run pair: its value in each run and the difference's interval. */
 export interface Difference {
@@ -47,14 +47,6 @@ export interface Comparison {
   changes: RecordChange[];
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function num(v: unknown): number | null {
-  return typeof v === "number" && Number.isFinite(v) ? v : null;
-}
-
 function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
 }
@@ -64,17 +56,12 @@ function readMetric(v: unknown, name: string): MetricRow {
   const diffs = Array.isArray(m.differences) ? m.differences : [];
   return {
     name: typeof m.metric === "string" ? m.metric : name,
-    values: Array.isArray(m.values) ? m.values.map(num) : [],
+    values: Array.isArray(m.values) ? m.values.map(figure) : [],
     differences: diffs.map((d) => {
       const x = isObject(d) ? d : {};
-      return { delta: num(x.delta), low: num(x.low), high: num(x.high), significant: x.significant === true };
+      return { delta: figure(x.delta), low: figure(x.low), high: figure(x.high), significant: x.significant === true };
     }),
   };
-}
-
-function readWorst(v: unknown): WorstExample | null {
-  if (!isObject(v) || typeof v.uri !== "string" || !isObject(v.range)) return null;
-  return v as unknown as WorstExample;
 }
 
 /** The compareRuns answer, read defensively (a malformed answer gives an empty comparison). */
@@ -90,7 +77,7 @@ export function readComparison(answer: unknown): Comparison | undefined {
   const fields: FieldComparison[] = [];
   for (const f of Array.isArray(r.fields) ? r.fields : []) {
     if (!isObject(f) || typeof f.field !== "string") continue;
-    const counts = (v: unknown) => (Array.isArray(v) ? v.map((x) => num(x) ?? 0) : []);
+    const counts = (v: unknown) => (Array.isArray(v) ? v.map((x) => figure(x) ?? 0) : []);
     fields.push({ field: f.field, f1: readMetric(f.f1, "F1"), regressed: counts(f.regressed), fixed: counts(f.fixed), worst: worstByField.get(f.field) ?? [] });
   }
   const places = new Map<string, RecordChange["places"]>();
@@ -106,9 +93,9 @@ export function readComparison(answer: unknown): Comparison | undefined {
   }
   return {
     labels,
-    records: num(r.records) ?? 0,
-    resamples: num(r.resamples) ?? 0,
-    confidence: num(r.confidence) ?? 0,
+    records: figure(r.records) ?? 0,
+    resamples: figure(r.resamples) ?? 0,
+    confidence: figure(r.confidence) ?? 0,
     overall,
     fields,
     changes,
@@ -142,10 +129,6 @@ function deltaClass(d: Difference | undefined): string {
   return d.delta > 0 ? "up" : "down";
 }
 
-function openData(uri: string, range: LspRange, title: string): string {
-  return ` tabindex="0" title="${escapeHtml(title)}" data-uri="${escapeHtml(uri)}" data-range="${escapeHtml(JSON.stringify(range))}"`;
-}
-
 export function renderComparison(c: Comparison): string {
   const others = c.labels.slice(1);
   const head = (first: string) =>
@@ -162,7 +145,7 @@ export function renderComparison(c: Comparison): string {
     .map((f) => {
       const cells = f.f1.values.map((v, i) => {
         const w = f.worst[i];
-        const open = w ? openData(w.uri, w.range, `Open the worst example of ${f.field} in ${c.labels[i] ?? ""}`) : "";
+        const open = w ? openAttrs(w.uri, w.range, `Open the worst example of ${f.field} in ${c.labels[i] ?? ""}`) : "";
         return `<td class="num"${open}>${formatScore(v)}</td>`;
       });
       const flips = others.map((_, j) => `${f.regressed[j] ?? 0} worse, ${f.fixed[j] ?? 0} better`).join("; ");
@@ -175,7 +158,7 @@ export function renderComparison(c: Comparison): string {
     .join("\n");
   const changes = c.changes
     .map((r) => {
-      const links = r.places.map((p) => `<a href="#"${openData(p.uri, p.range, `Open ${r.record} in ${p.run}`)}>${escapeHtml(p.run)}</a>`).join(" · ");
+      const links = r.places.map((p) => `<a href="#"${openAttrs(p.uri, p.range, `Open ${r.record} in ${p.run}`)}>${escapeHtml(p.run)}</a>`).join(" · ");
       const list = (xs: string[]) => xs.map((x) => `<code>${escapeHtml(x)}</code>`).join(", ") || UNDEFINED;
       return `<tr><td><code>${escapeHtml(r.record)}</code></td><td class="down">${list(r.regressed)}</td><td class="up">${list(r.fixed)}</td><td>${links}</td></tr>`;
     })

@@ -1,7 +1,7 @@
 // The findings of a suite (listFindings) as the Findings view and the field list show them:
 // grouped by field, then record; filtered by status and run. Pure (no VS Code), so it is
 // unit-tested; src/findingsView.ts is the tree view, src/extension.ts the list of a field.
-import type { Finding, LspRange } from "./protocol";
+import { type Finding, isObject, readRange } from "./protocol";
 
 /** Statuses a finding can have, in the order the filter offers them. */
 export const FINDING_STATUSES = ["mismatch", "omission", "hallucination", "error", "batch_error"] as const;
@@ -11,21 +11,16 @@ export interface FindingsAnswer {
   total: number;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function isRange(v: unknown): v is LspRange {
-  return isObject(v) && isObject(v.start) && isObject(v.end);
-}
-
 /** A listFindings answer; findings of the wrong shape are dropped. */
 export function readFindings(v: unknown): FindingsAnswer {
   const list = isObject(v) && Array.isArray(v.findings) ? v.findings : [];
-  const findings = list.filter(
-    (f): f is Finding =>
-      isObject(f) && ["suite", "run", "field", "path", "record", "status", "message", "uri"].every((k) => typeof f[k] === "string") && isRange(f.range),
-  );
+  const findings: Finding[] = [];
+  for (const f of list) {
+    const range = isObject(f) ? readRange(f.range) : undefined;
+    if (range && isObject(f) && ["suite", "run", "field", "path", "record", "status", "message", "uri"].every((k) => typeof f[k] === "string")) {
+      findings.push({ ...(f as unknown as Finding), range });
+    }
+  }
   const total = isObject(v) && typeof v.total === "number" && Number.isFinite(v.total) ? v.total : findings.length;
   return { findings, total };
 }

@@ -19,7 +19,7 @@ import type {
 
 export * from "./generated/protocol";
 
-function isObject(v: unknown): v is Record<string, unknown> {
+export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
@@ -28,7 +28,7 @@ function num(v: unknown): number {
 }
 
 /** A figure that may be undefined (null: nothing was judged for it), shown as "—". */
-function figure(v: unknown): number | null {
+export function figure(v: unknown): number | null {
   return typeof v === "number" && Number.isFinite(v) ? v : null;
 }
 
@@ -92,7 +92,7 @@ export function readSuiteInfos(v: unknown): SuiteInfo[] {
   return out;
 }
 
-function readRange(v: unknown): LspRange | undefined {
+export function readRange(v: unknown): LspRange | undefined {
   if (!isObject(v) || !isObject(v.start) || !isObject(v.end)) return undefined;
   return {
     start: { line: num(v.start.line), character: num(v.start.character) },
@@ -100,7 +100,7 @@ function readRange(v: unknown): LspRange | undefined {
   };
 }
 
-function readWorst(v: unknown): WorstExample | null {
+export function readWorst(v: unknown): WorstExample | null {
   if (!isObject(v) || typeof v.uri !== "string") return null;
   const range = readRange(v.range);
   return range ? { uri: v.uri, range, path: str(v.path), status: str(v.status), score: num(v.score) } : null;

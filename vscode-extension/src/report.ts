@@ -5,7 +5,7 @@
 // on a figure opens the field's worst example in that run, on a field of a run's table the list
 // of its findings. Pure (strings in, string out), so it is unit-tested;
 // colours come from the editor theme's CSS variables.
-import type { FieldRow, RunReport, RunSummary, SuiteReport, WorstExample } from "./protocol";
+import type { FieldRow, LspRange, RunReport, RunSummary, SuiteReport, WorstExample } from "./protocol";
 
 export type SortKey = "field" | "precision" | "recall" | "f1" | "matches" | "mismatches" | "omissions" | "hallucinations";
 export type SortDir = "asc" | "desc";
@@ -161,9 +161,9 @@ function badgeClass(run: RunSummary): string {
   return run.passed === null ? "badge" : run.passed ? "badge pass" : "badge fail";
 }
 
-/** What makes an element open an example when clicked (src/report.ts's script reads it). */
-function openData(worst: WorstExample | null, title: string): string {
-  return worst ? ` tabindex="0" title="${escapeHtml(title)}" data-uri="${escapeHtml(worst.uri)}" data-range="${escapeHtml(JSON.stringify(worst.range))}"` : "";
+/** What makes an element open a place when clicked (this page's script reads it). */
+export function openAttrs(uri: string, range: LspRange, title: string): string {
+  return ` tabindex="0" title="${escapeHtml(title)}" data-uri="${escapeHtml(uri)}" data-range="${escapeHtml(JSON.stringify(range))}"`;
 }
 
 /** A field row with findings lists them when clicked (the extension's list of a field). */
@@ -192,7 +192,8 @@ export function renderSideBySide(s: SuiteReport): string {
     const data = [`data-field="${escapeHtml(row.field)}"`, ...row.f1.map((x, i) => `data-r${i}="${x ?? ""}"`), ...row.delta.slice(1).map((d, j) => `data-d${j + 1}="${d ?? ""}"`)].join(" ");
     const cells = row.f1.map((x, i) => {
       const cls = `num ${grade(x)}${best !== null && x === best ? " best" : ""}`;
-      return `<td class="${cls}"${openData(row.worst[i] ?? null, `Open the worst example of ${row.field} in ${runs[i]?.label ?? ""}`)}>${formatScore(x)}</td>`;
+      const worst = row.worst[i] ?? null;
+      return `<td class="${cls}"${worst ? openAttrs(worst.uri, worst.range, `Open the worst example of ${row.field} in ${runs[i]?.label ?? ""}`) : ""}>${formatScore(x)}</td>`;
     });
     const deltas = row.delta.slice(1).map((d) => `<td class="num delta ${d === null ? "undefined" : d > 0.0005 ? "up" : d < -0.0005 ? "down" : "same"}">${formatDelta(d)}</td>`);
     return `<tr ${data}><td class="field"><code>${escapeHtml(row.field)}</code></td>${cells.join("")}${deltas.join("")}</tr>`;

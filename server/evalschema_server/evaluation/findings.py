@@ -37,6 +37,14 @@ DEFAULT_SEVERITY: dict[str, str] = {
 #: Records the summary of findings not shown names in its message, and in its data.
 SUMMARY_RECORDS = 5
 MAX_LISTED_RECORDS = 100
+#: A record's label in a message: ids come from the data, and a 100 kB id would be
+#: repeated in every finding of its record.
+LABEL_CHARS = 60
+
+
+def short_label(label: str) -> str:
+    """A record's label as messages show it, cut to ``LABEL_CHARS``."""
+    return label if len(label) <= LABEL_CHARS else label[:LABEL_CHARS - 1] + "…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,24 +111,27 @@ def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, s
         label = labels.get(r.schema_pointer) or r.comparator
         how = f" ({label})" if label else ""  # no empty "()" for a node without a comparator
         gold_span = locator.value(g.text, r.gold_pointer)
+        # A value that cannot be pointed at (a record read out of a JSON string or prose)
+        # goes on its nearest parent present: never nowhere, or it would look like a match.
+        ep, where = r.extracted_pointer, r.extracted_pointer or r.gold_pointer
         if st is Status.MISMATCH:
-            span = locator.value(e.text, r.extracted_pointer) or _near(locator, e.text, r)
+            span = locator.value(e.text, ep) or locator.near(e.text, where)
             # The engine's reason, the one text the reports show too.
             out.append(Mark("extracted", span, "mismatch", "mismatch",
                             f"{r.path}: {r.explanation}", r.field, r.schema_pointer, gold_span))
         elif st is Status.HALLUCINATION:
-            span = locator.key(e.text, r.extracted_pointer) or _near(locator, e.text, r)
+            span = locator.key(e.text, ep) or locator.near(e.text, where)
             if _in_items(r.field) and merge_item_keys(out, r, span):
                 continue
             out.append(Mark("extracted", span, "hallucination", "hallucination",
                             f"{r.path}: invented {show_value(r.extracted)} (gold has no value here)",
                             r.field, r.schema_pointer))
         elif st is Status.OMISSION:
-            out.append(Mark("extracted", _near(locator, e.text, r), "omission", "omission",
+            out.append(Mark("extracted", locator.near(e.text, where), "omission", "omission",
                             f"{r.path}: missing (gold {show_value(r.gold)})", r.field,
                             r.schema_pointer, gold_span))
         else:  # error, batch_error
-            span = locator.value(e.text, r.extracted_pointer) or _near(locator, e.text, r)
+            span = locator.value(e.text, ep) or locator.near(e.text, where)
             out.append(Mark("extracted", span, "error", str(st),
                             f"{r.path}: {r.explanation or st}{how}", r.field,
                             r.schema_pointer, gold_span))
@@ -151,19 +162,11 @@ def merge_item_keys(out: list[Mark], r: FieldResult, span: Span) -> bool:
     return False
 
 
-def _near(locator: RecordLocator, text: str, r: FieldResult) -> Span:
-    """Where a finding goes when its value cannot be pointed at (a record read out of a
-    JSON string or prose, a missing value): the nearest parent present, else the record's
-    first key or character. Never nowhere: a finding not shown would look like a match."""
-    near = locator.nearest(text, r.extracted_pointer or r.gold_pointer or "/")
-    return (0, min(1, len(text))) if near is None else near[0]
-
-
 def _unpaired(s: ScoredRecord, locator: RecordLocator) -> tuple[Mark, ...]:
     rec = s.record
     n = sum(1 for r in rec.field_results if r.status is Status.OMISSION
             or r.status is Status.HALLUCINATION)
-    rid = f" {rec.label}"
+    rid = f" {short_label(rec.label)}"
     if s.extracted is not None:
         e = s.extracted
         root = locator.doc(e.text).root
@@ -355,11 +358,11 @@ class DiagnosticBuilder:
             room_ext = self.room(run.path)
             room_gold = self.opt.gold_diagnostics and self.room(cfg.gold)
             if not room_ext and not room_gold:
-                self.hide(run.path, _finding_count(s), s.record.label)
+                self.hide(run.path, _finding_count(s), short_label(s.record.label))
                 if self.opt.gold_diagnostics and s.extracted is not None and s.gold is not None:
                     c = s.record.counts  # a gold mark per mismatch and omission
                     self.hide(cfg.gold, c.mismatches + c.omissions,
-                              f"{run.label} {s.record.label}")
+                              f"{run.label} {short_label(s.record.label)}")
                 continue
             key = (s.gold.text if s.gold else None, s.extracted.text if s.extracted else None,
                    s.record.problem)
@@ -370,7 +373,7 @@ class DiagnosticBuilder:
             if s.extracted is None:  # a gold record missing from the run: on the run file
                 if s.gold is not None:
                     if not room_ext:
-                        self.hide(run.path, 1, s.record.label)
+                        self.hide(run.path, 1, short_label(s.record.label))
                     else:
                         [m] = got
                         gold = self.doc(cfg.gold)
@@ -384,7 +387,7 @@ class DiagnosticBuilder:
             for m in got:
                 if m.side == "extracted":
                     if not self.room(run.path):
-                        self.hide(run.path, 1, s.record.label)
+                        self.hide(run.path, 1, short_label(s.record.label))
                         continue
                     base = s.extracted.start
                     path = run.path
@@ -393,13 +396,14 @@ class DiagnosticBuilder:
                     if not self.opt.gold_diagnostics:
                         continue
                     if not self.room(cfg.gold):
-                        self.hide(cfg.gold, 1, f"{run.label} {s.record.label}")
+                        self.hide(cfg.gold, 1, f"{run.label} {short_label(s.record.label)}")
                         continue
                     base = s.gold.start
                     path = cfg.gold
                 # The record first (the Problems panel lists by line, not record), unless
                 # the message is about the record itself.
-                named = m.message if m.kind == "record" else f"{s.record.label} · {m.message}"
+                named = m.message if m.kind == "record" \
+                    else f"{short_label(s.record.label)} · {m.message}"
                 self.add(path, base + m.span[0], base + m.span[1], m.kind, m.code,
                          named if m.side == "extracted" else f"[{run.label}] {named}",
                          self.related(s, path, m), {"field": m.field, "record": s.record.index})
@@ -412,19 +416,18 @@ class DiagnosticBuilder:
         if not mine:
             return
         if not self.room(run.path):
-            self.hide(run.path, len(mine), s.record.label)
+            self.hide(run.path, len(mine), short_label(s.record.label))
             return
         base = s.extracted.start
         d = self.doc(run.path)
         kind = min(mine, key=lambda m: self.severity(m.kind) or 9).kind  # the loudest
         names = list(dict.fromkeys(f"{m.field or m.code} ({m.kind})" for m in mine))
         shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
-        head = self.locator.nearest(s.extracted.text, "/")
-        start, end = head[0] if head is not None else (0, 0)
+        start, end = self.locator.near(s.extracted.text, None)
         related = [{"location": {"uri": d.uri, "range": self.rng(
             d, base + m.span[0], base + m.span[1])}, "message": m.message} for m in mine]
         self.add(run.path, base + start, base + end, kind, "record-findings",
-                 f"{s.record.label}: {len(mine)} finding{'s' if len(mine) != 1 else ''}: "
+                 f"{short_label(s.record.label)}: {len(mine)} finding{'s' if len(mine) != 1 else ''}: "
                  f"{shown}", related, {"record": s.record.index,
                                        "fields": [m.field for m in mine]})
 

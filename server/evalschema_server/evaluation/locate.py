@@ -82,6 +82,12 @@ class RecordLocator:
             return (first.offset, first.end), ""
         return (root.offset, root.offset + 1), ""
 
+    def near(self, text: str, pointer: str | None) -> Span:
+        """``nearest``'s place for ``pointer`` (the record itself when None), else the text's
+        first character: somewhere to show a finding that always exists."""
+        found = self.nearest(text, pointer or "/")
+        return (0, min(1, len(text))) if found is None else found[0]
+
     def pointer_at(self, text: str, offset: int) -> str | None:
         """The pointer of the value (or of the property whose key) lies at ``offset``."""
         doc = self.doc(text)

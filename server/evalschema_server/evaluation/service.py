@@ -244,8 +244,8 @@ class EvaluationService:
             self._disk_seen[path] = sig
         if disk is None or self.documents.text_at(path) != disk:
             return
-        if all(o.texts.get(path) == disk for o in self.outcomes_for(path)) \
-                and self.outcomes_for(path):
+        shown = self.outcomes_for(path)
+        if shown and all(o.texts.get(path) == disk for o in shown):
             return  # what the results were computed from: nothing to do
         for suite in self.suites_for(path):
             self.scheduler.request(suite, 0)

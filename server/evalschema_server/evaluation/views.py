@@ -27,6 +27,7 @@ from ..protocol import (
     SuiteSummary,
     WorstExample,
 )
+from .findings import short_label
 from .locate import RecordLocator, Span
 from .runner import RunOutcome, ScoredRecord, SuiteOutcome
 
@@ -107,7 +108,7 @@ def _item_of(pointer: str | None) -> str | None:
 
 def hover_markdown(hit: Hit, labels: dict[str, str]) -> str:
     head = (f"**evalschema** · suite `{hit.outcome.suite.name}` · run `{hit.run.label}` · "
-            f"record `{hit.scored.record.label}`")
+            f"record `{short_label(hit.scored.record.label)}`")
     if hit.outcome.stale:
         head += f" · **stale**: {hit.outcome.stale}"
     results = hit.results

@@ -95,7 +95,7 @@ def _worst(ls: EvalSchemaServer, run: RunOutcome, field: str, lines: LineIndex |
     assert ext is not None
     loc = ls.evaluation.locator
     span = loc.value(ext.text, r.extracted_pointer) or \
-        (loc.nearest(ext.text, r.extracted_pointer or r.gold_pointer) or ((0, 1), ""))[0]
+        loc.near(ext.text, r.extracted_pointer or r.gold_pointer)
     rng = range_json(lines or LineIndex(run.data.text), ext.start + span[0],
                      ext.start + span[1], ls.encoding)
     return {"uri": ls.store.uri_of(run.path), "range": rng,
@@ -277,8 +277,7 @@ def _findings(outcomes: list[SuiteOutcome], field: str | None,
                     (scored.gold, r.gold_pointer, o.suite.config.gold)
                 assert where is not None
                 span = loc.value(where.text, pointer) or \
-                    (loc.nearest(where.text, pointer or r.gold_pointer or "/")
-                     or ((0, 0), ""))[0]
+                    loc.near(where.text, pointer or r.gold_pointer)
                 if path not in tables:
                     tables[path] = LineIndex(run.data.text if path == run.path
                                              else o.gold.text if o.gold else "")

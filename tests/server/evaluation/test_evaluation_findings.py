@@ -819,3 +819,22 @@ def test_a_key_invented_in_every_item_is_one_finding_of_its_record(tmp_path: Pat
     assert [d["message"] for d in got if d["code"] == "hallucination"] == [
         "a · items[].sku: invented in 2 items (gold has no value there)",
         "b · items[0].sku: invented 1 (gold has no value here)"]
+
+
+def test_a_huge_record_id_is_cut_in_every_message(tmp_path: Path) -> None:
+    """Ids come from the data: a 100 kB id repeated in each finding of its record, and in
+    the summary of those not shown, would make megabytes of diagnostics."""
+    schema = {"type": "object", "x-eval-id": "id", "properties": {
+        "id": {"type": "string"}, "a": {"type": "integer"}, "b": {"type": "integer"}}}
+    rid = "x" * 100_000
+    gold = json.dumps({"id": rid, "a": 1, "b": 2})
+    files, outcome = suite_outcome(tmp_path, schema, [gold], [json.dumps({"id": rid, "a": 3})])
+    for options in (FindingOptions(), FindingOptions(max_per_file=1),
+                    FindingOptions(mode="record"), FindingOptions(gold_diagnostics=True)):
+        for diags in build(outcome, options).values():
+            for d in diags:
+                assert len(d["message"]) < 1000, (options, d["message"][:80])
+                assert len(json.dumps(d.get("data"))) < 1000
+    [a, b] = build(outcome)[files["extracted"].as_uri()]
+    assert a["message"] == f"{'x' * 59}… · a: 3 ≠ gold 1 (numeric)"
+    assert b["message"].startswith(f"{'x' * 59}… · b: missing")

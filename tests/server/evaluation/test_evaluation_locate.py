@@ -89,3 +89,12 @@ def test_nearest_of_a_missing_top_level_field_in_a_record_after_prose() -> None:
     """A record dug out of prose: the first key of its value, not the text's start."""
     text = 'Sure: {"id": "z"}'
     assert RecordLocator().nearest(text, "/price") == ((7, 11), "")
+
+
+def test_near_is_always_somewhere() -> None:
+    """``nearest``'s place, else the text's first character (none in an empty text)."""
+    loc = RecordLocator()
+    assert loc.near(RECORD, "/a~1b/missing") == at('"a/b"')
+    assert loc.near(RECORD, None) == at('"id"'), "the record itself: its first key"
+    assert loc.near('"{\\"id\\": 1}"', "/id") == (0, 1), "a JSON string: its first character"
+    assert loc.near("", "/x") == (0, 0)
