@@ -16,6 +16,9 @@ from typing import Any, NotRequired, TypedDict
 
 #: Every command's name starts with this.
 COMMAND_PREFIX = "evalschema.server."
+#: A run of a suite is pending (debounce, or waiting behind a run it supersedes): its
+#: figures are about to change. Sent once when the suite stops being idle.
+RUN_QUEUED = "evalschema/runQueued"
 RUN_STARTED = "evalschema/runStarted"
 RUN_FINISHED = "evalschema/runFinished"
 
@@ -283,6 +286,8 @@ class FindingList(TypedDict):
 
 
 class RunStartedParams(TypedDict):
+    """The params of runQueued and runStarted."""
+
     #: The suite's name (for display).
     suite: str
     key: str
@@ -290,7 +295,11 @@ class RunStartedParams(TypedDict):
 
 class RunFinishedParams(TypedDict):
     suite: SuiteSummary
+    #: The run stopped early (superseded, cancelled, or failed: the log says why); its
+    #: summary has no runs and the last figures stay.
     cancelled: bool
+    #: Another run of the suite is already queued: its figures are still being updated.
+    pending: bool
 
 
 #: Command name (after ``COMMAND_PREFIX``) -> the type of its answer (None: null).
@@ -308,6 +317,7 @@ COMMANDS: Mapping[str, type | None] = {
 
 #: Notification method -> the type of its params.
 NOTIFICATIONS: Mapping[str, type] = {
+    RUN_QUEUED: RunStartedParams,
     RUN_STARTED: RunStartedParams,
     RUN_FINISHED: RunFinishedParams,
 }

@@ -24,6 +24,7 @@ TIMEOUT = 15.0
 #: A cancelled slow run (4,000 records sleeping 5 ms each, 20 s in all) must end before
 #: this many seconds from its start; only a run that was not stopped reaches it.
 STOPPED_EARLY = 15.0
+QUEUED = "evalschema/runQueued"
 STARTED = "evalschema/runStarted"
 FINISHED = "evalschema/runFinished"
 PUBLISH = types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
@@ -48,6 +49,7 @@ class Session:
         #: (monotonic time, method, params) of every notification from the server.
         self.events: list[tuple[float, str, Any]] = []
         self.versions: dict[str, int] = {}
+        client.feature(QUEUED)(lambda params: None)
         client.feature(STARTED)(lambda params: None)
         client.feature(FINISHED)(lambda params: None)
         proto = client.protocol
@@ -78,6 +80,9 @@ class Session:
 
     def started(self, since: int = 0, key: str | None = None) -> list[dict[str, Any]]:
         return [p for _, p in self._of(STARTED, since) if key is None or p["key"] == key]
+
+    def queued(self, since: int = 0, key: str | None = None) -> list[dict[str, Any]]:
+        return [p for _, p in self._of(QUEUED, since) if key is None or p["key"] == key]
 
     def publishes(self, path: Path, since: int = 0) -> list[types.PublishDiagnosticsParams]:
         uri = path.as_uri()

@@ -167,12 +167,14 @@ async def test_a_cancelled_run_is_announced_in_the_schema_s_shape(examples: Path
     service = EvaluationService(client, documents,
                                 DiagnosticStore(client.notify, documents, client.log_error))
     try:
+        service.scheduler.hooks.queued(suite)
         await service.scheduler.hooks.started(suite, "run-1")
         await service.scheduler.hooks.cancelled(suite, "run-1")
     finally:
         service.shutdown()
-    assert [m for m, _ in client.sent] == [protocol.RUN_STARTED, protocol.RUN_FINISHED]
+    assert [m for m, _ in client.sent] == [protocol.RUN_QUEUED, protocol.RUN_STARTED,
+                                           protocol.RUN_FINISHED]
     for method, params in client.sent:
         validate(SCHEMA["x-notifications"][method], params, method)
-    assert client.sent[1][1] == {"suite": {"name": "invoices", "key": suite.key, "runs": []},
-                                 "cancelled": True}
+    assert client.sent[2][1] == {"suite": {"name": "invoices", "key": suite.key, "runs": []},
+                                 "cancelled": True, "pending": False}

@@ -147,7 +147,7 @@ export function readSuiteReports(v: unknown): SuiteReport[] {
   return out;
 }
 
-/** The key of the suite a runStarted notification is about (its name from an older server). */
+/** The key of the suite a runQueued or runStarted notification is about (its name from an older server). */
 export function readRunStartedKey(v: unknown): string | undefined {
   if (!isObject(v)) return undefined;
   const key = typeof v.key === "string" ? v.key : v.suite;
@@ -155,9 +155,9 @@ export function readRunStartedKey(v: unknown): string | undefined {
 }
 
 /** A runFinished notification; undefined when its summary cannot be read. */
-export function readRunFinished(v: unknown): { suite: SuiteSummary; cancelled: boolean } | undefined {
+export function readRunFinished(v: unknown): { suite: SuiteSummary; cancelled: boolean; pending: boolean } | undefined {
   const suite = isObject(v) ? readSuiteSummary(v.suite) : undefined;
-  return suite && isObject(v) ? { suite, cancelled: Boolean(v.cancelled) } : undefined;
+  return suite && isObject(v) ? { suite, cancelled: Boolean(v.cancelled), pending: v.pending === true } : undefined;
 }
 
 /** The schema text of an inferSchema answer. */

@@ -246,6 +246,9 @@ export class ServerManager implements vscode.Disposable {
     };
     const client = new LanguageClient("evalschema", "evalschema", serverOptions, clientOptions);
     this.clientDisposables.push(
+      client.onNotification(Notifications.runQueued, (p: RunStartedParams) => {
+        this.runStartedEmitter.fire(p);
+      }),
       client.onNotification(Notifications.runStarted, (p: RunStartedParams) => {
         this.runStartedEmitter.fire(p);
       }),

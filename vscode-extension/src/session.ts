@@ -31,7 +31,10 @@ export class Session {
     return statusView({ ...input, lastSuite: this.lastSuite });
   }
 
-  /** The server started evaluating a suite (by itself or for a command); false: not readable. */
+  /**
+   * The server queued or started a run of a suite (by itself or for a command): its figures show
+   * as updating from now on. False: not readable.
+   */
   runStarted(params: unknown): boolean {
     const key = readRunStartedKey(params);
     if (key === undefined) return false;
@@ -41,13 +44,15 @@ export class Session {
 
   /**
    * The server finished evaluating a suite: its figures replace the old ones unless the run was
-   * cancelled. `shown`: the suites the results view shows. Undefined: not readable.
+   * cancelled; they still show as updating while a newer run is pending. `shown`: the suites the
+   * results view shows. Undefined: not readable.
    */
   runFinished(params: unknown, shown: readonly string[]): RunFinishedOutcome | undefined {
     const finished = readRunFinished(params);
     if (!finished) return undefined;
-    const { suite, cancelled } = finished;
-    this.running.delete(suite.key);
+    const { suite, cancelled, pending } = finished;
+    if (pending) this.running.add(suite.key);
+    else this.running.delete(suite.key);
     if (!cancelled) this.summaries.set(suite.key, suite);
     return {
       listSuites: !this.suites.some((s) => s.key === suite.key),

@@ -51,6 +51,19 @@ test("a run the server finishes replaces the figures and stops the spinner; a ca
   assert.equal(s.status(`${dir}/invoices.a.jsonl`).text, "$(graph) invoices · invoices.a.jsonl F1 0.500");
 });
 
+test("while a newer run is pending, figures that arrive (or a superseded run) still show as updating", () => {
+  const s = session(info("invoices"));
+  s.runStarted({ suite: "invoices", key: "invoices" }); // runQueued: the same params
+  s.runFinished({ suite: summary("invoices", 0.5), cancelled: false, pending: true }, []);
+  assert.equal(s.summaries.get("invoices")?.runs[0]?.f1, 0.5, "the figures are kept");
+  assert.ok(s.running.has("invoices"), "but a run of a newer text is queued");
+  assert.match(s.status(`${dir}/invoices.a.jsonl`).text, /^\$\(sync~spin\) invoices .*F1 0\.500 \(updating\)$/);
+  s.runFinished({ suite: summary("invoices", 0), cancelled: true, pending: true }, []);
+  assert.ok(s.running.has("invoices"), "superseded: the newer run is still pending");
+  s.runFinished({ suite: summary("invoices", 0), cancelled: true, pending: false }, []);
+  assert.equal(s.running.size, 0, "dropped: nothing pending any more");
+});
+
 test("after a run: the suite list is fetched again only for an unknown suite; the results view only when it shows that suite", () => {
   const s = session(info("invoices"), info("receipts"), info("notes", "a/notes"));
   assert.deepEqual(s.runFinished({ suite: summary("new", 1), cancelled: false }, ["invoices"]), { listSuites: true, refreshPanel: undefined });
@@ -69,8 +82,9 @@ test("an unreadable runFinished changes nothing", () => {
   }
   assert.deepEqual([...s.running], ["invoices"]);
   assert.equal(s.summaries.size, 0);
-  assert.deepEqual(readRunFinished({ suite: { name: "x", runs: [] }, cancelled: 1 }), { suite: { name: "x", key: "x", runs: [] }, cancelled: true });
-  assert.deepEqual(readRunFinished({ suite: { name: "x", runs: [] } }), { suite: { name: "x", key: "x", runs: [] }, cancelled: false });
+  assert.deepEqual(readRunFinished({ suite: { name: "x", runs: [] }, cancelled: 1 }), { suite: { name: "x", key: "x", runs: [] }, cancelled: true, pending: false });
+  assert.deepEqual(readRunFinished({ suite: { name: "x", runs: [] } }), { suite: { name: "x", key: "x", runs: [] }, cancelled: false, pending: false });
+  assert.equal(readRunFinished({ suite: { name: "x", runs: [] }, pending: "yes" })?.pending, false, "only true means pending");
 });
 
 test("a run command marks its suite (or every suite for Evaluate all) while it runs, and only those", () => {

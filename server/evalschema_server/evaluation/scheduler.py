@@ -43,11 +43,15 @@ Build = Callable[[SuiteOutcome, dict[Path, str]], Any]
 class Hooks:
     """What the server does around a run (all called on the event loop)."""
 
+    #: A suite that was idle has a run pending (the client shows "updating" from now on).
+    queued: Callable[[Suite], None]
+    #: A pending run was cancelled before it started (no started/finished will follow).
+    dropped: Callable[[Suite], None]
     started: Callable[[Suite, str], Awaitable[None]]
     progress: Callable[[Suite, str, int, int], None]
     finished: Callable[[SuiteOutcome, str, Any], Awaitable[None]]
     cancelled: Callable[[Suite, str], Awaitable[None]]
-    failed: Callable[[Suite, BaseException], None]
+    failed: Callable[[Suite, str, BaseException], Awaitable[None]]
 
 
 @dataclass
@@ -80,6 +84,8 @@ class Scheduler:
     def request(self, suite: Suite, delay: float = 0.05) -> None:
         """Run ``suite`` after ``delay`` seconds of quiet, superseding a run in progress."""
         self.suites[suite.key] = suite
+        if not self.pending(suite.key):
+            self.hooks.queued(suite)
         old = self.timers.pop(suite.key, None)
         if old is not None:
             old.cancel()
@@ -101,6 +107,10 @@ class Scheduler:
             self.cancel(suite.key)
             raise
 
+    def pending(self, key: str) -> bool:
+        """Whether a run of ``key`` is waiting for its debounce or in progress."""
+        return key in self.timers or key in self.active
+
     def cancel(self, key: str) -> bool:
         timer = self.timers.pop(key, None)
         if timer is not None:
@@ -108,6 +118,8 @@ class Scheduler:
         active = self.active.get(key)
         if active is not None:
             active.token.cancel()
+        elif timer is not None and (suite := self.suites.get(key)) is not None:
+            self.hooks.dropped(suite)  # the run never started: nothing else will say so
         self._resolve(key, None)
         return timer is not None or active is not None
 
@@ -169,7 +181,7 @@ class Scheduler:
             return
         except Exception as exc:  # never let a run take the server down
             self._clear(key, run_id)
-            self.hooks.failed(suite, exc)
+            await self.hooks.failed(suite, run_id, exc)
             self._resolve(key, None)
             return
         if token.cancelled:

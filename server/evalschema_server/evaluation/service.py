@@ -25,7 +25,14 @@ from evalschema.run.gcpause import gc_paused
 from ..diagnostic_store import DIAGNOSTIC_SOURCE, DiagnosticStore
 from ..document import LineIndex
 from ..files import in_thread
-from ..protocol import RUN_FINISHED, RUN_STARTED, RunFinishedParams, RunStartedParams, SuiteSummary
+from ..protocol import (
+    RUN_FINISHED,
+    RUN_QUEUED,
+    RUN_STARTED,
+    RunFinishedParams,
+    RunStartedParams,
+    SuiteSummary,
+)
 from ..ranges import range_json
 from ..settings import EvalSettings
 from ..store import DocumentStore
@@ -80,8 +87,9 @@ class EvaluationService:
         self.locator = RecordLocator()
         #: For building diagnostics, on the worker thread (the cache is not shared).
         self._build_locator = RecordLocator(size=256)
-        self.scheduler = Scheduler(Hooks(self._started, self._progress, self._finished,
-                                         self._cancelled, self._failed), self._snapshot,
+        self.scheduler = Scheduler(Hooks(self._queued, self._dropped, self._started,
+                                         self._progress, self._finished, self._cancelled,
+                                         self._failed), self._snapshot,
                                    self._build)
         self._watch: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
@@ -329,6 +337,12 @@ class EvaluationService:
                 out[path] = text
         return out
 
+    def _queued(self, suite: Suite) -> None:
+        self.client.notify(RUN_QUEUED, RunStartedParams(suite=suite.name, key=suite.key))
+
+    def _dropped(self, suite: Suite) -> None:
+        self._notify_stopped(suite)
+
     async def _started(self, suite: Suite, run_id: str) -> None:
         self.client.notify(RUN_STARTED, RunStartedParams(suite=suite.name, key=suite.key))
         self.client.progress_begin(run_id, f"evalschema: {suite.name}")
@@ -386,10 +400,12 @@ class EvaluationService:
             self.diagnostics.publish(uri)
         self.client.progress_end(run_id, _done_message(outcome))
         self.client.log_info(_run_log(outcome))
-        self.client.notify(RUN_FINISHED, RunFinishedParams(
-            suite=summary(outcome, self._uri_of), cancelled=False))
         if stale and self.client.eval_settings.run_on == "change":
+            # Before the notification, so that it says these figures are being updated.
             self.scheduler.request(outcome.suite, 0.3)
+        self.client.notify(RUN_FINISHED, RunFinishedParams(
+            suite=summary(outcome, self._uri_of), cancelled=False,
+            pending=self.scheduler.pending(key)))
 
     def stale_paths(self, outcome: SuiteOutcome) -> list[Path]:
         """Files whose editor text changed while the run read an older one."""
@@ -402,11 +418,19 @@ class EvaluationService:
 
     async def _cancelled(self, suite: Suite, run_id: str) -> None:
         self.client.progress_end(run_id, "cancelled")
-        self.client.notify(RUN_FINISHED, RunFinishedParams(
-            suite=SuiteSummary(name=suite.name, key=suite.key, runs=[]), cancelled=True))
+        self._notify_stopped(suite)
 
-    def _failed(self, suite: Suite, exc: BaseException) -> None:
+    async def _failed(self, suite: Suite, run_id: str, exc: BaseException) -> None:
         self.client.log_error(f"run of suite {suite.name}", exc)
+        self.client.progress_end(run_id, "failed (see the log)")
+        self._notify_stopped(suite)
+
+    def _notify_stopped(self, suite: Suite) -> None:
+        """A run ended without figures: the last ones stay, no longer "updating" unless
+        a newer run of the suite is pending."""
+        self.client.notify(RUN_FINISHED, RunFinishedParams(
+            suite=SuiteSummary(name=suite.name, key=suite.key, runs=[]), cancelled=True,
+            pending=self.scheduler.pending(suite.key)))
 
     # -- what is shown ------------------------------------------------------
 

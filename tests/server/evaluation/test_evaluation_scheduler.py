@@ -25,8 +25,21 @@ class Recorder:
 
     def __init__(self) -> None:
         self.events: list[tuple[str, str, Any]] = []
-        self.hooks = Hooks(self.started, self.progress, self.finished, self.cancelled,
-                           self.failed)
+        #: Whether the scheduler said "pending" when each finished/cancelled/failed hook ran.
+        self.pending: list[bool] = []
+        self.scheduler: Scheduler | None = None
+        self.hooks = Hooks(self.queued, self.dropped, self.started, self.progress,
+                           self.finished, self.cancelled, self.failed)
+
+    def _pending(self, key: str) -> None:
+        assert self.scheduler is not None
+        self.pending.append(self.scheduler.pending(key))
+
+    def queued(self, suite: Suite) -> None:
+        self.events.append(("queued", "", suite.key))
+
+    def dropped(self, suite: Suite) -> None:
+        self.events.append(("dropped", "", suite.key))
 
     async def started(self, suite: Suite, run_id: str) -> None:
         self.events.append(("started", run_id, suite.key))
@@ -36,12 +49,15 @@ class Recorder:
 
     async def finished(self, outcome: SuiteOutcome, run_id: str, built: Any) -> None:
         self.events.append(("finished", run_id, built))
+        self._pending(outcome.suite.key)
 
     async def cancelled(self, suite: Suite, run_id: str) -> None:
         self.events.append(("cancelled", run_id, None))
+        self._pending(suite.key)
 
-    def failed(self, suite: Suite, exc: BaseException) -> None:
-        self.events.append(("failed", "", exc))
+    async def failed(self, suite: Suite, run_id: str, exc: BaseException) -> None:
+        self.events.append(("failed", run_id, exc))
+        self._pending(suite.key)
 
     def of(self, kind: str) -> list[tuple[str, str, Any]]:
         return [e for e in self.events if e[0] == kind]
@@ -91,6 +107,7 @@ def scheduler(parts: tuple[Recorder, Gate, list[Scheduler]],
               snapshot: Callable[[Suite], dict[Path, str]] = lambda s: {}) -> Scheduler:
     rec, gate, made = parts
     made.append(Scheduler(rec.hooks, snapshot, gate))
+    rec.scheduler = made[-1]
     return made[-1]
 
 
@@ -103,8 +120,55 @@ async def test_requests_within_the_debounce_make_one_run(
         sched.request(suite, 0.05)
     await rec.until(lambda: bool(rec.of("finished")))
     await asyncio.sleep(0.1)  # nothing else comes
-    assert [e[0] for e in rec.events] == ["started", "finished"]
+    assert [e[0] for e in rec.events] == ["queued", "started", "finished"]
     assert gate.calls == 1 and not sched.active and not sched.timers
+    assert rec.pending == [False]  # the figures that arrive are current
+
+
+async def test_a_request_while_pending_is_not_queued_again(
+        suite: Suite, parts: tuple[Recorder, Gate, list[Scheduler]]) -> None:
+    """One "queued" per idle → pending change, however many keystrokes follow."""
+    rec, gate, _ = parts
+    sched = scheduler(parts)
+    sched.request(suite, 0)
+    await rec.until(gate.entered.is_set)  # in progress
+    sched.request(suite, 10)  # during the run, then during the debounce
+    sched.request(suite, 10)
+    assert rec.of("queued") == [("queued", "", suite.key)] and sched.pending(suite.key)
+    gate.open()
+    await rec.until(lambda: bool(rec.of("cancelled")))
+    assert rec.pending == [True]  # superseded, and the newer run is still waiting
+    sched.cancel(suite.key)
+    assert rec.of("dropped") == [("dropped", "", suite.key)] and not sched.pending(suite.key)
+    sched.request(suite, 10)  # idle again: queued again
+    assert len(rec.of("queued")) == 2
+
+
+async def test_cancelling_a_run_that_never_started_says_so(
+        suite: Suite, parts: tuple[Recorder, Gate, list[Scheduler]]) -> None:
+    rec, gate, _ = parts
+    gate.open()
+    sched = scheduler(parts)
+    sched.request(suite, 10)
+    assert sched.cancel(suite.key) is True
+    assert [e[0] for e in rec.events] == ["queued", "dropped"]
+    assert sched.cancel(suite.key) is False and len(rec.of("dropped")) == 1
+
+
+async def test_a_run_that_fails_ends_with_its_run_id(
+        suite: Suite, parts: tuple[Recorder, Gate, list[Scheduler]]) -> None:
+    """The server ends the run's progress and tells the client (else "updating" forever)."""
+    rec, _, made = parts
+
+    def broken(outcome: SuiteOutcome, texts: dict[Path, str]) -> Any:
+        raise ValueError("boom")
+
+    made.append(sched := Scheduler(rec.hooks, lambda s: {}, broken))
+    rec.scheduler = sched
+    assert await sched.run(suite) is None
+    [(_, run_id, _)] = rec.of("started")
+    [(_, failed_id, exc)] = rec.of("failed")
+    assert failed_id == run_id and str(exc) == "boom" and rec.pending == [False]
 
 
 async def test_a_newer_request_supersedes_the_run_in_progress(
@@ -118,7 +182,8 @@ async def test_a_newer_request_supersedes_the_run_in_progress(
     gate.open()
     await rec.until(lambda: bool(rec.of("finished")))
     first, second = (e[1] for e in rec.of("started"))
-    assert rec.events[2:] == [("cancelled", first, None), ("finished", second, 2)]
+    assert rec.events[3:] == [("cancelled", first, None), ("finished", second, 2)]
+    assert rec.pending == [True, False]
 
 
 async def test_run_returns_the_outcome_of_the_editor_texts(

@@ -118,9 +118,11 @@ async def test_a_run_publishes_each_file_of_the_suite_once(
                                   uri: [SHOP_CODES]}
     for params in editor.sent:  # the open document's version; the others have none
         assert params.get("version") == (3 if params["uri"] == uri else None)
-    assert [m for m, _ in editor.client.notes] == ["evalschema/runStarted",
+    assert [m for m, _ in editor.client.notes] == ["evalschema/runQueued",
+                                                   "evalschema/runStarted",
                                                    "evalschema/runFinished"]
-    assert editor.client.notes[1][1]["cancelled"] is False
+    assert editor.client.notes[2][1]["cancelled"] is False
+    assert editor.client.notes[2][1]["pending"] is False
 
 
 async def test_results_of_a_text_changed_during_the_run_are_dropped(
@@ -271,6 +273,6 @@ async def test_a_reload_from_disk_runs_the_suite_and_typing_does_not(
     await settle()
     assert reads == [gold, gold]
     notes = [m for m, _ in editor.client.notes[started:]]
-    assert notes == ["evalschema/runStarted", "evalschema/runFinished"]
+    assert notes == ["evalschema/runQueued", "evalschema/runStarted", "evalschema/runFinished"]
     [outcome] = editor.service.outcomes.values()
     assert outcome.texts[gold] == new

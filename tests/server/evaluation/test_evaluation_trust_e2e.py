@@ -193,6 +193,34 @@ async def test_an_open_gold_file_reloaded_from_disk_is_evaluated_again(
     assert [d.message for d in omission()] == ['b · currency: missing (gold "usd")']
 
 
+async def test_the_client_hears_of_a_run_as_soon_as_it_is_pending(
+        lsp: Session, tmp_path: Path) -> None:
+    """With runOn "change", a keystroke queues a run 0.3 s later: the client is told at
+    once (runQueued), so it never shows the old figures as current meanwhile; a keystroke
+    during the run supersedes it, and the superseded run's end says another is pending."""
+    files = {k: p.resolve() for k, p in write_suite(tmp_path / "proj").items()}
+    ext = files["extracted"]
+    await lsp.boot([ext.parent], {"watchFiles": False, "runOn": "change"})
+    await lsp.run_finished(0, "shop")
+    lsp.open(ext)
+    typed = lsp.mark
+    lsp.edit(ext, types.Range(types.Position(0, 0), types.Position(0, 0)), " ")
+    await lsp.run_finished(typed, "shop")
+    times = {m: t for t, m, p in lsp.events[typed:] if m.startswith("evalschema/run")}
+    assert list(times) == ["evalschema/runQueued", "evalschema/runStarted",
+                           "evalschema/runFinished"]
+    assert times["evalschema/runStarted"] - times["evalschema/runQueued"] >= 0.25  # debounce
+    assert lsp.finished(typed, "shop")[0]["pending"] is False
+
+    # Three keystrokes in a row: one "queued"; each run's end says whether another follows.
+    again = lsp.mark
+    for _ in range(3):
+        lsp.edit(ext, types.Range(types.Position(0, 0), types.Position(0, 0)), " ")
+    await lsp.until("a run that is not followed by another",
+                    lambda: [p for p in lsp.finished(again, "shop", None) if not p["pending"]])
+    assert len(lsp.queued(again, "shop")) == 1
+
+
 async def test_last_good_results_stay_marked_stale_while_the_schema_does_not_parse(
         lsp: Session, tmp_path: Path) -> None:
     files = {k: p.resolve() for k, p in write_suite(tmp_path / "proj").items()}

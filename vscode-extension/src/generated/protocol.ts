@@ -16,6 +16,7 @@ export const ServerCommands = {
 
 /** The server's notifications to the client. */
 export const Notifications = {
+  runQueued: "evalschema/runQueued",
   runStarted: "evalschema/runStarted",
   runFinished: "evalschema/runFinished",
 } as const;
@@ -35,6 +36,7 @@ export interface CommandResults {
 
 /** The params of each notification. */
 export interface NotificationParams {
+  "evalschema/runQueued": RunStartedParams;
   "evalschema/runStarted": RunStartedParams;
   "evalschema/runFinished": RunFinishedParams;
 }
@@ -293,6 +295,7 @@ export interface FindingList {
   total: number;
 }
 
+/** The params of runQueued and runStarted. */
 export interface RunStartedParams {
   /** The suite's name (for display). */
   suite: string;
@@ -301,5 +304,8 @@ export interface RunStartedParams {
 
 export interface RunFinishedParams {
   suite: SuiteSummary;
+  /** The run stopped early (superseded, cancelled, or failed: the log says why); its summary has no runs and the last figures stay. */
   cancelled: boolean;
+  /** Another run of the suite is already queued: its figures are still being updated. */
+  pending: boolean;
 }
