@@ -9,6 +9,8 @@ await esbuild.build({
   external: ["vscode"],
   format: "cjs",
   platform: "node",
+  // ES modules first: jsonc-parser's UMD build loads its parts with a require esbuild cannot see.
+  mainFields: ["module", "main"],
   target: "node18",
   sourcemap: !production,
   minify: production,

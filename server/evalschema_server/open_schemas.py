@@ -32,6 +32,10 @@ from .settings import Settings
 from .store import DocumentStore, OpenDocument
 from .uris import uri_to_path
 
+#: Language ids of documents that may be eval schemas: JSON, and the VS Code extension's own
+#: "evalschema" (it opens ``*.eval.json`` in it so that VS Code's JSON support stays out).
+JSON_LANGUAGES = frozenset({"json", "jsonc", "evalschema"})
+
 Spawn = Callable[[Coroutine[Any, Any, None]], None]
 Report = Callable[[str, BaseException], None]
 
@@ -80,7 +84,7 @@ class OpenSchemas:
         if self.too_large(doc):
             return False
         return self.named_as_schema(doc) or (
-            doc.language_id in ("json", "jsonc") and (
+            doc.language_id in JSON_LANGUAGES and (
                 XEVAL_PREFIX in doc.text or FOREIGN_CONFIG_KEY in doc.text))
 
     def is_eval_schema(self, doc: OpenDocument, analysis: SchemaAnalysis | None = None) -> bool:

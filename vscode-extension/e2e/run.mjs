@@ -72,6 +72,7 @@ for (const [what, file] of [["Chromium", chromiumPath], ["the .vsix (npm run pac
 }
 
 const BROKEN_SCHEMA = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
   "x-eval-id": "invoice_id",
   "properties": {
@@ -258,7 +259,7 @@ function plantHostileWorkspace(judgePort) {
 async function waitFor(what, check, timeout) {
   const deadline = Date.now() + timeout;
   while (Date.now() < deadline) {
-    if (check()) return;
+    if (await check()) return;
     await new Promise((r) => setTimeout(r, 250));
   }
   fail(`timed out waiting for ${what}`);
@@ -386,6 +387,30 @@ async function main() {
   await page.locator(".monaco-editor .view-lines", { hasText: '"numeric"' }).first().waitFor({ timeout: STEP_TIMEOUT });
   await page.locator(".monaco-editor .squiggly-error").first().waitFor({ state: "detached", timeout: STEP_TIMEOUT });
   ok(`quick fix applied, squiggle gone (${((Date.now() - s1) / 1000).toFixed(1)}s)`);
+  // Format Document, as VS Code's JSON support formatted it: the one-line field spread out.
+  await runCommand("Format Document");
+  const formatted = page.locator(".monaco-editor .view-line", { hasText: '"x-eval-compare"' }).first();
+  await waitFor("the formatted schema", async () => (await formatted.innerText().catch(() => "")).replace(/\s+/g, " ").trim() === '"x-eval-compare": "numeric"', STEP_TIMEOUT);
+  ok("Format Document formats the eval schema");
+  // Eval schemas open in the Eval Schema language: VS Code's JSON support, which would apply the
+  // 2020-12 meta-schema the "$schema" names, adds nothing to the hover of a field.
+  const mode = page.locator("#status\\.editor\\.mode");
+  await waitFor("the language mode Eval Schema", async () => /Eval Schema/.test(await mode.innerText().catch(() => "")), STEP_TIMEOUT);
+  const fieldKey = page.locator(".monaco-editor .view-line span", { hasText: /^"total"$/ }).first();
+  const fieldHover = page.locator(".monaco-hover:not(.hidden)", { hasText: "comparator" }).first();
+  for (let attempt = 1; ; attempt++) {
+    const at = await fieldKey.boundingBox();
+    if (!at) fail('no "total" key on screen');
+    await page.mouse.move(10, 10);
+    await page.mouse.move(at.x + at.width / 2, at.y + at.height / 2);
+    if (await fieldHover.waitFor({ state: "visible", timeout: 10000 }).then(() => true, () => false)) break;
+    if (attempt >= 3) fail('no hover on the field "total"');
+  }
+  const fieldText = (await fieldHover.innerText()).replace(/\s+/g, " ");
+  if (/Flattened static|meta-schema/.test(fieldText)) fail(`the JSON meta-schema's title is on the hover: ${fieldText}`);
+  ok(`language mode Eval Schema; the field's hover is the server's alone: ${fieldText.slice(0, 120)}`);
+  await shot("1-field-hover.png");
+  await page.mouse.move(10, 10);
   await page.keyboard.press("Control+S");
 
   // 2. An extracted file: the server's mismatch diagnostics in the Problems panel.

@@ -1,10 +1,14 @@
-// No duplicate completions: VS Code's JSON support completes what the contributed meta-schema
+// No duplicate completions: where VS Code's JSON support handles an eval schema (a user who maps
+// *.eval.json back to the JSON language), it completes what the contributed meta-schema
 // (dist/eval-schema.schema.json) enumerates; the server's items with the same label at a value
-// position are dropped. Pure, so it is unit-tested.
+// position are dropped. In the Eval Schema language (the default) JSON does not run: the server's
+// items are all there is. Pure, so it is unit-tested.
 import { matchesPattern } from "./settings";
 
 /** The files the meta-schema applies to (package.json contributes.jsonValidation fileMatch). */
 export const JSON_VALIDATED_PATTERNS: readonly string[] = ["*.eval.json", "*.eval.jsonc"];
+/** The languages VS Code's JSON support serves. */
+export const JSON_LANGUAGES: readonly string[] = ["json", "jsonc"];
 
 /** Labels VS Code's JSON support proposes from a schema's enums and boolean types (as JSON text). */
 export function labelsOfferedByJson(schema: unknown): Set<string> {
@@ -46,17 +50,21 @@ export function dropDuplicates<T extends LabelledItem>(items: readonly T[], offe
 }
 
 /**
- * The server's completion answer for a file: in the files the meta-schema covers, without the
- * items JSON offers too (a list's items are replaced in place, as the middleware returns it).
+ * The server's completion answer for a document: in the JSON documents the meta-schema covers,
+ * without the items JSON offers too: the values it enumerates, and the JSON Schema keywords (the
+ * server's items of `keywordKinds`), which JSON offers from the meta-schema. A list's items are
+ * replaced in place, as the middleware returns it.
  */
 export function filterCompletions<T extends LabelledItem, L extends { items: T[] }>(
   result: T[] | L | null | undefined,
-  fileName: string,
+  document: { fileName: string; languageId: string },
   offered: ReadonlySet<string>,
   valueKinds: ReadonlySet<number>,
+  keywordKinds: ReadonlySet<number> = new Set(),
 ): T[] | L | null | undefined {
-  if (!result || !matchesPattern(fileName, JSON_VALIDATED_PATTERNS)) return result;
-  if (Array.isArray(result)) return dropDuplicates(result, offered, valueKinds);
-  result.items = dropDuplicates(result.items, offered, valueKinds);
+  if (!result || !JSON_LANGUAGES.includes(document.languageId) || !matchesPattern(document.fileName, JSON_VALIDATED_PATTERNS)) return result;
+  const keep = (items: readonly T[]) => dropDuplicates(items, offered, valueKinds).filter((i) => i.kind === undefined || !keywordKinds.has(i.kind));
+  if (Array.isArray(result)) return keep(result);
+  result.items = keep(result.items);
   return result;
 }

@@ -29,9 +29,11 @@ import {
   type SuiteSummary,
 } from "./protocol";
 import { readComparison } from "./compare";
+import { EVAL_SCHEMA_LANGUAGE } from "./format";
 import { readFindings } from "./findings";
 import { FindingsView, pickFinding } from "./findingsView";
 import { ResultsPanel, showComparison } from "./results";
+import { registerSchemaFormatter } from "./schemaFormatter";
 import { ServerManager, currentSettings } from "./server";
 import { Session } from "./session";
 import { suiteOfUri } from "./status";
@@ -84,6 +86,7 @@ class Extension implements vscode.Disposable {
       this.disposables.push(vscode.commands.registerCommand(id, (arg: unknown) => this.guard(title, () => handlers[name](arg))));
     }
     this.disposables.push(
+      registerSchemaFormatter(),
       this.status,
       this.findings,
       this.results,
@@ -265,7 +268,7 @@ class Extension implements vscode.Disposable {
     if (!uri) return;
     const text = readInferredText(await this.server.execute(ServerCommands.inferSchema, { uri }, COMMANDS.inferSchema.title));
     if (text === undefined) throw new UserError("evalschema: the server returned no schema.");
-    const untitled = await vscode.workspace.openTextDocument({ language: "json", content: text });
+    const untitled = await vscode.workspace.openTextDocument({ language: EVAL_SCHEMA_LANGUAGE, content: text });
     await vscode.window.showTextDocument(untitled);
   }
 

@@ -15,6 +15,7 @@ import {
   type ServerOptions,
 } from "vscode-languageclient/node";
 import { filterCompletions, labelsOfferedByJson } from "./completion";
+import { EVAL_SCHEMA_LANGUAGE } from "./format";
 import { UserError, describeCommandError, detailOf } from "./errors";
 import {
   IMPORT_CHECK_ARGS,
@@ -207,12 +208,15 @@ export class ServerManager implements vscode.Disposable {
       options: { cwd: folder?.uri.fsPath, env: launchEnv(process.env, process.platform) },
     };
     const valueKinds = new Set<number>([vscode.CompletionItemKind.Value, vscode.CompletionItemKind.EnumMember]);
+    const keywordKinds = new Set<number>([vscode.CompletionItemKind.Keyword]); // the server's JSON Schema keywords
     const offered = this.offered;
     const clientOptions: LanguageClientOptions = {
       documentSelector: [
+        { scheme: "file", language: EVAL_SCHEMA_LANGUAGE },
         { scheme: "file", language: "json" },
         { scheme: "file", language: "jsonc" },
         { scheme: "file", language: "jsonl" },
+        { scheme: "untitled", language: EVAL_SCHEMA_LANGUAGE },
         { scheme: "untitled", language: "json" },
         { scheme: "untitled", language: "jsonc" },
         { scheme: "file", pattern: "**/evalschema.toml" },
@@ -229,7 +233,7 @@ export class ServerManager implements vscode.Disposable {
       },
       middleware: {
         provideCompletionItem: async (document, position, context, token, next) =>
-          filterCompletions(await next(document, position, context, token), document.fileName, offered, valueKinds),
+          filterCompletions(await next(document, position, context, token), document, offered, valueKinds, keywordKinds),
         executeCommand: (command, args, next) => {
           const handled = this.interceptor?.(command, args);
           if (handled) return handled;

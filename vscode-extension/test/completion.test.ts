@@ -73,17 +73,24 @@ test("failed server commands become one sentence, never a stack", () => {
   assert.equal(m, "evalschema: Evaluate suite failed: suite 'x' not in evalschema.toml");
 });
 
-test("the completion answer is filtered only in the files the meta-schema covers, a list in place", () => {
+test("the completion answer is filtered only in the JSON documents the meta-schema covers, a list in place", () => {
+  const json = (fileName: string) => ({ fileName, languageId: fileName.endsWith("c") ? "jsonc" : "json" });
   const offered = new Set(['"value"']);
   const items = () => [{ label: '"value"', kind: VALUE }, { label: '"other"', kind: VALUE }];
   const labels = (r: ReturnType<typeof items> | { items: ReturnType<typeof items> } | null | undefined) => (Array.isArray(r) ? r : (r?.items ?? [])).map((i) => i.label);
-  assert.deepEqual(labels(filterCompletions(items(), "/w/a.eval.json", offered, kinds)), ['"other"']);
-  assert.deepEqual(labels(filterCompletions(items(), "C:\\w\\a.eval.jsonc", offered, kinds)), ['"other"']);
-  assert.deepEqual(labels(filterCompletions(items(), "/w/records.json", offered, kinds)), ['"value"', '"other"'], "JSON does not complete there: keep the server's");
+  assert.deepEqual(labels(filterCompletions(items(), json("/w/a.eval.json"), offered, kinds)), ['"other"']);
+  assert.deepEqual(labels(filterCompletions(items(), json("C:\\w\\a.eval.jsonc"), offered, kinds)), ['"other"']);
+  assert.deepEqual(labels(filterCompletions(items(), json("/w/records.json"), offered, kinds)), ['"value"', '"other"'], "JSON does not complete there: keep the server's");
   const list = { isIncomplete: true, items: items() };
-  const out = filterCompletions(list, "/w/a.eval.json", offered, kinds);
+  const out = filterCompletions(list, json("/w/a.eval.json"), offered, kinds);
   assert.equal(out, list, "the same list, its flags kept");
   assert.deepEqual(labels(list), ['"other"']);
-  assert.equal(filterCompletions(null, "/w/a.eval.json", offered, kinds), null);
-  assert.equal(filterCompletions(undefined, "/w/a.eval.json", offered, kinds), undefined);
+  assert.equal(filterCompletions(null, json("/w/a.eval.json"), offered, kinds), null);
+  assert.equal(filterCompletions(undefined, json("/w/a.eval.json"), offered, kinds), undefined);
+  const evalSchema = { fileName: "/w/a.eval.json", languageId: "evalschema" };
+  assert.deepEqual(labels(filterCompletions(items(), evalSchema, offered, kinds)), ['"value"', '"other"'], "the Eval Schema language: JSON does not run, nothing is dropped");
+  const KEYWORD = 13;
+  const withKeyword = () => [...items(), { label: "format", kind: KEYWORD }];
+  assert.deepEqual(labels(filterCompletions(withKeyword(), json("/w/a.eval.json"), offered, kinds, new Set([KEYWORD]))), ['"other"'], "JSON offers the standard keywords itself");
+  assert.deepEqual(labels(filterCompletions(withKeyword(), evalSchema, offered, kinds, new Set([KEYWORD]))), ['"value"', '"other"', "format"]);
 });

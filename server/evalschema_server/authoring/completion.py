@@ -15,6 +15,7 @@ from lsprotocol import types
 from evalschema.rules.keywords import KEYWORDS
 from evalschema.rules.registry import Entry, Registry
 
+from . import standard
 from .analysis import SchemaAnalysis
 from .context import (
     Cursor,
@@ -96,15 +97,16 @@ def complete(analysis: SchemaAnalysis, offset: int, registry: Registry,
 
 
 def _key_item(cur: Cursor, name: str, value_snippet: str | None, kind: types.CompletionItemKind,
-              detail: str, doc: str, snippets: bool) -> Edit:
+              detail: str, doc: str, snippets: bool, sort: str | None = None) -> Edit:
     if cur.has_colon:
-        return Edit(name, _quoted(name), cur.start, cur.end, kind, detail, doc)
+        return Edit(name, _quoted(name), cur.start, cur.end, kind, detail, doc, sort=sort)
     comma = "," if cur.comma else ""
     if not snippets or value_snippet is None:
         # Without a value to put, the comma would land before it: leave it to the user.
-        return Edit(name, f"{_quoted(name)}: ", cur.start, cur.end, kind, detail, doc)
+        return Edit(name, f"{_quoted(name)}: ", cur.start, cur.end, kind, detail, doc,
+                    sort=sort)
     return Edit(name, f"{_quoted(name)}: {value_snippet}{comma}", cur.start, cur.end, kind,
-                detail, doc, snippet=True)
+                detail, doc, snippet=True, sort=sort)
 
 
 def _keys(cur: Cursor, registry: Registry, snippets: bool) -> list[Edit]:
@@ -119,6 +121,11 @@ def _keys(cur: Cursor, registry: Registry, snippets: bool) -> list[Edit]:
             kw = KEYWORDS[name]
             out.append(_key_item(cur, name, kw.snippet, types.CompletionItemKind.Property,
                                  "evalschema key", kw.doc, snippets))
+        root = cur.obj.parent is None
+        for name, std in standard.KEYWORDS.items():
+            if name not in present and (root or not std.root_only):
+                out.append(_key_item(cur, name, std.snippet, types.CompletionItemKind.Keyword,
+                                     "JSON Schema", std.doc, snippets, sort="~" + name))
     elif role.role == "compare":
         for c in registry.comparators.values():
             out.append(_key_item(cur, c.name, _params_object(c), types.CompletionItemKind.Function,
@@ -177,6 +184,9 @@ def _values(analysis: SchemaAnalysis, cur: Cursor, registry: Registry,
         return []
     role = role_of(holder, registry)
     out: list[Edit] = []
+    if role.role == "schema" and key == "type":  # "type": "…" or "type": ["…", …]
+        return [Edit(json.dumps(t), json.dumps(t), cur.start, cur.end,
+                     types.CompletionItemKind.Value, "JSON type") for t in standard.TYPE_NAMES]
     if cur.position == "item":
         if key == "x-eval-transform":
             for d in registry.transforms.values():

@@ -13,6 +13,7 @@ from urllib.parse import urlparse
 from lsprotocol import types
 
 from ..guard import guarded
+from ..open_schemas import JSON_LANGUAGES
 from ..store import OpenDocument
 from ..uris import file_path
 
@@ -28,7 +29,7 @@ def note_size(ls: EvalSchemaServer, doc: OpenDocument) -> None:
         ls.large_noted.discard(doc.uri)
         return
     if doc.uri in ls.large_noted or not (
-            doc.language_id in ("json", "jsonc") or schemas.named_as_schema(doc)):
+            doc.language_id in JSON_LANGUAGES or schemas.named_as_schema(doc)):
         return
     ls.large_noted.add(doc.uri)
     name = Path(urlparse(doc.uri).path).name or doc.uri

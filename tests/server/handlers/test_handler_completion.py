@@ -25,6 +25,41 @@ async def test_key_completion_fits_the_node_type(client: LanguageClient) -> None
     assert "x-eval-align" in got and "x-eval-transform" not in got
 
 
+async def test_json_schema_keywords_come_after_the_xeval_keys(client: LanguageClient) -> None:
+    """No JSON language server runs on eval schemas in VS Code (nor, maybe, in other
+    editors): the standard keywords and the type names come from this server."""
+    text = '{"type": "object", "properties": {"name": {"type": "string", ""}}}'
+    result = await complete_at(client, text, position(text, '""', delta=1))
+    assert isinstance(result, types.CompletionList)
+    by_label = {i.label: i for i in result.items}
+    assert {"description", "enum", "format", "$ref"} <= set(by_label)
+    assert "type" not in by_label, "present already"
+    assert "$schema" not in by_label and "$id" not in by_label, "root only"
+    fmt = by_label["format"]
+    assert fmt.kind == types.CompletionItemKind.Keyword and fmt.detail == "JSON Schema"
+    assert (by_label["x-eval-compare"].sort_text or "x-eval-compare") < (fmt.sort_text or "")
+    assert isinstance(fmt.text_edit, types.TextEdit)
+    assert fmt.text_edit.new_text.startswith('"format": "${1|date,date-time')
+    root = '{"": 1, "properties": {}}'
+    got = labels(await complete_at(client, root, position(root, '""', delta=1)))
+    assert {"$schema", "$id", "type", "x-eval-id"} <= set(got) and "properties" not in got
+
+
+async def test_type_names_as_a_value_and_in_a_list(client: LanguageClient) -> None:
+    names = ['"string"', '"number"', '"integer"', '"boolean"', '"object"', '"array"', '"null"']
+    text = '{"type": "object", "properties": {"a": {"type": "st"}}}'
+    result = await complete_at(client, text, position(text, '"st"', delta=3))
+    assert labels(result) == names
+    assert isinstance(result, types.CompletionList)
+    edit = result.items[0].text_edit
+    assert isinstance(edit, types.TextEdit) and edit.range == span(text, '"st"')
+    text = '{"type": "object", "properties": {"a": {"type": ["string", "nu"]}}}'
+    assert labels(await complete_at(client, text, position(text, '"nu"', delta=3))) == names
+    text = '{"type": "object", "properties": {"type": {"x-eval-compare": "ex"}}}'
+    got = labels(await complete_at(client, text, position(text, '"ex"', delta=3)))
+    assert '"string"' not in got and "exact" in got, "a field named type is not the keyword"
+
+
 async def test_root_offers_xeval_id(client: LanguageClient) -> None:
     text = '{"type": "object", "": 1, "properties": {"a": {"type": "string"}}}'
     got = labels(await complete_at(client, text, position(text, '""', delta=1)))

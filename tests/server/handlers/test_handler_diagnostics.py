@@ -80,6 +80,17 @@ async def test_content_with_xeval_keys_is_recognised(client: LanguageClient) -> 
     assert [d.code for d in diags] == ["unknown-key"]
 
 
+async def test_the_vscode_eval_schema_language_is_json_to_the_server(
+        client: LanguageClient) -> None:
+    """VS Code opens eval schemas in its own language (``evalschema``), and the inferred
+    schema as an untitled document in it: both are checked like JSON ones."""
+    diags = await open_and_wait(client, "untitled:Untitled-1",
+                                '{"type": "object", "x-eval-skp": true}', "evalschema")
+    assert [d.code for d in diags] == ["unknown-key"]
+    other = "file:///tmp/evalschema-tests/notes.md"  # not JSON: left alone, x-eval or not
+    assert await open_and_wait(client, other, '{"x-eval-skp": true}', "markdown") == []
+
+
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
 async def pull_client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
     caps = client_capabilities("visual-studio-code")
