@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { dropDuplicates, filterCompletions, labelsOfferedByJson } from "../src/completion";
+import { JSON_VALIDATED_PATTERNS, dropDuplicates, filterCompletions, labelsOfferedByJson } from "../src/completion";
+import { EVAL_SCHEMA_LANGUAGE } from "../src/format";
 import { describeCommandError } from "../src/errors";
 
 // Built by `npm run metaschema` (scripts/gen_metaschema.py) from the engine's registry.
@@ -93,4 +94,16 @@ test("the completion answer is filtered only in the JSON documents the meta-sche
   const withKeyword = () => [...items(), { label: "format", kind: KEYWORD }];
   assert.deepEqual(labels(filterCompletions(withKeyword(), json("/w/a.eval.json"), offered, kinds, new Set([KEYWORD]))), ['"other"'], "JSON offers the standard keywords itself");
   assert.deepEqual(labels(filterCompletions(withKeyword(), evalSchema, offered, kinds, new Set([KEYWORD]))), ['"value"', '"other"', "format"]);
+});
+
+test("the Eval Schema language, the meta-schema's files and the server's default schema patterns are the same files", () => {
+  const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    contributes: { languages: { id: string; filenamePatterns?: string[] }[]; jsonValidation: { fileMatch: string[] }[]; configuration: { properties: Record<string, { default?: unknown }> } };
+    activationEvents: string[];
+  };
+  const language = manifest.contributes.languages.find((l) => l.id === EVAL_SCHEMA_LANGUAGE);
+  assert.deepEqual(language?.filenamePatterns, [...JSON_VALIDATED_PATTERNS]);
+  assert.deepEqual(manifest.contributes.jsonValidation[0]?.fileMatch, [...JSON_VALIDATED_PATTERNS]);
+  assert.deepEqual(manifest.contributes.configuration.properties["evalschema.schemaPatterns"]?.default, [...JSON_VALIDATED_PATTERNS]);
+  assert.ok(manifest.activationEvents.includes(`onLanguage:${EVAL_SCHEMA_LANGUAGE}`));
 });
