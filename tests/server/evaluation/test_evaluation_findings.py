@@ -21,6 +21,7 @@ from evalschema_server.evaluation.findings import (
     MarkCache,
     _finding_count,
     record_marks,
+    short_label,
 )
 from evalschema_server.evaluation.locate import RecordLocator
 from evalschema_server.evaluation.runner import (
@@ -838,3 +839,116 @@ def test_a_huge_record_id_is_cut_in_every_message(tmp_path: Path) -> None:
     [a, b] = build(outcome)[files["extracted"].as_uri()]
     assert a["message"] == f"{'x' * 59}… · a: 3 ≠ gold 1 (numeric)"
     assert b["message"].startswith(f"{'x' * 59}… · b: missing")
+
+
+# -- the wording and counting of what is rolled up or left out (mutation tests) ----------------
+
+WIDE = {"type": "object", "x-eval-id": "id", "properties": {
+    "id": {"type": "string"}, **{f"f{i}": {"type": "integer"} for i in range(1, 9)}}}
+
+
+def _wide(rid: str, wrong: int) -> tuple[str, str]:
+    """A record of WIDE whose first ``wrong`` fields are wrong in the run."""
+    gold = {"id": rid, **{f"f{i}": i for i in range(1, 9)}}
+    run = {"id": rid, **{f"f{i}": i + (100 if i <= wrong else 0) for i in range(1, 9)}}
+    return json.dumps(gold), json.dumps(run)
+
+
+def test_a_record_roll_up_names_six_fields_then_counts_the_rest(tmp_path: Path) -> None:
+    pairs = [_wide(rid, n) for rid, n in (("six", 6), ("seven", 7), ("eight", 8))]
+    files, outcome = suite_outcome(tmp_path, WIDE, [g for g, _ in pairs], [r for _, r in pairs])
+    got = build(outcome, FindingOptions(mode="record"))[files["extracted"].as_uri()]
+    names = ", ".join(f"f{i} (mismatch)" for i in range(1, 7))
+    assert [d["message"] for d in got] == [
+        f"six: 6 findings: {names}",
+        f"seven: 7 findings: {names} and 1 more",
+        f"eight: 8 findings: {names} and 2 more"]
+
+
+def test_the_loudest_finding_of_a_record_sets_its_severity(tmp_path: Path) -> None:
+    """The record's first finding is a warning, a later one an error: the roll-up is an error."""
+    schema = {"type": "object", "x-eval-id": "id", "properties": {
+        "id": {"type": "string"}, "a": {"type": "integer"}, "b": {"type": "integer"}}}
+    files, outcome = suite_outcome(tmp_path, schema, ['{"id": "r", "a": 1, "b": 2}'],
+                                   ['{"id": "r", "a": 3}'])
+    [d] = build(outcome, FindingOptions(mode="record", severity={"omission": "error"})
+                )[files["extracted"].as_uri()]
+    assert d["message"] == "r: 2 findings: a (mismatch), b (omission)" and d["severity"] == 1
+
+
+def test_records_past_the_limit_in_record_mode_are_counted_by_record(tmp_path: Path) -> None:
+    pairs = [_wide("one", 2), _wide("two", 3)]
+    files, outcome = suite_outcome(tmp_path, WIDE, [g for g, _ in pairs], [r for _, r in pairs])
+    got = build(outcome, FindingOptions(mode="record", max_per_file=1)
+                )[files["extracted"].as_uri()]
+    assert [d["code"] for d in got] == ["record-findings", "more-findings"]
+    assert got[1]["message"].startswith("3 more findings in 1 record (two) not shown")
+    assert got[1]["data"] == {"hidden": 3, "records": ["two"]}
+
+
+def test_the_summary_lists_five_records_then_counts_and_speaks_in_the_singular(
+        tmp_path: Path) -> None:
+    pairs = [_wide(f"r{i}", 1) for i in range(7)]
+    files, outcome = suite_outcome(tmp_path, WIDE, [g for g, _ in pairs], [r for _, r in pairs])
+    uri = files["extracted"].as_uri()
+    five = build(outcome, FindingOptions(max_per_file=2))[uri][-1]["message"]
+    assert five.startswith("5 more findings in 5 records (r2, r3, r4, r5, r6) not shown:")
+    one = build(outcome, FindingOptions(max_per_file=6))[uri][-1]["message"]
+    assert one.startswith("1 more finding in 1 record (r6) not shown: this file shows its first 6 ")
+
+
+def test_findings_not_shown_that_belong_to_no_record_are_counted_alone(tmp_path: Path) -> None:
+    """Thresholds on the schema file: no record to name."""
+    pairs = [_wide("r", 8)]
+    files, outcome = suite_outcome(tmp_path, WIDE, [g for g, _ in pairs], [r for _, r in pairs])
+    got = build(outcome, FindingOptions(field_threshold=0.9, max_per_file=1)
+                )[files["schema"].as_uri()]
+    assert [d["code"] for d in got] == ["below-threshold", "more-findings"]
+    assert got[1]["message"].startswith("7 more findings not shown: this file shows its first 1 ")
+    assert got[1]["data"] == {"hidden": 7, "records": []}
+
+
+def test_past_both_limits_the_gold_side_counts_the_records_gold_marks(tmp_path: Path) -> None:
+    """A gold mark per mismatch and omission of a paired record, named with its run; a gold
+    record missing from the run has none."""
+    schema = {"type": "object", "x-eval-id": "id", "properties": {
+        "id": {"type": "string"}, "a": {"type": "integer"}, "b": {"type": "integer"}}}
+    gold = ['{"id": "p", "a": 1, "b": 2}', '{"id": "q", "a": 1, "b": 2}',
+            '{"id": "m", "a": 1, "b": 2}']
+    run = ['{"id": "p", "a": 9, "b": 9}', '{"id": "q", "a": 9}']
+    files, outcome = suite_outcome(tmp_path, schema, gold, run)
+    got = build(outcome, FindingOptions(gold_diagnostics=True, max_per_file=2))
+    ext, gold_side = got[files["extracted"].as_uri()], got[files["gold"].as_uri()]
+    assert [d["code"] for d in gold_side] == ["mismatch", "mismatch", "more-findings"]
+    assert gold_side[-1]["data"] == {"hidden": 2, "records": ["run1 q"]}
+    assert gold_side[-1]["message"].startswith("2 more findings in 1 record (run1 q) not shown")
+    assert ext[-1]["data"] == {"hidden": 3, "records": ["q", "m"]}
+
+
+def test_other_findings_are_never_folded_into_an_invented_item_key(tmp_path: Path) -> None:
+    """Only the same key invented in several items is one finding: not a mismatch before it,
+    not another invented key, not items the model added."""
+    schema = {"type": "object", "x-eval-id": "id", "properties": {
+        "id": {"type": "string"}, "n": {"type": "integer"},
+        "items": {"type": "array", "items": {"type": "object", "properties": {
+            "sku": {"type": "string"}}}}}}
+    gold = '{"id": "a", "n": 1, "items": [{"sku": "x"}, {"sku": "y"}]}'
+    run = '{"id": "a", "n": 2, "items": [{"sku": "x", "note": 1}, {"sku": "y", "tag": 2}]}'
+    files, outcome = suite_outcome(tmp_path, schema, [gold], [run])
+    got = build(outcome)[files["extracted"].as_uri()]
+    assert [d["message"] for d in got] == [
+        "a · n: 2 ≠ gold 1 (numeric)",
+        "a · items[0].note: invented 1 (gold has no value here)",
+        "a · items[1].tag: invented 2 (gold has no value here)"]
+    uri = files["extracted"].as_uri()
+    twice = '{"id": "a", "n": 1, "items": [{"sku": "x", "note": 1}, {"sku": "y", "note": 2}]}'
+    files, outcome = suite_outcome(tmp_path / "2", schema, [gold], [twice])
+    [d] = build(outcome)[files["extracted"].as_uri()]
+    assert {r["location"]["uri"] for r in d["relatedInformation"]} == {
+        files["extracted"].as_uri()}
+    assert uri != files["extracted"].as_uri()
+
+
+def test_a_label_of_exactly_the_limit_is_not_cut() -> None:
+    assert short_label("x" * 60) == "x" * 60
+    assert short_label("x" * 61) == "x" * 59 + "…"
