@@ -884,6 +884,10 @@ def test_records_past_the_limit_in_record_mode_are_counted_by_record(tmp_path: P
     assert [d["code"] for d in got] == ["record-findings", "more-findings"]
     assert got[1]["message"].startswith("3 more findings in 1 record (two) not shown")
     assert got[1]["data"] == {"hidden": 3, "records": ["two"]}
+    # With gold diagnostics on, the gold file has room (record mode marks no gold value), so
+    # the record is marked, then found to have no room in the run file: counted the same.
+    both = build(outcome, FindingOptions(mode="record", max_per_file=1, gold_diagnostics=True))
+    assert both[files["extracted"].as_uri()] == got
 
 
 def test_the_summary_lists_five_records_then_counts_and_speaks_in_the_singular(
@@ -952,3 +956,14 @@ def test_other_findings_are_never_folded_into_an_invented_item_key(tmp_path: Pat
 def test_a_label_of_exactly_the_limit_is_not_cut() -> None:
     assert short_label("x" * 60) == "x" * 60
     assert short_label("x" * 61) == "x" * 59 + "…"
+
+
+def test_items_the_model_added_to_a_list_of_values_are_one_finding_each(tmp_path: Path) -> None:
+    """Folding is for a key invented inside items; each extra value is its own finding."""
+    schema = {"type": "object", "x-eval-id": "id", "properties": {
+        "id": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}}}
+    files, outcome = suite_outcome(tmp_path, schema, ['{"id": "a", "tags": ["x"]}'],
+                                   ['{"id": "a", "tags": ["x", "y", "z"]}'])
+    got = build(outcome)[files["extracted"].as_uri()]
+    assert [d["code"] for d in got] == ["hallucination", "hallucination"]
+    assert len({json.dumps(d["range"]) for d in got}) == 2
