@@ -2,6 +2,7 @@
 // grouped by field, then record; filtered by status and run. Pure (no VS Code), so it is
 // unit-tested; src/findingsView.ts is the tree view, src/extension.ts the list of a field.
 import { type Finding, isObject, readRange } from "./protocol";
+import { escapeIcons } from "./icons";
 
 /** Statuses a finding can have, in the order the filter offers them. */
 export const FINDING_STATUSES = ["mismatch", "omission", "hallucination", "error", "batch_error"] as const;
@@ -82,9 +83,9 @@ export function recordLabel(r: RecordGroup, runs: number): string {
   return runs > 1 ? `${r.record} · ${r.run}` : r.record;
 }
 
-/** One line of the list of a field's findings: record, run, path, then why. */
+/** One line of the list of a field's findings (a quick pick): record, run, path, then why. */
 export function findingLine(f: Finding): { label: string; description: string; detail: string } {
-  return { label: `${f.record} · ${f.path}`, description: `${f.status} · ${f.run}`, detail: f.message };
+  return { label: escapeIcons(`${f.record} · ${f.path}`), description: escapeIcons(`${f.status} · ${f.run}`), detail: escapeIcons(f.message) };
 }
 
 /** The view's message: what is filtered, and what the limit left out. */

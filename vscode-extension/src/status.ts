@@ -3,6 +3,7 @@
 // that suite runs. Pure, so it is unit-tested.
 import type { RunSummary, SuiteInfo, SuiteSummary } from "./protocol";
 import { formatScore } from "./report";
+import { escapeIcons } from "./icons";
 
 /** Normalises a file URI for comparison (percent-encoding, Windows drive-letter case). */
 export function normalizeUri(uri: string): string {
@@ -70,7 +71,8 @@ export function statusView(input: StatusInput): StatusView {
     }
     return { visible: false, text: "", tooltip: "" };
   }
-  const suite = displayName(input, key);
+  const name = displayName(input, key);
+  const suite = escapeIcons(name); // in the text, where `$(…)` would be an icon
   const summary = input.summaries.get(key);
   const run = summary ? pickRun(summary, input.activeUri) : undefined;
   const lines = (summary?.runs ?? []).map(
@@ -79,14 +81,14 @@ export function statusView(input: StatusInput): StatusView {
       (r.badge ? ` ${r.badge}` : ""),
   );
   // The run shown is named, with its pass/fail against the configuration's thresholds.
-  const figure = run ? ` · ${run.label} F1 ${formatScore(run.f1)}${run.badge ? ` ${run.badge}` : ""}` : "";
+  const figure = run ? ` · ${escapeIcons(run.label)} F1 ${formatScore(run.f1)}${run.badge ? ` ${run.badge}` : ""}` : "";
   const failed = (run?.checks ?? []).filter((c) => !c.passed).map((c) => `✗ ${c.text}`);
   if (input.running.has(key)) {
     return {
       visible: true,
       suite: key,
       text: `$(sync~spin) ${suite}${figure}${run ? " (updating)" : ""}`,
-      tooltip: [`evalschema: evaluating suite ${suite}… (the figures are the last run's until it ends)`, ...lines].join("\n"),
+      tooltip: [`evalschema: evaluating suite ${name}… (the figures are the last run's until it ends)`, ...lines].join("\n"),
     };
   }
   if (!run) {
@@ -94,16 +96,16 @@ export function statusView(input: StatusInput): StatusView {
       visible: true,
       suite: key,
       text: `$(graph) ${suite}: not evaluated`,
-      tooltip: `evalschema suite ${suite}: no results yet. Click to evaluate it and show the report.`,
+      tooltip: `evalschema suite ${name}: no results yet. Click to evaluate it and show the report.`,
     };
   }
   const stale = summary?.stale;
   return {
     visible: true,
     suite: key,
-    text: `$(graph) ${suite}${figure}${stale ? ` — stale: ${stale}` : ""}`,
+    text: `$(graph) ${suite}${figure}${stale ? ` — stale: ${escapeIcons(stale)}` : ""}`,
     tooltip: [
-      `evalschema suite ${suite} (${run.label})`,
+      `evalschema suite ${name} (${run.label})`,
       ...(stale ? [`Stale: ${stale}. These are the last good run's figures; they are evaluated again once it is fixed.`] : []),
       ...lines,
       ...failed,

@@ -62,3 +62,12 @@ test("the answer is read defensively; the view's message says what is left out",
 test("a line of a field's list names the record, the path, the status, the run and why", () => {
   assert.deepEqual(findingLine(all[2] ?? assert.fail()), { label: "INV-2 · vendor.vat_id", description: "mismatch · model-a", detail: "mismatch here" });
 });
+
+test("a record id, run or value spelling an icon shows as typed in the list, not as an icon", () => {
+  const hostile = { ...finding("total", "$(pass-filled) INV-9", "mismatch", "$(check)run"), message: 'total: "$(error)" ≠ gold "\\$(x)"' };
+  assert.deepEqual(findingLine(hostile), {
+    label: "\\$(pass-filled) INV-9 · total",
+    description: "mismatch · \\$(check)run",
+    detail: 'total: "\\$(error)" ≠ gold "\\$(x)"', // one already escaped stays as it is
+  });
+});

@@ -39,6 +39,14 @@ test("the active extracted file shows its own run's F1; other files of the suite
   assert.equal(schema.suite, "invoices");
 });
 
+test("a suite or run named like an icon shows as typed in the status bar", () => {
+  const named: SuiteInfo[] = [{ ...(suites[0] ?? assert.fail()), name: "$(pass) ok", key: "k" }];
+  const sums = new Map<string, SuiteSummary>([["k", { name: "$(pass) ok", key: "k", runs: [run(`${dir}/a.extracted.jsonl`, "$(check)", 0.5)] }]]);
+  const v = statusView({ suites: named, summaries: sums, running: new Set<string>(), activeUri: `${dir}/a.extracted.jsonl` });
+  assert.equal(v.text, "$(graph) \\$(pass) ok · \\$(check) F1 0.500", "only the status bar's own icon renders");
+  assert.match(v.tooltip, /^evalschema suite \$\(pass\) ok \(\$\(check\)\)/, "the tooltip is plain text: as typed");
+});
+
 test("a spinner while the active suite runs, keeping the last F1", () => {
   const v = statusView({ suites, summaries, running: new Set(["invoices"]), activeUri: `${dir}/a.extracted.jsonl` });
   assert.equal(v.text, "$(sync~spin) invoices · a F1 0.915 (updating)", "the last figure, said to be updating");
