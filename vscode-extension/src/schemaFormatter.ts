@@ -13,7 +13,12 @@ function edits(doc: vscode.TextDocument, opts: vscode.FormattingOptions, range?:
     keepLines: vscode.workspace.getConfiguration("json.format", doc).get<boolean>("keepLines", false),
     insertFinalNewline: vscode.workspace.getConfiguration("files", doc).get<boolean>("insertFinalNewline", false),
   };
-  return formattingEdits(doc.getText(), options, span).map((e) =>
+  const result = formattingEdits(doc.getText(), options, span);
+  if ("refused" in result) {
+    void vscode.window.showWarningMessage(`evalschema: ${vscode.workspace.asRelativePath(doc.uri)} is not formatted: ${result.refused}.`);
+    return [];
+  }
+  return result.edits.map((e) =>
     vscode.TextEdit.replace(new vscode.Range(doc.positionAt(e.offset), doc.positionAt(e.offset + e.length)), e.content));
 }
 

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { applyEdits } from "jsonc-parser";
-import { formattingEdits, type FormatOptions } from "../src/format";
+import { MAX_INDENTATION, formattingEdits, indentationOf, type FormatOptions, type Formatting } from "../src/format";
 
 const options: FormatOptions = { tabSize: 2, insertSpaces: true, eol: "\n", keepLines: false, insertFinalNewline: true };
-const apply = (text: string, edits: ReturnType<typeof formattingEdits>) => applyEdits(text, edits);
+const edits = (f: Formatting) => ("edits" in f ? f.edits : assert.fail(f.refused));
+const apply = (text: string, f: Formatting) => applyEdits(text, edits(f));
 
 test("Format Document indents an eval schema and changes nothing but whitespace", () => {
   const text = '{"type":"object", // the record\n"properties":{"total":{"type":"number","x-eval-compare":{"numeric":{"rel_tol":1e-2}}}}}';
@@ -28,4 +29,28 @@ test("a selection formats only that part; broken text is formatted as far as it 
   const broken = '{"a": {"b": 1, "c": }';
   const fixed = apply(broken, formattingEdits(broken, options));
   assert.equal(fixed.replace(/\s+/g, ""), broken.replace(/\s+/g, ""));
+});
+
+test("a hostile nesting is refused, not formatted into gigabytes", () => {
+  const deep = "[".repeat(20000) + "]".repeat(20000); // 40 kB: 400 million spaces formatted
+  const refused = formattingEdits(deep, options);
+  assert.ok("refused" in refused && /nested too deeply to format/.test(refused.refused), JSON.stringify(refused).slice(0, 200));
+  const ok = "[".repeat(500) + "]".repeat(500);
+  assert.ok("edits" in formattingEdits(ok, options), "a deep but reasonable nesting is formatted");
+  assert.ok(indentationOf(ok, options) < MAX_INDENTATION);
+  assert.equal(indentationOf('{"a": [1]}', options), 0 + 2 + 2 + 2 + 4 + 2 + 0, 'each token at its depth: { "a" : [ 1 ] }');
+});
+
+test("100 levels deep (200 spaces), where jsonc-parser 3.3.1 returns no text for a line break, still formats right", () => {
+  for (const opts of [options, { ...options, insertSpaces: false, eol: "\r\n" }]) {
+    const depth = opts.insertSpaces ? 101 : 201;
+    const text = "[".repeat(depth) + "]".repeat(depth);
+    const out = apply(text, formattingEdits(text, opts));
+    const unit = opts.insertSpaces ? "  " : "\t";
+    const levels = [...Array(depth - 1).keys()];
+    const want = [...levels.map((i) => unit.repeat(i) + "["), unit.repeat(depth - 1) + "[]", ...levels.reverse().map((i) => unit.repeat(i) + "]")]
+      .join(opts.eol) + opts.eol; // the innermost, empty, stays "[]" on its line
+    assert.equal(out, want);
+    assert.ok(!out.includes("undefined"));
+  }
 });
