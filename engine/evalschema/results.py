@@ -25,6 +25,12 @@ class Status(StrEnum):
     BATCH_ERROR = "batch_error"
 
 
+#: The statuses that are findings: a value wrong, missing or invented, or not judged for an
+#: error. A match, a skip and a pending judgement are not.
+FINDINGS = frozenset({Status.MISMATCH, Status.OMISSION, Status.HALLUCINATION, Status.ERROR,
+                      Status.BATCH_ERROR})
+
+
 #: Values longer than this are cut (with "…") in reasons and messages.
 SHOWN_CHARS = 60
 

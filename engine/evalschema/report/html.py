@@ -29,13 +29,11 @@ from evalschema.report.html_page import (
     th,
 )
 from evalschema.report.model import RunReport
-from evalschema.results import FieldAggregation, FieldResult, Status
+from evalschema.results import FINDINGS, FieldAggregation, FieldResult, Status
 from evalschema.run.parallel import PROBLEMS
 
 #: Differing fields listed in a worst record's table (all are highlighted in its JSON).
 MAX_DIFF_ROWS = 25
-_WRONG = (Status.MISMATCH, Status.OMISSION, Status.HALLUCINATION, Status.ERROR,
-          Status.BATCH_ERROR)
 
 
 # -- pieces ------------------------------------------------------------------------------
@@ -179,7 +177,7 @@ def _marks(results: Sequence[FieldResult]) -> tuple[dict[str, tuple[str, str]],
     gold: dict[str, tuple[str, str]] = {}
     ext: dict[str, tuple[str, str]] = {}
     for r in results:
-        if r.status not in _WRONG:
+        if r.status not in FINDINGS:
             continue
         why = r.explanation
         tip = f"{r.path}: {r.status}" + (f" ({why})" if why else "")
@@ -194,7 +192,7 @@ def _record(rank: int, w: Any, open_: bool) -> str:
     rec = w.record
     c = rec.counts
     rid = rec.label
-    wrong = [r for r in rec.field_results if r.status in _WRONG]
+    wrong = [r for r in rec.field_results if r.status in FINDINGS]
     hidden = max(0, len(wrong) - MAX_DIFF_ROWS)
     wrong = wrong[:MAX_DIFF_ROWS]
     rows = "".join(

@@ -12,7 +12,7 @@ from typing import Any
 
 from evalschema.project.gate import Check, check_run, passed
 from evalschema.report.figures import f1_figure, figure
-from evalschema.results import Counts, FieldResult, RunResult, Status, show_value
+from evalschema.results import FINDINGS, Counts, FieldResult, RunResult, Status, show_value
 from evalschema.safetext import finite
 
 from ..protocol import (
@@ -254,11 +254,6 @@ def report(outcome: SuiteOutcome, to_uri: ToUri, worst: Callable[[RunOutcome, st
     return out
 
 
-#: What a finding is: every status but a match, a skip, a pending judgement.
-FINDING_STATUSES = frozenset({Status.MISMATCH, Status.OMISSION, Status.HALLUCINATION,
-                              Status.ERROR, Status.BATCH_ERROR})
-
-
 def findings(run: RunOutcome, field: str | None = None,
              statuses: frozenset[str] | None = None
              ) -> list[tuple[ScoredRecord, FieldResult]]:
@@ -268,7 +263,7 @@ def findings(run: RunOutcome, field: str | None = None,
     for s in sorted((s for s in run.scored if s.extracted is not None or s.gold is not None),
                     key=lambda s: (0, s.extracted.index) if s.extracted else (1, 0)):
         for r in s.record.field_results:
-            if r.status in FINDING_STATUSES and (field is None or r.field == field) \
+            if r.status in FINDINGS and (field is None or r.field == field) \
                     and (statuses is None or str(r.status) in statuses):
                 out.append((s, r))
     out.sort(key=lambda sr: sr[1].field)  # stable: file order within a field
