@@ -18,6 +18,12 @@ FailMetric = Literal["macro", "micro"]
 _EPS = 1e-9
 
 
+def meets(value: float | None, threshold: float) -> bool:
+    """Whether a figure reaches its threshold; an undefined figure (nothing judged) does not.
+    The one comparison: the CLI's gate, the editor's marks and badges all use it."""
+    return value is not None and value + _EPS >= threshold
+
+
 @dataclass(frozen=True, slots=True)
 class Check:
     """One threshold and how the run fared against it.
@@ -34,7 +40,7 @@ class Check:
 
     @property
     def passed(self) -> bool:
-        return self.value is not None and self.value + _EPS >= self.threshold
+        return meets(self.value, self.threshold)
 
     @property
     def name(self) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from evalschema.project.gate import meets
 from evalschema.results import FieldResult, Status, show_value
 
 from ..diagnostic_store import DIAGNOSTIC_SOURCE
@@ -461,7 +462,7 @@ class DiagnosticBuilder:
                 if limit is None:
                     continue
                 f1 = agg.counts.f1
-                if f1 is not None and f1 >= limit:
+                if meets(f1, limit):
                     continue
                 span = self.schema_key_span(pointers.get(name, ""))
                 if span is None:

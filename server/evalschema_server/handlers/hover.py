@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from evalschema.project.config import SUITE_KEY_DOCS
+from evalschema.project.gate import meets
 from evalschema.report.figures import figure
 
 from ..authoring import hover
@@ -53,7 +54,7 @@ def config_hover(ls: EvalSchemaServer, doc: OpenDocument, offset: int) -> types.
     elif at.table in THRESHOLD_TABLES and at.key and suite is not None:
         limit = suite.config.thresholds.get(at.key)
         rows = [f"| `{o.suite.name} · {r.label}` | {figure(c.f1)} | "
-                f"{'✓' if c.f1 is not None and limit is not None and c.f1 >= limit else '✗'} |"
+                f"{'✓' if limit is not None and meets(c.f1, limit) else '✗'} |"
                 for o, r, c in views.field_runs([outcome] if outcome else [], at.key)]
         text = "\n".join([f"**`{at.key}`**: F1 threshold"
                            + (f" {limit:g}" if limit is not None else ""), "",

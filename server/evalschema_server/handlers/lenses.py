@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from evalschema.project.gate import meets
 from evalschema.report.figures import f1_figure, figure
 
 from ..evaluation import views
@@ -116,7 +117,7 @@ def on_inlay_hints(ls: EvalSchemaServer, params: types.InlayHintParams
         figures, tips = [], []
         for o, r, c in runs:
             limit = o.suite.config.thresholds.get(name, default)
-            low = limit is not None and (c.f1 is None or c.f1 < limit)
+            low = limit is not None and not meets(c.f1, limit)
             # Named runs (``a 0.95 · b 0.85 ✗``): which figure is whose, and which fails.
             figures.append(f"{r.label} {f1_figure(c, c.f1, 2)}" + (" ✗" if low else ""))
             tips.append(f"{o.suite.name} · {r.label}: {views.field_line(c)}"

@@ -967,3 +967,20 @@ def test_items_the_model_added_to_a_list_of_values_are_one_finding_each(tmp_path
     got = build(outcome)[files["extracted"].as_uri()]
     assert [d["code"] for d in got] == ["hallucination", "hallucination"]
     assert len({json.dumps(d["range"]) for d in got}) == 2
+
+
+def test_a_threshold_is_met_in_the_editor_exactly_when_the_cli_passes_it(tmp_path: Path) -> None:
+    """One comparison (``gate.meets``): a figure a rounding error under its threshold
+    passes ``evalschema eval``, so the editor must not mark it below."""
+    from evalschema.project.gate import Check
+
+    files, _, outcome = scored_suite(tmp_path / "p")
+    [run] = outcome.runs
+    f1 = run.result.per_field["price"].f1
+    assert f1 is not None and abs(f1 - 2 / 3) < 1e-12
+    noisy = f1 + 1e-12
+    assert Check("price", "F1", f1, noisy).passed, "the CLI passes it"
+    marked = build(outcome, FindingOptions(field_threshold=noisy))[files["schema"].as_uri()]
+    assert "price" not in {d["data"]["field"] for d in marked}
+    assert "price" in {d["data"]["field"] for d in build(outcome, FindingOptions(
+        field_threshold=f1 + 1e-6))[files["schema"].as_uri()]}
