@@ -14,6 +14,8 @@ No ``from __future__ import annotations``: ``NotRequired`` must stay visible at 
 from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 
+from evalschema.results import FINDINGS, Status
+
 #: Every command's name starts with this.
 COMMAND_PREFIX = "evalschema.server."
 #: A run of a suite is pending (debounce, or waiting behind a run it supersedes): its
@@ -21,6 +23,9 @@ COMMAND_PREFIX = "evalschema.server."
 RUN_QUEUED = "evalschema/runQueued"
 RUN_STARTED = "evalschema/runStarted"
 RUN_FINISHED = "evalschema/runFinished"
+#: The statuses a finding can have (the engine's ``results.FINDINGS``), in the engine's
+#: order: what listFindings' ``status`` filter takes.
+FINDING_STATUSES: tuple[str, ...] = tuple(str(s) for s in Status if s in FINDINGS)
 
 
 class LspPosition(TypedDict):
@@ -43,13 +48,15 @@ class CommandArgs(TypedDict, total=False):
     uri: str
     #: compareRuns: the extracted files of the two runs, the baseline first.
     runs: list[str]
-    #: listFindings: only this field (its path with ``[]``: ``line_items[].amount``).
+    #: listFindings: only this field; fieldExamples: this field (its path with ``[]``:
+    #: ``line_items[].amount``).
     field: str
-    #: listFindings: only this run (its extracted file's URI).
+    #: listFindings: only this run; fieldExamples: this run (its extracted file's URI).
     run: str
     #: listFindings: only these statuses.
     status: list[str]
-    #: listFindings: at most this many findings (default 5,000); ``total`` counts them all.
+    #: At most this many (listFindings: default 5,000; fieldExamples: default 10);
+    #: ``total`` counts them all.
     limit: int
 
 
@@ -152,7 +159,8 @@ class SuiteList(TypedDict):
 
 
 class WorstExample(TypedDict):
-    """Where a field did worst: its lowest-scoring wrong value, first in file order."""
+    """Where a field did worst: its lowest-scoring wrong value (not a match, not skipped)
+    in the run's file, first in file order."""
 
     uri: str
     range: LspRange
@@ -174,15 +182,17 @@ class FieldRow(TypedDict):
     mismatches: int
     omissions: int
     hallucinations: int
+    #: Results that could not be judged (a comparator error, a failed judge call).
+    errors: int
     #: A key the model produced that gold never has: listed apart from the schema's fields.
     invented: bool
-    worst: WorstExample | None
 
 
 class RunReport(RunSummary):
+    """A run's figures and its fields' counts: what the results view shows, no more (a
+    field's worst values come from fieldExamples, every finding from listFindings)."""
+
     fields: list[FieldRow]
-    #: The engine's RunResult as JSON (non-finite floats as "NaN", "Infinity", "-Infinity").
-    result: dict[str, Any]
 
 
 class SuiteProblem(TypedDict):
@@ -206,6 +216,26 @@ class SuiteReports(TypedDict):
     """The answer of showReport."""
 
     suites: list[SuiteReport]
+
+
+class FieldExample(WorstExample):
+    """One of a field's worst values in a run, with both values to show beside it."""
+
+    #: The record's label (its id, else its number).
+    record: str
+    #: The gold value as JSON text, cut to 60 characters; null when gold has none.
+    gold: str | None
+    #: The extracted value, the same way; null when the run has none (an omission).
+    extracted: str | None
+
+
+class FieldExamples(TypedDict):
+    """The answer of fieldExamples: the field's wrong values in the run, lowest score
+    first, file order on ties."""
+
+    examples: list[FieldExample]
+    #: Wrong values of the field in the run's file, including those past ``limit``.
+    total: int
 
 
 class InferResult(TypedDict):
@@ -312,6 +342,7 @@ COMMANDS: Mapping[str, type | None] = {
     "annotate": AnnotateResult,
     "compareRuns": CompareResult,
     "listFindings": FindingList,
+    "fieldExamples": FieldExamples,
     "clearResults": None,
 }
 

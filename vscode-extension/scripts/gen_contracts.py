@@ -12,7 +12,8 @@ their one source in Python, so that neither side keeps a hand-written list of th
   (``x-notifications``); ``x-extends`` notes the payload a TypedDict derives from (its
   properties are all listed anyway, and closed);
   ``src/generated/protocol.ts``: TypeScript interfaces generated from that JSON Schema, the command
-  and notification names.
+  and notification names, and the statuses a finding can have (``FINDING_STATUSES``, from the
+  engine's ``results.FINDINGS``).
 
 Usage: ``python gen_contracts.py [--check]`` (``npm run contracts``, which ``npm run build``
 runs; ``npm run contracts:check`` in ``npm run check``). ``--check`` writes nothing and exits 1
@@ -377,6 +378,10 @@ def protocol_ts(schema: Mapping[str, Any]) -> str:
            "export const ServerCommands = " + _ts_object(
                (name, _ts_value(protocol.COMMAND_PREFIX + name)) for name in protocol.COMMANDS)
            + " as const;", "",
+           "/** The statuses a finding can have (the engine's results.FINDINGS), in the "
+           "engine's order. */",
+           f"export const FINDING_STATUSES = {_ts_value(protocol.FINDING_STATUSES)} as const;",
+           "",
            "/** The server's notifications to the client. */",
            "export const Notifications = " + _ts_object(
                (method.rsplit("/", 1)[1], _ts_value(method)) for method in protocol.NOTIFICATIONS)

@@ -5,6 +5,7 @@ report and summary that commands return. Plain functions over ``SuiteOutcome``s.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,6 @@ from typing import Any
 from evalschema.project.gate import Check, check_run, passed
 from evalschema.report.figures import f1_figure, figure
 from evalschema.results import FINDINGS, Counts, FieldResult, RunResult, Status, show_value
-from evalschema.safetext import finite
 
 from ..protocol import (
     CheckRow,
@@ -25,7 +25,6 @@ from ..protocol import (
     SuiteProblem,
     SuiteReport,
     SuiteSummary,
-    WorstExample,
 )
 from .findings import short_label
 from .locate import RecordLocator, Span
@@ -225,9 +224,10 @@ def summary(outcome: SuiteOutcome, to_uri: ToUri) -> SuiteSummary:
     return out
 
 
-def report(outcome: SuiteOutcome, to_uri: ToUri, worst: Callable[[RunOutcome, str],
-                                                                 WorstExample | None]
-           ) -> SuiteReport:
+def report(outcome: SuiteOutcome, to_uri: ToUri) -> SuiteReport:
+    """What the results view shows of each run: figures and per-field counts. Neither the
+    results nor the fields' worst values: the view asks for those when they are clicked
+    (fieldExamples, listFindings), so a report stays a few kilobytes however big the run."""
     cfg = outcome.suite.config
     runs: list[RunReport] = []
     for r in outcome.runs:
@@ -235,13 +235,13 @@ def report(outcome: SuiteOutcome, to_uri: ToUri, worst: Callable[[RunOutcome, st
         for name, agg in sorted(r.result.per_field.items()):
             c = agg.counts
             rows.append({"field": name, "precision": c.precision, "recall": c.recall,
-                         "f1": c.f1, "skipped": c.skipped, "matches": c.matches, "mismatches": c.mismatches,
-                         "omissions": c.omissions, "hallucinations": c.hallucinations,
-                         "invented": agg.invented, "worst": worst(r, name)})
+                         "f1": c.f1, "skipped": c.skipped, "matches": c.matches,
+                         "mismatches": c.mismatches, "omissions": c.omissions,
+                         "hallucinations": c.hallucinations,
+                         "errors": c.errors + c.batch_errors, "invented": agg.invented})
         runs.append({"extracted": to_uri(r.path), "label": r.label,
                      "records": r.result.total_records, **figures(r.result),
-                     **coverage(r.result), **gate(outcome, r), "fields": rows,
-                     "result": finite(r.result.to_dict())})  # no bare NaN on the wire
+                     **coverage(r.result), **gate(outcome, r), "fields": rows})
     out: SuiteReport = {
         "name": cfg.name, "key": outcome.suite.key, "schema": to_uri(cfg.schema),
         "gold": to_uri(cfg.gold), "runs": runs,
@@ -270,19 +270,33 @@ def findings(run: RunOutcome, field: str | None = None,
     return out
 
 
+def worst_examples(run: RunOutcome, field: str, limit: int
+                   ) -> tuple[list[tuple[ScoredRecord, FieldResult]], int]:
+    """The ``limit`` lowest-scoring wrong results of ``field`` in ``run``'s file (not a
+    match, not skipped; records missing from the run have no place there), lowest score
+    first, file order on ties; and how many there are.
+
+    File order: by record, then by the value's array positions in the record (results come
+    in gold's order, which alignment may have shuffled); an omission by its gold positions."""
+    found = [(r.score, s.extracted.index,
+              _positions(r.extracted_pointer or r.gold_pointer), i, s, r)
+             for s in run.scored if s.extracted is not None
+             for i, r in enumerate(s.record.field_results)
+             if r.field == field and r.status is not Status.MATCH
+             and r.status is not Status.SKIPPED]
+    best = heapq.nsmallest(limit, found, key=lambda x: x[:4])
+    return [(s, r) for *_, s, r in best], len(found)
+
+
+def _positions(pointer: str | None) -> tuple[int, ...]:
+    """The array indices along a pointer: ``/items/2/tags/0`` -> ``(2, 0)``."""
+    return tuple(int(seg) for seg in (pointer or "").split("/") if seg.isascii() and seg.isdigit())
+
+
 def worst_example(run: RunOutcome, field: str) -> tuple[ScoredRecord, FieldResult] | None:
     """The lowest-scoring wrong result of ``field`` in ``run`` (first such, in file order)."""
-    best: tuple[float, int, ScoredRecord, FieldResult] | None = None
-    for s in run.scored:
-        if s.extracted is None:
-            continue
-        for r in s.record.field_results:
-            if r.field != field or r.status is Status.MATCH or r.status is Status.SKIPPED:
-                continue
-            key = (r.score, s.extracted.index)
-            if best is None or key < best[:2]:
-                best = (r.score, s.extracted.index, s, r)
-    return None if best is None else (best[2], best[3])
+    best, _ = worst_examples(run, field, 1)
+    return best[0] if best else None
 
 
 def field_line(counts: Counts) -> str:

@@ -1,5 +1,6 @@
 """The ``workspace/executeCommand`` commands: run suites, list them, report, infer a
-schema, annotate one, compare runs, clear results (see docs/server.md, "Commands").
+schema, annotate one, compare runs, list findings and a field's worst values, clear
+results (see docs/server.md, "Commands").
 
 Every command is ``(ls, *args)`` and reads one optional object argument; bad input
 answers a JSON-RPC error (``ClientError``).
@@ -18,6 +19,7 @@ from evalschema import annotate_xeval, infer_schema
 from evalschema.errors import EvalSchemaError
 from evalschema.io.records import parse_records_text
 from evalschema.report.markdown import compare_markdown
+from evalschema.results import FieldResult, show_value
 from evalschema.rules.registry import Registry
 from evalschema.run.compare import compare_runs
 from evalschema.safetext import finite
@@ -27,7 +29,7 @@ from ..authoring.analysis import SchemaAnalysis, analyze
 from ..document import LineIndex
 from ..evaluation import views
 from ..evaluation.locate import RecordLocator
-from ..evaluation.runner import RunOutcome, SuiteOutcome
+from ..evaluation.runner import RunOutcome, ScoredRecord, SuiteOutcome
 from ..evaluation.suites import Suite
 from ..files import in_thread
 from ..guard import ClientError as CommandError
@@ -37,6 +39,8 @@ from ..protocol import (
     CompareField,
     CompareRecord,
     CompareResult,
+    FieldExample,
+    FieldExamples,
     Finding,
     FindingList,
     InferResult,
@@ -84,22 +88,24 @@ async def _run(ls: EvalSchemaServer, suites: list[Suite]) -> list[SuiteOutcome]:
     return [o for o in got if o is not None]
 
 
-def _worst(ls: EvalSchemaServer, run: RunOutcome, field: str, lines: LineIndex | None = None
-           ) -> WorstExample | None:
-    """``lines``: the run file's line table, when the caller has one for many fields."""
-    found = views.worst_example(run, field)
-    if found is None:
-        return None
-    scored, r = found
+def _place(loc: RecordLocator, lines: LineIndex, uri: str, encoding: str,
+           scored: ScoredRecord, r: FieldResult) -> WorstExample:
+    """Where a result of a record of the run is in the run's file (``lines``: its line
+    table; a missing value: its nearest parent present)."""
     ext = scored.extracted
     assert ext is not None
-    loc = ls.evaluation.locator
     span = loc.value(ext.text, r.extracted_pointer) or \
         loc.near(ext.text, r.extracted_pointer or r.gold_pointer)
-    rng = range_json(lines or LineIndex(run.data.text), ext.start + span[0],
-                     ext.start + span[1], ls.encoding)
-    return {"uri": ls.store.uri_of(run.path), "range": rng,
+    return {"uri": uri, "range": range_json(lines, ext.start + span[0], ext.start + span[1],
+                                            encoding),
             "path": r.path, "status": str(r.status), "score": r.score}
+
+
+def _worst(ls: EvalSchemaServer, run: RunOutcome, field: str, lines: LineIndex
+           ) -> WorstExample | None:
+    found = views.worst_example(run, field)
+    return None if found is None else _place(ls.evaluation.locator, lines,
+                                             ls.store.uri_of(run.path), ls.encoding, *found)
 
 
 def _annotations(text: str, registry: Registry, path: str
@@ -150,7 +156,7 @@ async def show_report(ls: EvalSchemaServer, *args: Any) -> SuiteReports:
     for s in suites:
         o = ls.evaluation.outcomes.get(s.key)
         if o is not None:
-            out.append(views.report(o, ls.store.uri_of, lambda r, f: _worst(ls, r, f)))
+            out.append(views.report(o, ls.store.uri_of))
     return {"suites": out}
 
 
@@ -191,12 +197,13 @@ async def annotate(ls: EvalSchemaServer, *args: Any) -> AnnotateResult:
     return {"applied": bool(result and result.applied), "edits": len(lsp_edits)}
 
 
-async def compare(ls: EvalSchemaServer, *args: Any) -> CompareResult:
-    arg = _arg(args)
+async def _one_outcome(ls: EvalSchemaServer, arg: dict[str, Any], command: str
+                       ) -> SuiteOutcome:
+    """The last outcome of the one suite ``arg`` names, run first if it has none."""
     await ls.evaluation.wait_ready()
     suites = _pick(ls, arg)
     if len(suites) != 1:
-        raise CommandError("compareRuns needs {\"suite\": NAME}")
+        raise CommandError(f"{command} needs {{\"suite\": NAME}}")
     suite = suites[0]
     outcome = ls.evaluation.outcomes.get(suite.key)
     if outcome is None:
@@ -204,6 +211,13 @@ async def compare(ls: EvalSchemaServer, *args: Any) -> CompareResult:
         outcome = ran[0] if ran else None
     if outcome is None:
         raise CommandError(f"suite {suite.name} could not be run")
+    return outcome
+
+
+async def compare(ls: EvalSchemaServer, *args: Any) -> CompareResult:
+    arg = _arg(args)
+    outcome = await _one_outcome(ls, arg, "compareRuns")
+    suite = outcome.suite
     runs = list(outcome.runs)
     wanted = [p for u in arg.get("runs") or [] if (p := path_of(u)) is not None]
     if wanted:
@@ -257,6 +271,39 @@ async def list_findings(ls: EvalSchemaServer, *args: Any) -> FindingList:
                            ls.encoding)
 
 
+async def field_examples(ls: EvalSchemaServer, *args: Any) -> FieldExamples:
+    arg = _arg(args)
+    field, run_path = arg.get("field"), path_of(arg.get("run"))
+    limit = arg.get("limit", 10)
+    if not isinstance(field, str) or run_path is None:
+        raise CommandError("fieldExamples needs {\"suite\", \"run\": <its extracted file's "
+                           "URI>, \"field\": <a field path>}")
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+        raise CommandError("fieldExamples: limit must be a whole number >= 0")
+    # The suite by name, else the one the run's file belongs to.
+    outcome = await _one_outcome(ls, {"suite": arg["suite"]} if arg.get("suite")
+                                 else {"uri": arg["run"]}, "fieldExamples")
+    run = next((r for r in outcome.runs if r.path == run_path), None)
+    if run is None:
+        raise CommandError(f"suite {outcome.suite.name} has no run {run_path.name}; its runs: "
+                           f"{', '.join(r.path.name for r in outcome.runs) or 'none'}")
+    # Off the event loop, with a locator of its own, as listFindings.
+    return await in_thread(_examples, run, field, limit, ls.store.uri_of(run.path),
+                           ls.encoding)
+
+
+def _examples(run: RunOutcome, field: str, limit: int, uri: str, encoding: str
+              ) -> FieldExamples:
+    found, total = views.worst_examples(run, field, limit)
+    loc, lines = RecordLocator(), LineIndex(run.data.text)
+    examples = [FieldExample(
+        **_place(loc, lines, uri, encoding, s, r), record=s.record.label,
+        gold=None if r.gold_pointer is None else show_value(r.gold),
+        extracted=None if r.extracted_pointer is None else show_value(r.extracted))
+        for s, r in found]
+    return {"examples": examples, "total": total}
+
+
 def _findings(outcomes: list[SuiteOutcome], field: str | None,
               statuses: frozenset[str] | None, run_path: Path | None, limit: int,
               uris: dict[Path, str], encoding: str) -> FindingList:
@@ -298,7 +345,8 @@ def clear(ls: EvalSchemaServer, *args: Any) -> None:
 #: Command name (after ``PREFIX``) -> handler, in the order the server announces them.
 COMMANDS = {"runSuite": run_suite, "runAll": run_all, "listSuites": list_suites,
             "showReport": show_report, "inferSchema": infer, "annotate": annotate,
-            "compareRuns": compare, "listFindings": list_findings, "clearResults": clear}
+            "compareRuns": compare, "listFindings": list_findings,
+            "fieldExamples": field_examples, "clearResults": clear}
 
 
 def register(server: EvalSchemaServer) -> None:

@@ -9,7 +9,7 @@ from lsprotocol import types
 
 from evalschema.project.config import SUITE_KEY_DOCS
 from evalschema.project.gate import meets
-from evalschema.report.figures import figure
+from evalschema.report.figures import f1_figure, figure
 
 from ..authoring import hover
 from ..authoring.analysis import SchemaAnalysis
@@ -53,7 +53,7 @@ def config_hover(ls: EvalSchemaServer, doc: OpenDocument, offset: int) -> types.
         text = "\n".join([f"**suite `{suite.name}`**", "", *(runs or ["not evaluated yet"])])
     elif at.table in THRESHOLD_TABLES and at.key and suite is not None:
         limit = suite.config.thresholds.get(at.key)
-        rows = [f"| `{o.suite.name} · {r.label}` | {figure(c.f1)} | "
+        rows = [f"| `{o.suite.name} · {r.label}` | {f1_figure(c, c.f1)} | "
                 f"{'✓' if limit is not None and meets(c.f1, limit) else '✗'} |"
                 for o, r, c in views.field_runs([outcome] if outcome else [], at.key)]
         text = "\n".join([f"**`{at.key}`**: F1 threshold"

@@ -8,6 +8,7 @@ with the lenses rather than in a module of their own.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -25,6 +26,18 @@ from .shared import PREFIX, path_of, schema_outcomes
 if TYPE_CHECKING:
     from ..evaluation.runner import RunOutcome, SuiteOutcome
     from ..server import EvalSchemaServer
+
+
+#: VS Code's icon syntax, ``$(name)`` or ``$(name~modifier)``, and its escape ``\$(name)``
+#: (the pattern of VS Code's own ``escapeIcons``).
+_ICON = re.compile(r"(\\)?\$\([a-z0-9-]+?(?:~[a-z0-9-]*?)?\)", re.IGNORECASE)
+
+
+def escape_icons(text: str) -> str:
+    r"""``text`` as it must appear in a code lens title to show as written: VS Code renders
+    ``$(name)`` in a lens title as an icon, so a run label or suite name from a file name
+    (``model.$(alert)x.extracted.jsonl``) is escaped (``\$(alert)x``)."""
+    return _ICON.sub(lambda m: m[0] if m[1] else "\\" + m[0], text)
 
 
 def on_code_lens(ls: EvalSchemaServer, params: types.CodeLensParams
@@ -58,7 +71,8 @@ def _suite_lenses(ls: EvalSchemaServer, suite: Suite, where: types.Range, *, nam
     outcome = ls.evaluation.outcomes.get(suite.key)
     args = [{"suite": suite.key}]
     running = suite.key in ls.evaluation.scheduler.active
-    name = f" {suite.name}" if named else ""
+    # The titles are VS Code's label text (the spinner is an icon): names from files escaped.
+    name = f" {escape_icons(suite.name)}" if named else ""
     out = [types.CodeLens(where, types.Command(
         f"$(sync~spin) evaluating{name}…" if running else f"▶ Evaluate{name}",
         PREFIX + "runSuite", arguments=args))]
@@ -72,7 +86,8 @@ def _suite_lenses(ls: EvalSchemaServer, suite: Suite, where: types.Range, *, nam
     for run in outcome.runs:
         badge = views.verdict(outcome, run)
         out.append(types.CodeLens(where, types.Command(
-            f"{run.label} F1 {figure(run.result.mean_f1)}" + (f" {badge}" if badge else ""),
+            f"{escape_icons(run.label)} F1 {figure(run.result.mean_f1)}"
+            + (f" {badge}" if badge else ""),
             PREFIX + "showReport", arguments=args, tooltip=_run_tooltip(outcome, run))))
     return out
 

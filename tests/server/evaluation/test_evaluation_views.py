@@ -104,6 +104,7 @@ def test_the_worst_example_is_the_lowest_scoring_wrong_result(
         "a", 12.5, 13.9, 0.0)
     assert scored.extracted is not None and scored.extracted.text == EXTRACTED_LINES[0]
     assert views.worst_example(run, "id") is None  # all right
+    assert views.worst_examples(run, "price", 0) == ([], 1), "none listed, one counted"
 
 
 def test_summary_and_report(shop: tuple[dict[str, Path], SuiteOutcome]) -> None:
@@ -114,12 +115,15 @@ def test_summary_and_report(shop: tuple[dict[str, Path], SuiteOutcome]) -> None:
     assert (run["extracted"], run["label"], run["records"]) == (
         "shop.run1.extracted.jsonl", "run1", 3)
     assert run["f1"] == pytest.approx(61 / 72) and run["micro_f1"] == pytest.approx(16 / 19)
-    report = views.report(outcome, lambda p: p.name, lambda run, field: {"field": field})
+    report = views.report(outcome, lambda p: p.name)
     assert [p["code"] for p in report["problems"]] == ["unreadable-record"]
     rows = {r["field"]: r for r in report["runs"][0]["fields"]}
     assert rows["color"]["invented"] is True and rows["color"]["hallucinations"] == 1
-    assert (rows["price"]["matches"], rows["price"]["mismatches"]) == (2, 1)
-    assert rows["price"]["worst"] == {"field": "price"}
+    assert rows["price"] == {
+        "field": "price", "precision": pytest.approx(2 / 3), "recall": pytest.approx(2 / 3),
+        "f1": pytest.approx(2 / 3), "skipped": 0, "matches": 2, "mismatches": 1,
+        "omissions": 0, "hallucinations": 0, "errors": 0, "invented": False}
+    assert "result" not in report["runs"][0], "the view reads no results: none are sent"
     json.dumps(report, allow_nan=False)  # finite: every message is valid JSON
 
 

@@ -11,8 +11,12 @@ export const ServerCommands = {
   annotate: "evalschema.server.annotate",
   compareRuns: "evalschema.server.compareRuns",
   listFindings: "evalschema.server.listFindings",
+  fieldExamples: "evalschema.server.fieldExamples",
   clearResults: "evalschema.server.clearResults",
 } as const;
+
+/** The statuses a finding can have (the engine's results.FINDINGS), in the engine's order. */
+export const FINDING_STATUSES = ["mismatch", "omission", "hallucination", "error", "batch_error"] as const;
 
 /** The server's notifications to the client. */
 export const Notifications = {
@@ -31,6 +35,7 @@ export interface CommandResults {
   "evalschema.server.annotate": AnnotateResult;
   "evalschema.server.compareRuns": CompareResult;
   "evalschema.server.listFindings": FindingList;
+  "evalschema.server.fieldExamples": FieldExamples;
   "evalschema.server.clearResults": null;
 }
 
@@ -60,13 +65,13 @@ export interface CommandArgs {
   uri?: string;
   /** compareRuns: the extracted files of the two runs, the baseline first. */
   runs?: string[];
-  /** listFindings: only this field (its path with ``[]``: ``line_items[].amount``). */
+  /** listFindings: only this field; fieldExamples: this field (its path with ``[]``: ``line_items[].amount``). */
   field?: string;
-  /** listFindings: only this run (its extracted file's URI). */
+  /** listFindings: only this run; fieldExamples: this run (its extracted file's URI). */
   run?: string;
   /** listFindings: only these statuses. */
   status?: string[];
-  /** listFindings: at most this many findings (default 5,000); ``total`` counts them all. */
+  /** At most this many (listFindings: default 5,000; fieldExamples: default 10); ``total`` counts them all. */
   limit?: number;
 }
 
@@ -171,7 +176,7 @@ export interface SuiteList {
   suites: SuiteInfo[];
 }
 
-/** Where a field did worst: its lowest-scoring wrong value, first in file order. */
+/** Where a field did worst: its lowest-scoring wrong value (not a match, not skipped) in the run's file, first in file order. */
 export interface WorstExample {
   uri: string;
   range: LspRange;
@@ -193,15 +198,15 @@ export interface FieldRow {
   mismatches: number;
   omissions: number;
   hallucinations: number;
+  /** Results that could not be judged (a comparator error, a failed judge call). */
+  errors: number;
   /** A key the model produced that gold never has: listed apart from the schema's fields. */
   invented: boolean;
-  worst: WorstExample | null;
 }
 
+/** A run's figures and its fields' counts: what the results view shows, no more (a field's worst values come from fieldExamples, every finding from listFindings). */
 export interface RunReport extends RunSummary {
   fields: FieldRow[];
-  /** The engine's RunResult as JSON (non-finite floats as "NaN", "Infinity", "-Infinity"). */
-  result: Record<string, unknown>;
 }
 
 export interface SuiteProblem {
@@ -224,6 +229,23 @@ export interface SuiteReport {
 /** The answer of showReport. */
 export interface SuiteReports {
   suites: SuiteReport[];
+}
+
+/** One of a field's worst values in a run, with both values to show beside it. */
+export interface FieldExample extends WorstExample {
+  /** The record's label (its id, else its number). */
+  record: string;
+  /** The gold value as JSON text, cut to 60 characters; null when gold has none. */
+  gold: string | null;
+  /** The extracted value, the same way; null when the run has none (an omission). */
+  extracted: string | null;
+}
+
+/** The answer of fieldExamples: the field's wrong values in the run, lowest score first, file order on ties. */
+export interface FieldExamples {
+  examples: FieldExample[];
+  /** Wrong values of the field in the run's file, including those past ``limit``. */
+  total: number;
 }
 
 /** The answer of inferSchema: the schema, and as text to open in an editor. */
