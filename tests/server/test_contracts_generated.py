@@ -16,6 +16,7 @@ from types import ModuleType
 
 import pytest
 
+from evalschema.results import FINDINGS
 from evalschema_server import protocol
 from evalschema_server.settings import SECTION, SETTINGS
 
@@ -73,6 +74,21 @@ def test_package_json_declares_each_setting_of_the_table() -> None:
         assert prop["markdownDescription"] == spec.description, name
         assert prop.get("scope") == spec.scope, name
         assert prop.get("enum", []) == list(spec.enum), name
+        assert prop["type"] == (list(spec.type) if isinstance(spec.type, tuple) else spec.type), name
+        assert (prop.get("minimum"), prop.get("maximum")) == (spec.minimum, spec.maximum), name
+
+
+def test_the_extension_reads_every_setting_it_declares_with_the_same_default() -> None:
+    """src/generated/settings.ts: each setting the extension offers is in ``Settings`` and
+    ``DEFAULTS`` with settings.py's default (test/settings.test.ts checks that readSettings
+    reads each one and passes the server's on)."""
+    text = (EXTENSION / "src" / "generated" / "settings.ts").read_text(encoding="utf-8")
+    defaults = text.split("export const DEFAULTS", 1)[1].split("});", 1)[0]
+    for name, spec in SETTINGS.items():
+        if spec.hidden or spec.reader == "languageclient":
+            continue
+        assert f"\n  {name}: " in text.split("export const DEFAULTS", 1)[0], name
+        assert f"\n  {name}: {gen._ts_value(spec.default)},\n" in defaults, name
 
 
 def test_the_settings_are_documented() -> None:
@@ -97,6 +113,15 @@ def test_the_schema_covers_every_command_and_notification() -> None:
     assert "problems?: number;" in gen.protocol_ts(schema)
     # Payloads are closed: a field sent but not declared fails validation.
     assert all(d["additionalProperties"] is False for d in schema["$defs"].values())
+
+
+def test_the_finding_statuses_are_the_engines() -> None:
+    """The Findings view's status filter (src/findings.ts) has no copy of its own."""
+    assert protocol.FINDING_STATUSES == (
+        "mismatch", "omission", "hallucination", "error", "batch_error")
+    assert set(protocol.FINDING_STATUSES) == {str(s) for s in FINDINGS}
+    assert ('export const FINDING_STATUSES = ["mismatch", "omission", "hallucination", '
+            '"error", "batch_error"] as const;') in gen.outputs()["src/generated/protocol.ts"]
 
 
 def test_typescript_types_of_json_schemas() -> None:

@@ -21,6 +21,7 @@ import { UserError, messageOf, reportFailure } from "./errors";
 import {
   ServerCommands,
   readAnnotateApplied,
+  readFieldExamples,
   readInferredText,
   readSuiteInfos,
   readSuiteReports,
@@ -30,13 +31,16 @@ import {
 } from "./protocol";
 import { readComparison } from "./compare";
 import { EVAL_SCHEMA_LANGUAGE } from "./format";
-import { readFindings } from "./findings";
-import { FindingsView, pickFinding } from "./findingsView";
+import { exampleLine, readFindings } from "./findings";
+import { FindingsView, pickFinding, pickPlace } from "./findingsView";
 import { ResultsPanel, showComparison } from "./results";
 import { registerSchemaFormatter } from "./schemaFormatter";
 import { ServerManager, currentSettings } from "./server";
 import { Session } from "./session";
 import { suiteOfUri } from "./status";
+
+/** How many of a field's worst values a click on its figure lists. */
+const WORST_LISTED = 20;
 
 /** A command's argument as a file URI, when it is one (a file from the explorer or an editor title). */
 function uriOf(arg: unknown): string | undefined {
@@ -61,6 +65,7 @@ class Extension implements vscode.Disposable {
       (suite) => void this.guard(COMMANDS.evaluateSuite.title, () => this.evaluate({ suite })),
       () => this.session.running,
       (suite, field, run) => void this.guard(COMMANDS.showReport.title, () => this.fieldFindings(suite, field, run)),
+      (suite, field, run) => void this.guard(COMMANDS.showReport.title, () => this.fieldExamples(suite, field, run)),
     );
     this.findings = new FindingsView(() => void this.refreshFindings());
     // One handler for each of COMMANDS (the type says so; test/commands.test.ts checks COMMANDS
@@ -240,6 +245,12 @@ class Extension implements vscode.Disposable {
   private async fieldFindings(suite: string, field: string, run: string): Promise<void> {
     const answer = readFindings(await this.server.execute(ServerCommands.listFindings, { suite, field, run }, COMMANDS.showReport.title));
     pickFinding(`evalschema: ${field}`, answer);
+  }
+
+  /** A figure of the results view: the field's worst values in that run, the worst shown first. */
+  private async fieldExamples(suite: string, field: string, run: string): Promise<void> {
+    const answer = readFieldExamples(await this.server.execute(ServerCommands.fieldExamples, { suite, run, field, limit: WORST_LISTED }, COMMANDS.showReport.title));
+    pickPlace(`evalschema: worst values of ${field}`, answer.examples.map(exampleLine), answer.total, "no wrong value in this run's file");
   }
 
   private async refreshPanel(suite: string): Promise<void> {

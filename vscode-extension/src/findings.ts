@@ -1,11 +1,9 @@
 // The findings of a suite (listFindings) as the Findings view and the field list show them:
 // grouped by field, then record; filtered by status and run. Pure (no VS Code), so it is
-// unit-tested; src/findingsView.ts is the tree view, src/extension.ts the list of a field.
-import { type Finding, isObject, readRange } from "./protocol";
+// unit-tested; src/findingsView.ts is the tree view, src/extension.ts the list of a field. The
+// statuses a finding can have are the engine's (FINDING_STATUSES, generated into protocol.ts).
+import { type FieldExample, type Finding, type LspRange, isObject, readRange } from "./protocol";
 import { escapeIcons } from "./icons";
-
-/** Statuses a finding can have, in the order the filter offers them. */
-export const FINDING_STATUSES = ["mismatch", "omission", "hallucination", "error", "batch_error"] as const;
 
 export interface FindingsAnswer {
   findings: Finding[];
@@ -83,9 +81,30 @@ export function recordLabel(r: RecordGroup, runs: number): string {
   return runs > 1 ? `${r.record} · ${r.run}` : r.record;
 }
 
+/** A line of a list of places (a quick pick), and where it leads. */
+export interface PlaceLine {
+  label: string;
+  description: string;
+  detail: string;
+  uri: string;
+  range: LspRange;
+}
+
 /** One line of the list of a field's findings (a quick pick): record, run, path, then why. */
 export function findingLine(f: Finding): { label: string; description: string; detail: string } {
   return { label: escapeIcons(`${f.record} · ${f.path}`), description: escapeIcons(`${f.status} · ${f.run}`), detail: escapeIcons(f.message) };
+}
+
+/** One line of the list of a field's worst values: record, path, status and score, both values. */
+export function exampleLine(e: FieldExample): PlaceLine {
+  const value = (v: string | null) => v ?? "(none)";
+  return {
+    label: escapeIcons(`${e.record} · ${e.path}`),
+    description: `${e.status} · score ${e.score.toFixed(2)}`,
+    detail: escapeIcons(`extracted ${value(e.extracted)} · gold ${value(e.gold)}`),
+    uri: e.uri,
+    range: e.range,
+  };
 }
 
 /** The view's message: what is filtered, and what the limit left out. */

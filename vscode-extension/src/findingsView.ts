@@ -3,10 +3,10 @@
 // which lists findings by file and line. What it shows is src/findings.ts's.
 import * as vscode from "vscode";
 import {
-  FINDING_STATUSES,
   type FieldGroup,
   type FindingsAnswer,
   type FindingsFilter,
+  type PlaceLine,
   type RecordGroup,
   fieldDescription,
   findingLine,
@@ -14,17 +14,12 @@ import {
   groupFindings,
   recordLabel,
 } from "./findings";
-import type { Finding } from "./protocol";
+import { openPlace, toLocation } from "./places";
+import { FINDING_STATUSES, type Finding } from "./protocol";
 
 export const FINDINGS_VIEW = "evalschema.findings";
 
 type Node = { kind: "field"; group: FieldGroup } | { kind: "record"; group: RecordGroup } | { kind: "finding"; finding: Finding };
-
-/** Where a finding is, as VS Code opens it. */
-export function findingLocation(f: Finding): vscode.Location {
-  const r = f.range;
-  return new vscode.Location(vscode.Uri.parse(f.uri), new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character));
-}
 
 export class FindingsView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
@@ -109,7 +104,7 @@ export class FindingsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
     item.description = `${f.status}: ${f.message}`;
     item.tooltip = `${line.label}\n${line.description}\n${line.detail}`;
     item.iconPath = new vscode.ThemeIcon(f.status === "mismatch" ? "diff-modified" : f.status === "omission" ? "diff-removed" : f.status === "hallucination" ? "diff-added" : "error");
-    const loc = findingLocation(f);
+    const loc = toLocation(f.uri, f.range);
     item.command = { command: "vscode.open", title: "Open", arguments: [loc.uri, { selection: loc.range, preview: true }] };
     return item;
   }
@@ -120,33 +115,35 @@ export class FindingsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
   }
 }
 
-/**
- * A field's findings as a list: record, path, why; moving through it shows each in the editor
- * (next and previous with the arrow keys), Enter keeps the one chosen.
- */
+/** A field's findings as a list: record, path, why (pickPlace). */
 export function pickFinding(title: string, answer: FindingsAnswer): void {
-  if (!answer.findings.length) {
-    void vscode.window.showInformationMessage(`evalschema: ${title}: no findings.`);
+  pickPlace(title, answer.findings.map((f) => ({ ...findingLine(f), uri: f.uri, range: f.range })), answer.total, "no findings");
+}
+
+/**
+ * Places as a list; moving through it shows each in the editor (the first at once; next and
+ * previous with the arrow keys), Enter keeps the one chosen. `total`: how many there are in all
+ * (the list may hold the first only); `none`: what an empty list says.
+ */
+export function pickPlace(title: string, lines: readonly PlaceLine[], total: number, none: string): void {
+  if (!lines.length) {
+    void vscode.window.showInformationMessage(`evalschema: ${title}: ${none}.`);
     return;
   }
-  type Item = vscode.QuickPickItem & { finding: Finding };
+  type Item = vscode.QuickPickItem & { place: PlaceLine };
   const qp = vscode.window.createQuickPick<Item>();
-  qp.title = answer.findings.length < answer.total ? `${title} (first ${answer.findings.length} of ${answer.total})` : `${title} (${answer.total})`;
+  qp.title = lines.length < total ? `${title} (first ${lines.length} of ${total})` : `${title} (${total})`;
   qp.matchOnDescription = true;
   qp.matchOnDetail = true;
-  qp.items = answer.findings.map((finding) => ({ ...findingLine(finding), finding }));
-  const show = async (f: Finding, preserveFocus: boolean) => {
-    const loc = findingLocation(f);
-    await vscode.window.showTextDocument(loc.uri, { selection: loc.range, preview: true, preserveFocus, viewColumn: vscode.ViewColumn.One });
-  };
+  qp.items = lines.map((place) => ({ label: place.label, description: place.description, detail: place.detail, place }));
   qp.onDidChangeActive((items) => {
-    const f = items[0]?.finding;
-    if (f) void show(f, true);
+    const p = items[0]?.place;
+    if (p) void openPlace(p.uri, p.range, true);
   });
   qp.onDidAccept(() => {
-    const f = qp.selectedItems[0]?.finding ?? qp.activeItems[0]?.finding;
+    const p = qp.selectedItems[0]?.place ?? qp.activeItems[0]?.place;
     qp.hide();
-    if (f) void show(f, false);
+    if (p) void openPlace(p.uri, p.range);
   });
   qp.onDidHide(() => {
     qp.dispose();

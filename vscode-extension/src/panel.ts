@@ -6,11 +6,14 @@ import type { LspRange, SuiteReport } from "./protocol";
 export const RESULTS_VIEW_TYPE = "evalschema.results";
 export const COMPARE_VIEW_TYPE = "evalschema.compare";
 
-/** A click in the view: a place to open, a suite to evaluate again, a field of a run whose findings to list. */
+/**
+ * A click in the view: a place to open, a suite to evaluate again, a field of a run whose
+ * findings to list, or whose worst values to list (a figure; `run`: the run's extracted file).
+ */
 export type PanelMessage =
   | { type: "open"; uri: string; range: LspRange | undefined }
   | { type: "run"; suite: string }
-  | { type: "findings"; suite: string; field: string; run: string };
+  | { type: "findings" | "examples"; suite: string; field: string; run: string };
 
 /** A message from the webview; anything else (the page is not trusted to be well-formed) is undefined. */
 export function readPanelMessage(message: unknown): PanelMessage | undefined {
@@ -18,7 +21,9 @@ export function readPanelMessage(message: unknown): PanelMessage | undefined {
   const m = message as { type?: unknown; uri?: unknown; range?: unknown; suite?: unknown; field?: unknown; run?: unknown };
   if (m.type === "open" && typeof m.uri === "string") return { type: "open", uri: m.uri, range: m.range ? (m.range as LspRange) : undefined };
   if (m.type === "run" && typeof m.suite === "string") return { type: "run", suite: m.suite };
-  if (m.type === "findings" && typeof m.suite === "string" && typeof m.field === "string" && typeof m.run === "string") return { type: "findings", suite: m.suite, field: m.field, run: m.run };
+  if ((m.type === "findings" || m.type === "examples") && typeof m.suite === "string" && typeof m.field === "string" && typeof m.run === "string") {
+    return { type: m.type, suite: m.suite, field: m.field, run: m.run };
+  }
   return undefined;
 }
 

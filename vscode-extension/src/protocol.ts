@@ -6,6 +6,8 @@
 
 import type {
   CheckRow,
+  FieldExample,
+  FieldExamples,
   FieldRow,
   LspRange,
   RunReport,
@@ -106,9 +108,22 @@ export function readWorst(v: unknown): WorstExample | null {
   return range ? { uri: v.uri, range, path: str(v.path), status: str(v.status), score: num(v.score) } : null;
 }
 
+/** A fieldExamples answer; examples of the wrong shape are dropped. */
+export function readFieldExamples(v: unknown): FieldExamples {
+  const list = isObject(v) && Array.isArray(v.examples) ? v.examples : [];
+  const examples: FieldExample[] = [];
+  for (const e of list) {
+    const place = readWorst(e);
+    if (!place || !isObject(e)) continue;
+    const preview = (x: unknown): string | null => (typeof x === "string" ? x : null);
+    examples.push({ ...place, record: str(e.record), gold: preview(e.gold), extracted: preview(e.extracted) });
+  }
+  const total = isObject(v) && typeof v.total === "number" && Number.isFinite(v.total) ? v.total : examples.length;
+  return { examples, total };
+}
+
 function readFieldRow(v: unknown): FieldRow | undefined {
   if (!isObject(v) || typeof v.field !== "string") return undefined;
-  const worst = readWorst(v.worst);
   return {
     field: v.field,
     precision: figure(v.precision),
@@ -119,8 +134,8 @@ function readFieldRow(v: unknown): FieldRow | undefined {
     mismatches: num(v.mismatches),
     omissions: num(v.omissions),
     hallucinations: num(v.hallucinations),
+    errors: num(v.errors),
     invented: v.invented === true,
-    worst,
   };
 }
 
@@ -134,7 +149,7 @@ export function readSuiteReports(v: unknown): SuiteReport[] {
       const summary = readRunSummary(r);
       if (!summary || !isObject(r)) continue;
       const fields = Array.isArray(r.fields) ? r.fields.map(readFieldRow) : [];
-      runs.push({ ...summary, fields: fields.filter((f): f is FieldRow => f !== undefined), result: isObject(r.result) ? r.result : {} });
+      runs.push({ ...summary, fields: fields.filter((f): f is FieldRow => f !== undefined) });
     }
     const problems: SuiteProblem[] = [];
     for (const p of Array.isArray(s.problems) ? s.problems : []) {

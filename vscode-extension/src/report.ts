@@ -2,10 +2,10 @@
 // run in the configuration's order, a Δ column per run against the first, the better F1
 // highlighted, pass/fail badges), then one table per run (field, precision, recall, F1 with a
 // bar, matches, mismatches, omissions, hallucinations). Every table sorts by any column; a click
-// on a figure opens the field's worst example in that run, on a field of a run's table the list
-// of its findings. Pure (strings in, string out), so it is unit-tested;
-// colours come from the editor theme's CSS variables.
-import type { FieldRow, LspRange, RunReport, RunSummary, SuiteReport, WorstExample } from "./protocol";
+// on a figure lists the field's worst values in that run (fetched then: fieldExamples), on a
+// field of a run's table the list of its findings. Pure (strings in, string out), so it is
+// unit-tested; colours come from the editor theme's CSS variables.
+import type { FieldRow, LspRange, RunReport, RunSummary, SuiteReport } from "./protocol";
 
 export type SortKey = "field" | "precision" | "recall" | "f1" | "matches" | "mismatches" | "omissions" | "hallucinations";
 export type SortDir = "asc" | "desc";
@@ -41,9 +41,15 @@ export function formatCoverage(run: RunSummary): string {
 }
 
 /** A field's F1 cell: "skipped" when every result was skipped, "—" when otherwise undefined. */
-export function formatF1(row: FieldRow): string {
-  const judged = row.matches + row.mismatches + row.omissions + row.hallucinations;
+export function formatF1(row: FieldRow | undefined): string {
+  if (!row) return UNDEFINED;
+  const judged = row.matches + row.mismatches + row.omissions + row.hallucinations + row.errors;
   return row.f1 === null && row.skipped > 0 && judged === 0 ? "skipped" : formatScore(row.f1);
+}
+
+/** The field's values that are not right: wrong, missing, invented or not judged (an error). */
+export function wrongValues(row: FieldRow): number {
+  return row.mismatches + row.omissions + row.hallucinations + row.errors;
 }
 
 /** Compare two figures, an undefined one after every defined one (whatever the direction). */
@@ -124,7 +130,8 @@ export interface SideRow {
   f1: (number | null)[];
   /** F1 of run i minus the first run's (index 0 is always null); null when either is undefined. */
   delta: (number | null)[];
-  worst: (WorstExample | null)[];
+  /** The field's row in each run (undefined: absent from that run). */
+  rows: (FieldRow | undefined)[];
 }
 
 /** The fields the schema judges (not invented keys), by name, with each run's F1. */
@@ -139,7 +146,7 @@ export function sideRows(runs: readonly RunReport[]): SideRow[] {
       field,
       f1,
       delta: f1.map((x, i) => (i === 0 || x === null || base === null ? null : x - base)),
-      worst: rows.map((r) => r?.worst ?? null),
+      rows,
     };
   });
 }
@@ -166,9 +173,14 @@ export function openAttrs(uri: string, range: LspRange, title: string): string {
   return ` tabindex="0" title="${escapeHtml(title)}" data-uri="${escapeHtml(uri)}" data-range="${escapeHtml(JSON.stringify(range))}"`;
 }
 
+/** A figure of a field with wrong values lists its worst ones in that run when clicked. */
+export function worstAttrs(run: RunSummary, field: string): string {
+  return ` tabindex="0" title="${escapeHtml(`List the worst values of ${field} in ${run.label}`)}" data-worst="${escapeHtml(run.extracted)}"`;
+}
+
 /** A field row with findings lists them when clicked (the extension's list of a field). */
 function listRow(row: FieldRow): string {
-  const n = row.mismatches + row.omissions + row.hallucinations;
+  const n = wrongValues(row);
   return n ? ` class="has-findings" tabindex="0" title="List the ${n} finding${n === 1 ? "" : "s"} of ${escapeHtml(row.field)} in this run"` : "";
 }
 
@@ -192,8 +204,9 @@ export function renderSideBySide(s: SuiteReport): string {
     const data = [`data-field="${escapeHtml(row.field)}"`, ...row.f1.map((x, i) => `data-r${i}="${x ?? ""}"`), ...row.delta.slice(1).map((d, j) => `data-d${j + 1}="${d ?? ""}"`)].join(" ");
     const cells = row.f1.map((x, i) => {
       const cls = `num ${grade(x)}${best !== null && x === best ? " best" : ""}`;
-      const worst = row.worst[i] ?? null;
-      return `<td class="${cls}"${worst ? openAttrs(worst.uri, worst.range, `Open the worst example of ${row.field} in ${runs[i]?.label ?? ""}`) : ""}>${formatScore(x)}</td>`;
+      const field = row.rows[i];
+      const run = runs[i];
+      return `<td class="${cls}"${field && run && wrongValues(field) ? worstAttrs(run, row.field) : ""}>${formatF1(field)}</td>`;
     });
     const deltas = row.delta.slice(1).map((d) => `<td class="num delta ${d === null ? "undefined" : d > 0.0005 ? "up" : d < -0.0005 ? "down" : "same"}">${formatDelta(d)}</td>`);
     return `<tr ${data}><td class="field"><code>${escapeHtml(row.field)}</code></td>${cells.join("")}${deltas.join("")}</tr>`;
@@ -274,8 +287,8 @@ table.invented { border-collapse: collapse; margin-top: 4px; }
 .badge.fail { color: var(--vscode-testing-iconFailed, var(--vscode-errorForeground)); border-color: currentColor; font-weight: 600; }
 table.side-by-side { margin-bottom: 12px; }
 td.best { font-weight: 700; text-decoration: underline; }
-td[data-uri] { cursor: pointer; }
-td[data-uri]:hover, td[data-uri]:focus { background: var(--vscode-list-hoverBackground); outline: none; }
+td[data-uri], td[data-worst] { cursor: pointer; }
+td[data-uri]:hover, td[data-uri]:focus, td[data-worst]:hover, td[data-worst]:focus { background: var(--vscode-list-hoverBackground); outline: none; }
 a[data-uri] { color: var(--vscode-textLink-foreground); }
 table.overall, table.compare, table.changes { border-collapse: collapse; margin-bottom: 12px; }
 td.up { color: var(--vscode-testing-iconPassed, var(--vscode-charts-green)); }
@@ -313,17 +326,22 @@ function open(el) {
     vscode.postMessage({ type: 'open', uri: el.dataset.uri, range: JSON.parse(el.dataset.range) });
     return;
   }
+  if (el.dataset.worst) {
+    const side = el.closest('section.side');
+    vscode.postMessage({ type: 'examples', suite: side.dataset.suite, field: el.closest('tr').dataset.field, run: el.dataset.worst });
+    return;
+  }
   const run = el.closest('section.run');
   vscode.postMessage({ type: 'findings', suite: run.dataset.suite, field: el.dataset.field, run: run.dataset.extracted });
 }
 document.addEventListener('click', (e) => {
-  const row = e.target.closest('[data-uri], tr.has-findings');
+  const row = e.target.closest('[data-uri], [data-worst], tr.has-findings');
   if (row) { e.preventDefault(); open(row); }
   const run = e.target.closest('button[data-run]');
   if (run) vscode.postMessage({ type: 'run', suite: run.dataset.run });
 });
 document.addEventListener('keydown', (e) => {
-  const row = e.target.closest && e.target.closest('[data-uri], tr.has-findings');
+  const row = e.target.closest && e.target.closest('[data-uri], [data-worst], tr.has-findings');
   if (row && (e.key === 'Enter' || e.key === ' ')) { e.preventDefault(); open(row); }
 });
 `;
@@ -335,7 +353,7 @@ export function renderReport(suites: readonly SuiteReport[], opts: RenderOptions
           (s) =>
             `<h1>Suite <code>${escapeHtml(s.name)}</code></h1>\n` +
             `<div class="toolbar"><button type="button" data-run="${escapeHtml(s.key)}">Evaluate again</button>` +
-            `<span>${s.runs.length} run${s.runs.length === 1 ? "" : "s"} · click a figure to open its worst example · click a column to sort</span></div>\n` +
+            `<span>${s.runs.length} run${s.runs.length === 1 ? "" : "s"} · click a figure to list its worst values · click a column to sort</span></div>\n` +
             renderFreshness(s, opts.updating?.has(s.key) ?? false) +
             renderProblems(s) +
             (s.runs.length ? renderSideBySide(s) + "\n" + s.runs.map((r) => renderRun(r, s.key)).join("\n") : `<p class="empty">This suite has no extracted files.</p>`),

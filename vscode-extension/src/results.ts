@@ -1,12 +1,13 @@
 // The results view: a webview panel with the per-field table of each run (src/report.ts renders
-// it); a click on a field opens the worst example of that field in the extracted file. What it
-// shows and the messages it reads are src/panel.ts's; this is the VS Code side.
+// it); a click on a figure lists the worst values of that field in that run, on a field of a
+// run's table its findings. What it shows and the messages it reads are src/panel.ts's; this is
+// the VS Code side.
 import * as crypto from "node:crypto";
 import * as vscode from "vscode";
-import { messageOf } from "./errors";
 import { type Comparison, renderComparison } from "./compare";
 import { COMPARE_VIEW_TYPE, RESULTS_VIEW_TYPE, mergeReports, panelTitle, readPanelMessage } from "./panel";
-import type { LspRange, SuiteReport } from "./protocol";
+import { openPlace } from "./places";
+import type { SuiteReport } from "./protocol";
 import { renderPage, renderReport } from "./report";
 
 export class ResultsPanel implements vscode.Disposable {
@@ -16,11 +17,13 @@ export class ResultsPanel implements vscode.Disposable {
   private notice: string | undefined;
 
   /** `running`: the keys of the suites being evaluated (their figures show as updating);
-   * `onFindings`: a field of a run was clicked (list its findings). */
+   * `onFindings`: a field of a run was clicked (list its findings); `onExamples`: a field's
+   * figure in a run (list its worst values). */
   constructor(
     private readonly onRun: (suite: string) => void,
     private readonly running: () => ReadonlySet<string>,
     private readonly onFindings: (suite: string, field: string, run: string) => void,
+    private readonly onExamples: (suite: string, field: string, run: string) => void,
   ) {}
 
   /** The keys of the suites the panel shows (to refresh it when one of them is run again). */
@@ -69,28 +72,14 @@ export class ResultsPanel implements vscode.Disposable {
 
   private async onMessage(message: unknown): Promise<void> {
     const m = readPanelMessage(message);
-    if (m?.type === "open") await openLocation(m.uri, m.range);
+    if (m?.type === "open") await openPlace(m.uri, m.range);
     else if (m?.type === "run") this.onRun(m.suite);
     else if (m?.type === "findings") this.onFindings(m.suite, m.field, m.run);
+    else if (m?.type === "examples") this.onExamples(m.suite, m.field, m.run);
   }
 
   dispose(): void {
     this.panel?.dispose();
-  }
-}
-
-/** Opens a file of a webview's link at its range, in the first column. */
-async function openLocation(uri: string, r: LspRange | undefined): Promise<void> {
-  try {
-    const range = r ? new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character) : undefined;
-    const editor = await vscode.window.showTextDocument(vscode.Uri.parse(uri), {
-      viewColumn: vscode.ViewColumn.One,
-      selection: range,
-      preview: true,
-    });
-    if (range) editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-  } catch (e) {
-    void vscode.window.showErrorMessage(`evalschema: cannot open ${uri}: ${messageOf(e)}`);
   }
 }
 
@@ -102,7 +91,7 @@ export function showComparison(title: string, comparison: Comparison): void {
   });
   panel.webview.onDidReceiveMessage(async (message: unknown) => {
     const m = readPanelMessage(message);
-    if (m?.type === "open") await openLocation(m.uri, m.range);
+    if (m?.type === "open") await openPlace(m.uri, m.range);
   });
   const nonce = crypto.randomBytes(16).toString("base64");
   panel.webview.html = renderPage(title, renderComparison(comparison), { nonce, cspSource: panel.webview.cspSource });

@@ -22,10 +22,16 @@ export class Session {
   readonly running = new Set<string>();
   /** The key of the suite shown last, kept while the active editor belongs to none. */
   lastSuite: string | undefined;
+  /** The file of the last active editor: a webview taking focus (the results view) leaves none. */
+  private lastUri: string | undefined;
 
-  /** The status bar for the active file; the suite it shows becomes the last suite. */
+  /**
+   * The status bar for the active file; the suite it shows becomes the last suite. No active
+   * editor (a webview has focus): the last editor's file, its suite and its run, still.
+   */
   status(activeUri: string | undefined): StatusView {
-    const input: StatusInput = { suites: this.suites, summaries: this.summaries, running: this.running, activeUri, lastSuite: this.lastSuite };
+    if (activeUri !== undefined) this.lastUri = activeUri;
+    const input: StatusInput = { suites: this.suites, summaries: this.summaries, running: this.running, activeUri: activeUri ?? this.lastUri, lastSuite: this.lastSuite };
     const suite = activeSuiteKey(input);
     if (suite) this.lastSuite = suite;
     return statusView({ ...input, lastSuite: this.lastSuite });

@@ -71,7 +71,7 @@ test("the page: field names as code (never markdown), Δ with interval and signi
   assert.match(none, /No field of any record changed/);
   const page = renderPage("evalschema: compare", html, { nonce: "n", cspSource: "vscode-resource:" });
   assert.match(page, /script-src 'nonce-n'/);
-  assert.match(page, /closest\('\[data-uri\], tr\.has-findings'\)/, "its links open through the page's one script");
+  assert.match(page, /closest\('\[data-uri\], \[data-worst\], tr\.has-findings'\)/, "its links open through the page's one script");
 });
 
 test("data from files is escaped in the comparison", () => {

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fieldDescription, findingLine, findingsMessage, groupFindings, matches, readFindings, recordLabel } from "../src/findings";
-import type { Finding } from "../src/protocol";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { exampleLine, fieldDescription, findingLine, findingsMessage, groupFindings, matches, readFindings, recordLabel } from "../src/findings";
+import { FINDING_STATUSES, readFieldExamples, type Finding } from "../src/protocol";
 
 const range = (line: number) => ({ start: { line, character: 2 }, end: { line, character: 6 } });
 const finding = (field: string, record: string, status: string, run = "model-a", line = 0): Finding => ({
@@ -70,4 +72,28 @@ test("a record id, run or value spelling an icon shows as typed in the list, not
     description: "mismatch · \\$(check)run",
     detail: 'total: "\\$(error)" ≠ gold "\\$(x)"', // one already escaped stays as it is
   });
+});
+
+test("the status filter offers the engine's finding statuses (generated from results.FINDINGS)", () => {
+  const generated = readFileSync(join(__dirname, "..", "..", "src", "generated", "protocol.ts"), "utf8");
+  assert.match(generated, /^export const FINDING_STATUSES = \["mismatch", "omission", "hallucination", "error", "batch_error"\] as const;$/m);
+  assert.deepEqual([...FINDING_STATUSES], ["mismatch", "omission", "hallucination", "error", "batch_error"]);
+  const findingsSource = readFileSync(join(__dirname, "..", "..", "src", "findings.ts"), "utf8");
+  assert.doesNotMatch(findingsSource, /"batch_error"/, "no copy of the list of its own");
+});
+
+test("a field's worst values: read tolerantly, listed with both values, names as typed", () => {
+  const range = { start: { line: 2, character: 7 }, end: { line: 2, character: 11 } };
+  const good = { uri: "file:///w/r.jsonl", range, path: "items[1].qty", status: "mismatch", score: 0, record: "$(alert)a", gold: "2", extracted: "9" };
+  const answer = readFieldExamples({ examples: [good, { ...good, record: 3, gold: 4, extracted: null }, { uri: 1 }, "x"], total: 7 });
+  assert.deepEqual(answer, { examples: [good, { ...good, record: "", gold: null, extracted: null }], total: 7 });
+  assert.deepEqual(readFieldExamples(null), { examples: [], total: 0 });
+  assert.deepEqual(exampleLine(good), {
+    label: "\\$(alert)a · items[1].qty",
+    description: "mismatch · score 0.00",
+    detail: "extracted 9 · gold 2",
+    uri: "file:///w/r.jsonl",
+    range,
+  });
+  assert.equal(exampleLine({ ...good, status: "omission", extracted: null }).detail, "extracted (none) · gold 2");
 });

@@ -19,8 +19,7 @@ const run: RunReport = {
   checks: [],
   passed: null,
   badge: "",
-  fields: [{ field: "total", precision: 0.5, recall: 0.5, f1: 0.5, skipped: 0, matches: 1, mismatches: 1, omissions: 0, hallucinations: 0, invented: false, worst: { uri, range, path: "total", status: "mismatch", score: 0 } }],
-  result: {},
+  fields: [{ field: "total", precision: 0.5, recall: 0.5, f1: 0.5, skipped: 0, matches: 1, mismatches: 1, omissions: 0, hallucinations: 0, errors: 0, invented: false }],
 };
 const report = (key: string, name = key, runs: RunReport[] = [run]): SuiteReport => ({ name, key, schema: "", gold: "", runs, problems: [] });
 
@@ -30,11 +29,14 @@ function unescapeHtml(s: string): string {
 
 test("the messages the rendered view posts are the ones the panel reads", () => {
   const html = renderReport([report("w/<invoices>")], { nonce: "n", cspSource: "vscode-resource:" });
-  const row = /data-uri="([^"]*)" data-range="([^"]*)"/.exec(html);
-  assert.ok(row, "a row with a worst example carries its place");
-  // What the view's script posts for a click on that row and on "Evaluate again".
-  const open = { type: "open", uri: unescapeHtml(row[1] ?? ""), range: JSON.parse(unescapeHtml(row[2] ?? "")) as unknown };
-  assert.deepEqual(readPanelMessage(open), { type: "open", uri, range });
+  // A figure of a field with wrong values: its section names the suite, its row the field, the
+  // cell the run; what the view's script posts for a click on it.
+  const side = /<section class="side" data-suite="([^"]*)">/.exec(html);
+  const cell = /<tr data-field="([^"]*)"[^>]*><td class="field">.*?<td [^>]*data-worst="([^"]*)"/.exec(html);
+  assert.ok(side && cell, "a figure with wrong values behind it is clickable");
+  const examples = { type: "examples", suite: unescapeHtml(side[1] ?? ""), field: unescapeHtml(cell[1] ?? ""), run: unescapeHtml(cell[2] ?? "") };
+  assert.deepEqual(readPanelMessage(examples), { type: "examples", suite: "w/<invoices>", field: "total", run: uri });
+  assert.deepEqual(readPanelMessage({ type: "open", uri, range }), { type: "open", uri, range });
   const button = /data-run="([^"]*)"/.exec(html);
   assert.ok(button);
   assert.deepEqual(readPanelMessage({ type: "run", suite: unescapeHtml(button[1] ?? "") }), { type: "run", suite: "w/<invoices>" });
@@ -49,7 +51,7 @@ test("the messages the rendered view posts are the ones the panel reads", () => 
 test("a malformed message from the view is ignored", () => {
   assert.deepEqual(readPanelMessage({ type: "open", uri: "file:///a" }), { type: "open", uri: "file:///a", range: undefined }, "no range: open at the top");
   assert.deepEqual(readPanelMessage({ type: "open", uri: "file:///a", range: null }), { type: "open", uri: "file:///a", range: undefined });
-  for (const bad of [null, undefined, "open", 3, {}, { type: "open" }, { type: "open", uri: 3 }, { type: "run" }, { type: "run", suite: ["s"] }, { type: "delete", uri: "file:///a" }, { uri: "file:///a", suite: "s" }, { type: "findings", suite: "s", field: "f" }, { type: "findings", suite: "s", field: 1, run: "r" }]) {
+  for (const bad of [null, undefined, "open", 3, {}, { type: "open" }, { type: "open", uri: 3 }, { type: "run" }, { type: "run", suite: ["s"] }, { type: "delete", uri: "file:///a" }, { uri: "file:///a", suite: "s" }, { type: "findings", suite: "s", field: "f" }, { type: "findings", suite: "s", field: 1, run: "r" }, { type: "examples", suite: "s", field: "f" }, { type: "examples", suite: 1, field: "f", run: "r" }]) {
     assert.equal(readPanelMessage(bad), undefined, JSON.stringify(bad));
   }
 });

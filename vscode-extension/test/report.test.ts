@@ -2,14 +2,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { FieldRow, RunReport, SuiteReport } from "../src/protocol";
 import { readSuiteReports } from "../src/protocol";
-import { COLUMNS, escapeHtml, formatCoverage, formatDelta, formatScore, grade, renderReport, renderRun, renderSideBySide, sideRows, sortRows } from "../src/report";
+import { COLUMNS, escapeHtml, formatCoverage, formatDelta, formatF1, formatScore, grade, renderReport, renderRun, renderSideBySide, sideRows, sortRows } from "../src/report";
 
 function row(field: string, f1: number, extra: Partial<FieldRow> = {}): FieldRow {
-  return { field, precision: f1, recall: f1, f1, skipped: 0, matches: Math.round(f1 * 100), mismatches: 3, omissions: 2, hallucinations: 1, invented: false, worst: null, ...extra };
+  return { field, precision: f1, recall: f1, f1, skipped: 0, matches: Math.round(f1 * 100), mismatches: 3, omissions: 2, hallucinations: 1, errors: 0, invented: false, ...extra };
 }
 
-const worstRange = { start: { line: 41, character: 20 }, end: { line: 41, character: 28 } };
-const worstAt = (uri: string) => ({ uri, range: worstRange, path: "vendor.name", status: "mismatch", score: 0.4 });
+const right = { mismatches: 0, omissions: 0, hallucinations: 0 };
 const run: RunReport = {
   extracted: "file:///w/invoices.model-a.extracted.jsonl",
   label: "model-a",
@@ -24,12 +23,11 @@ const run: RunReport = {
   passed: null,
   badge: "",
   fields: [
-    row("vendor.name", 0.941, { worst: worstAt("file:///w/invoices.model-a.extracted.jsonl") }),
+    row("vendor.name", 0.941),
     row("total", 0.759),
-    row("line_items[].unit_price", 0.882),
+    row("line_items[].unit_price", 0.882, right),
     row("notes<script>", 0.5),
   ],
-  result: {},
 };
 const suite: SuiteReport = { name: "invoices", key: "w/invoices", schema: "file:///w/invoices.eval.json", gold: "file:///w/invoices.gold.jsonl", runs: [run], problems: [] };
 
@@ -60,7 +58,7 @@ test("a run renders every column, worst F1 first, with a bar as wide as its F1",
 test("keys the model invented are listed apart, most frequent first, still clickable", () => {
   const invented = (field: string, n: number, extra: Partial<FieldRow> = {}): FieldRow =>
     row(field, 0, { precision: 0, recall: 1, matches: 0, mismatches: 0, omissions: 0, hallucinations: n, invented: true, ...extra });
-  const html = renderRun({ ...run, fields: [...run.fields, invented("discount", 3), invented("vat<b>", 9, { worst: worstAt(run.extracted) })] }, "invoices");
+  const html = renderRun({ ...run, fields: [...run.fields, invented("discount", 3), invented("vat<b>", 9)] }, "invoices");
   assert.deepEqual(fieldOrder(html), ["notes&lt;script&gt;", "total", "line_items[].unit_price", "vendor.name"]);
   assert.match(html, /<details class="invented"><summary>2 keys the model invented \(never in gold\)<\/summary>/);
   const extra = html.slice(html.indexOf('<details class="invented">'));
@@ -118,17 +116,17 @@ test("F1 grades for the theme colours", () => {
 
 test("a well-formed report is read back unchanged", () => {
   assert.deepEqual(readSuiteReports({ suites: [suite] }), [suite]);
-  const full = { ...suite, runs: [{ ...run, result: { total_records: 240 } }] };
-  assert.deepEqual(readSuiteReports({ suites: [full] }), [full]);
+  const older = { ...suite, runs: [{ ...run, result: { total_records: 240 }, fields: run.fields.map((f) => ({ ...f, worst: null })) }] };
+  assert.deepEqual(readSuiteReports({ suites: [older] }), [suite], "what an older server added is left out");
 });
 
 test("server answers of the wrong shape become empty data, not a crash", () => {
   assert.deepEqual(readSuiteReports(null), []);
   assert.deepEqual(readSuiteReports({ suites: [{ name: 3 }, "x"] }), []);
-  const [s] = readSuiteReports({ suites: [{ name: "s", runs: [{ extracted: "file:///e.jsonl", f1: "bad", fields: [{ field: "a", f1: 0.5, worst: { uri: "file:///e.jsonl" } }, { nofield: 1 }] }] }] });
+  const [s] = readSuiteReports({ suites: [{ name: "s", runs: [{ extracted: "file:///e.jsonl", f1: "bad", fields: [{ field: "a", f1: 0.5, errors: "2" }, { nofield: 1 }] }] }] });
   assert.equal(s?.runs[0]?.f1, null, "not a number: undefined, never a made-up figure");
   assert.equal(s?.runs[0]?.label, "e.jsonl");
-  assert.deepEqual(s?.runs[0]?.fields.map((f) => [f.field, f.worst]), [["a", null]]);
+  assert.deepEqual(s?.runs[0]?.fields.map((f) => [f.field, f.f1, f.errors]), [["a", 0.5, 0]]);
   assert.equal(s?.key, "s", "the key defaults to the name");
   assert.deepEqual(s?.problems, []);
 });
@@ -178,9 +176,9 @@ const runB: RunReport = {
   f1: 0.8059,
   ...gate(false, "✗ < 0.85", "overall macro F1 0.8059 < 0.8500"),
   fields: [
-    row("vendor.name", 0.95, { worst: worstAt("file:///w/invoices.model-b.extracted.jsonl") }),
+    row("vendor.name", 0.95),
     row("total", 0.659),
-    row("line_items[].unit_price", 0.882),
+    row("line_items[].unit_price", 0.882, right),
     row("vendor.vat_id", 0.5),
   ],
 };
@@ -218,9 +216,10 @@ test("the side-by-side table: regressions first, the better F1 marked, Δ colour
   assert.deepEqual(sideOrder(html), ["total", "line_items[].unit_price", "vendor.name", "notes&lt;script&gt;", "vendor.vat_id"], "by Δ ascending, undefined last");
   assert.match(html, /aria-sort="ascending"[^>]*><button type="button" data-sort="d1">Δ model-b<\/button>/);
   assert.match(html, /<th scope="col" class="num" aria-sort="none"><button type="button" data-sort="r0">model-a<\/button><\/th><th scope="col" class="num" aria-sort="none"><button type="button" data-sort="r1">model-b<\/button>/, "the runs in the given (configuration's) order");
-  assert.match(html, /<tr data-field="total" data-r0="0.759" data-r1="0.659" data-d1="-0\.0?9[0-9]*"><td class="field"><code>total<\/code><\/td><td class="num fair best">0\.759<\/td><td class="num poor">0\.659<\/td><td class="num delta down">−0\.100<\/td><\/tr>/);
-  assert.match(html, /<tr data-field="vendor.name"[^>]*><td class="field"><code>vendor\.name<\/code><\/td><td class="num good"[^>]*model-a[^>]*>0\.941<\/td><td class="num good best"[^>]*data-uri="file:\/\/\/w\/invoices\.model-b\.extracted\.jsonl"[^>]*>0\.950<\/td><td class="num delta up">\+0\.009<\/td>/);
-  assert.match(html, /<tr data-field="line_items\[\]\.unit_price"[^>]*>.*<td class="num fair">0\.882<\/td><td class="num fair">0\.882<\/td><td class="num delta same">0\.000<\/td>/, "a tie marks neither");
+  const worst = (run: string, field: string) => ` tabindex="0" title="List the worst values of ${field} in model-${run}" data-worst="file:\\/\\/\\/w\\/invoices\\.model-${run}\\.extracted\\.jsonl"`;
+  assert.match(html, new RegExp(`<tr data-field="total" data-r0="0.759" data-r1="0.659" data-d1="-0\\.0?9[0-9]*"><td class="field"><code>total</code></td><td class="num fair best"${worst("a", "total")}>0\\.759</td><td class="num poor"${worst("b", "total")}>0\\.659</td><td class="num delta down">−0\\.100</td></tr>`));
+  assert.match(html, /<tr data-field="vendor.name"[^>]*><td class="field"><code>vendor\.name<\/code><\/td><td class="num good"[^>]*model-a[^>]*>0\.941<\/td><td class="num good best"[^>]*data-worst="file:\/\/\/w\/invoices\.model-b\.extracted\.jsonl"[^>]*>0\.950<\/td><td class="num delta up">\+0\.009<\/td>/);
+  assert.match(html, /<tr data-field="line_items\[\]\.unit_price"[^>]*>.*<td class="num fair">0\.882<\/td><td class="num fair">0\.882<\/td><td class="num delta same">0\.000<\/td>/, "a tie marks neither; nothing wrong: not clickable");
   assert.match(html, /<span class="badge pass" title="overall macro F1 0\.9151 &gt;= 0\.8500">model-a 0\.915 ✓<\/span>/);
   assert.match(html, /<span class="badge fail" title="overall macro F1 0\.8059 &lt; 0\.8500">model-b 0\.806 ✗ &lt; 0\.85<\/span>/);
   const one = renderSideBySide({ ...suite, runs: [{ ...run, ...gate(null, "") }] });
@@ -237,4 +236,15 @@ test("the page shows the runs side by side above each run's table, and says when
   assert.match(renderReport([{ ...suite, runs: [runA, runB] }], { ...opts, updating: new Set(["w/invoices"]) }), /<p class="notice updating" role="status">Updating… the figures below are the last run's\.<\/p>/);
   assert.doesNotMatch(renderReport([suite], { ...opts, updating: new Set(["other"]) }), /Updating/, "only the suite being evaluated");
   assert.match(renderReport([{ ...suite, stale: "schema has errors" }], opts), /<p class="notice stale" role="status">Stale: schema has errors\. The figures below are the last good run's/);
+});
+
+test("an x-eval-skip field reads skipped in every table, never a figure, and is not clickable", () => {
+  const skipped = (extra: Partial<FieldRow> = {}): FieldRow => row("notes", 0, { precision: null, recall: null, f1: null, skipped: 240, matches: 0, ...right, ...extra });
+  assert.equal(formatF1(skipped()), "skipped");
+  assert.equal(formatF1(skipped({ errors: 1 })), "—", "a result not judged for an error is not a skip");
+  assert.equal(formatF1(skipped({ skipped: 0 })), "—");
+  assert.equal(formatF1(undefined), "—", "a field the run lacks");
+  const html = renderSideBySide({ ...suite, runs: [{ ...runA, fields: [skipped()] }, { ...runB, fields: [skipped()] }] });
+  assert.match(html, /<tr data-field="notes" data-r0="" data-r1="" data-d1=""><td class="field"><code>notes<\/code><\/td><td class="num undefined">skipped<\/td><td class="num undefined">skipped<\/td><td class="num delta undefined">—<\/td><\/tr>/);
+  assert.doesNotMatch(html, /1\.000|data-worst/);
 });

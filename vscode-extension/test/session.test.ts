@@ -130,6 +130,17 @@ test("the status bar remembers the suite it showed while the active editor belon
   assert.equal(s.status("file:///x/y.md").text, "$(graph) receipts · receipts.a.jsonl F1 0.250");
 });
 
+test("a webview taking focus (no active editor) keeps the run of the data file focused last", () => {
+  const s = session(info("invoices"));
+  const both: SuiteSummary = { name: "invoices", key: "invoices", runs: [run(`${dir}/invoices.a.jsonl`, 0.5), run(`${dir}/invoices.b.jsonl`, 0.25)] };
+  s.evaluated([both], `${dir}/invoices.b.jsonl`);
+  assert.equal(s.status(`${dir}/invoices.b.jsonl`).text, "$(graph) invoices · invoices.b.jsonl F1 0.250");
+  assert.equal(s.status(undefined).text, "$(graph) invoices · invoices.b.jsonl F1 0.250", "the results view has focus: still run b");
+  assert.match(s.status(undefined).tooltip, /▶ invoices\.b\.jsonl: F1 0\.250/);
+  assert.equal(s.status(`${dir}/invoices.eval.json`).text, "$(graph) invoices · invoices.a.jsonl F1 0.500", "an editor of the schema: the first run");
+  assert.equal(s.status(undefined).text, "$(graph) invoices · invoices.a.jsonl F1 0.500", "that editor's choice, kept");
+});
+
 test("Clear results forgets the figures, not the suites", () => {
   const s = session(info("invoices"));
   s.evaluated([summary("invoices", 0.5)], undefined);

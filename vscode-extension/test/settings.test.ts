@@ -3,8 +3,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { JSON_VALIDATED_PATTERNS } from "../src/completion";
-import { LIMITS } from "../src/generated/settings";
-import { DEFAULTS, RESTRICTED_SETTINGS, configurationAnswer, matchesPattern, readJudgeSettings, readSettings, restartNeeded, serverSettings, trustedGetter, type InspectedSetting } from "../src/settings";
+import { CLIENT_ONLY_SETTINGS, LIMITS } from "../src/generated/settings";
+import { DEFAULTS, RESTRICTED_SETTINGS, configurationAnswer, matchesPattern, readJudgeSettings, readSettings, restartNeeded, serverSettings, trustedGetter, type InspectedSetting, type Settings } from "../src/settings";
 
 const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as {
   capabilities: { untrustedWorkspaces: { supported: string | boolean; restrictedConfigurations: string[]; description: string } };
@@ -96,6 +96,39 @@ test("the server gets only its own settings", () => {
   // Every server setting is a documented evalschema.* setting (trust is the workspace's state).
   for (const key of Object.keys(server)) if (key !== "workspaceTrusted") assert.ok(props[`evalschema.${key}`], key);
   assert.equal(serverSettings(s, false).workspaceTrusted, false);
+});
+
+test("every setting is read from the configuration and, unless the extension's own, sent to the server", () => {
+  // A value other than the default for each setting: a new setting fails here until it has one.
+  const changed: Record<string, unknown> = {
+    interpreter: "/py",
+    serverArgs: ["-v"],
+    comparatorModules: ["m"],
+    schemaPatterns: ["*.x.json"],
+    debounceMs: 41,
+    runOn: "change",
+    runOnStartup: false,
+    watchFiles: false,
+    goldDiagnostics: true,
+    severity: { mismatch: "off" },
+    fieldThreshold: 0.5,
+    evaluationDebounceMs: 51,
+    maxDocumentSize: 7,
+    maxDiagnosticsPerFile: 12,
+    diagnosticsMode: "record",
+    showResultsAfterRun: false,
+    judge: { model: "m" },
+  };
+  assert.deepEqual(Object.keys(changed).sort(), Object.keys(DEFAULTS).sort(), "a value for every setting");
+  const clientOnly: readonly string[] = CLIENT_ONLY_SETTINGS;
+  for (const [key, value] of Object.entries(changed)) {
+    assert.notDeepEqual(value, (DEFAULTS as Record<string, unknown>)[key], key);
+    const read = readSettings(getter({ [key]: value }), getter({ [key]: value })) as unknown as Record<string, unknown>;
+    assert.deepEqual(read[key], value, `evalschema.${key} is read`);
+    const sent = serverSettings(read as unknown as Settings, true) as unknown as Record<string, unknown>;
+    if (clientOnly.includes(key)) assert.ok(!(key in sent), `evalschema.${key} stays in the extension`);
+    else assert.deepEqual(sent[key], value, `evalschema.${key} reaches the server`);
+  }
 });
 
 // -- workspace trust ------------------------------------------------------------------------
