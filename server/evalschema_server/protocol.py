@@ -223,7 +223,8 @@ class FieldExample(WorstExample):
 
     #: The record's label (its id, else its number).
     record: str
-    #: The gold value as JSON text, cut to 60 characters; null when gold has none.
+    #: The gold value as judged (after transforms) as JSON text, cut to 60 characters;
+    #: null when gold has none.
     gold: str | None
     #: The extracted value, the same way; null when the run has none (an omission).
     extracted: str | None

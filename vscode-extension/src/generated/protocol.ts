@@ -235,7 +235,7 @@ export interface SuiteReports {
 export interface FieldExample extends WorstExample {
   /** The record's label (its id, else its number). */
   record: string;
-  /** The gold value as JSON text, cut to 60 characters; null when gold has none. */
+  /** The gold value as judged (after transforms) as JSON text, cut to 60 characters; null when gold has none. */
   gold: string | null;
   /** The extracted value, the same way; null when the run has none (an omission). */
   extracted: string | null;
