@@ -15,20 +15,23 @@ from evalschema.report.figures import f1_figure, figure
 from evalschema.results import FINDINGS, Counts, FieldResult, RunResult, Status, show_value
 from evalschema.safetext import finite
 
+from ..document import LineIndex, parse
 from ..protocol import (
     CheckRow,
     CoverageFigures,
     FieldRow,
     Figures,
     GateFigures,
+    NotEvaluated,
     RunReport,
     SuiteProblem,
     SuiteReport,
     SuiteSummary,
     WorstExample,
 )
+from ..ranges import range_json
 from .findings import short_label
-from .locate import RecordLocator, Span
+from .locate import RecordLocator, Span, problem_span
 from .runner import RunOutcome, ScoredRecord, SuiteOutcome
 
 ToUri = Callable[[Path], str]
@@ -212,7 +215,20 @@ def badge(checks: tuple[Check, ...]) -> str:
     return f"✗ {len(failed)} field{'s' if len(failed) != 1 else ''} below threshold"
 
 
-def summary(outcome: SuiteOutcome, to_uri: ToUri) -> SuiteSummary:
+def not_evaluated(outcome: SuiteOutcome, to_uri: ToUri, encoding: str) -> NotEvaluated | None:
+    """Why the suite has no current results, located: the schema's first error that
+    stopped its run (``SuiteOutcome.stopped``); None when it was scored."""
+    stopped = outcome.stopped
+    if stopped is None:
+        return None
+    p, text = stopped.problem, stopped.schema_text
+    start, end = problem_span(parse(text), text, p)
+    return {"message": p.message + (f" ({p.suggestion})" if p.suggestion else ""),
+            "code": p.code, "uri": to_uri(outcome.suite.config.schema),
+            "range": range_json(LineIndex(text), start, end, encoding)}
+
+
+def summary(outcome: SuiteOutcome, to_uri: ToUri, encoding: str = "utf-16") -> SuiteSummary:
     out: SuiteSummary = {
         "name": outcome.suite.name, "key": outcome.suite.key,
         "runs": [{"extracted": to_uri(r.path), "label": r.label,
@@ -222,12 +238,15 @@ def summary(outcome: SuiteOutcome, to_uri: ToUri) -> SuiteSummary:
         "problems": len(outcome.issues) + len(outcome.schema_problems)}
     if outcome.stale:
         out["stale"] = outcome.stale
+    why = not_evaluated(outcome, to_uri, encoding)
+    if why is not None:
+        out["notEvaluated"] = why
     return out
 
 
 def report(outcome: SuiteOutcome, to_uri: ToUri, worst: Callable[[RunOutcome, str],
-                                                                 WorstExample | None]
-           ) -> SuiteReport:
+                                                                 WorstExample | None],
+           encoding: str = "utf-16") -> SuiteReport:
     cfg = outcome.suite.config
     runs: list[RunReport] = []
     for r in outcome.runs:
@@ -237,7 +256,8 @@ def report(outcome: SuiteOutcome, to_uri: ToUri, worst: Callable[[RunOutcome, st
             rows.append({"field": name, "precision": c.precision, "recall": c.recall,
                          "f1": c.f1, "skipped": c.skipped, "matches": c.matches, "mismatches": c.mismatches,
                          "omissions": c.omissions, "hallucinations": c.hallucinations,
-                         "invented": agg.invented, "worst": worst(r, name)})
+                         "errors": c.errors + c.batch_errors, "invented": agg.invented,
+                         "worst": worst(r, name)})
         runs.append({"extracted": to_uri(r.path), "label": r.label,
                      "records": r.result.total_records, **figures(r.result),
                      **coverage(r.result), **gate(outcome, r), "fields": rows,
@@ -251,6 +271,9 @@ def report(outcome: SuiteOutcome, to_uri: ToUri, worst: Callable[[RunOutcome, st
            for p in outcome.schema_problems]}
     if outcome.stale:
         out["stale"] = outcome.stale
+    why = not_evaluated(outcome, to_uri, encoding)
+    if why is not None:
+        out["notEvaluated"] = why
     return out
 
 
