@@ -479,8 +479,9 @@ def parse_partial(schema: Any, *, registry: Registry | None = None,
     result = _checked(schema, registry, base_uri, defaults, null_policy)
     tolerated = _ready(result, base_uri, result.fatal)
     if result.field_errors:
-        _break(result.root, {f: "schema error: " + "; ".join(p.message for p in probs)
-                             for f, probs in result.field_errors})
+        _break(result.root, {f: "schema error: " + "; ".join(
+            p.message + (f" ({p.suggestion})" if p.suggestion else "") for p in probs)
+            for f, probs in result.field_errors})
     return PartialSchema(result.root, tolerated)
 
 
