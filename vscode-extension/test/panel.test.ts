@@ -19,7 +19,7 @@ const run: RunReport = {
   checks: [],
   passed: null,
   badge: "",
-  fields: [{ field: "total", precision: 0.5, recall: 0.5, f1: 0.5, skipped: 0, matches: 1, mismatches: 1, omissions: 0, hallucinations: 0, invented: false, worst: { uri, range, path: "total", status: "mismatch", score: 0 } }],
+  fields: [{ field: "total", precision: 0.5, recall: 0.5, f1: 0.5, skipped: 0, matches: 1, mismatches: 1, omissions: 0, hallucinations: 0, errors: 0, invented: false, worst: { uri, range, path: "total", status: "mismatch", score: 0 } }],
   result: {},
 };
 const report = (key: string, name = key, runs: RunReport[] = [run]): SuiteReport => ({ name, key, schema: "", gold: "", runs, problems: [] });
