@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from evalschema.cli.main import main
+from test_cli import run
 
 SCHEMA = """{
   // the fields
@@ -34,13 +33,6 @@ def files(tmp_path: Path) -> dict[str, Path]:
     for key, records in (("gold", GOLD), ("run", RUN), ("run2", GOLD)):
         out[key].write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return out
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
 
 
 def test_without_the_flag_a_schema_error_stops_eval(files: dict[str, Path],
