@@ -32,7 +32,13 @@ from evalschema.run.evaluate import Evaluator, evaluate, iter_evaluate, make_eva
 from evalschema.schema.infer import annotate_xeval, infer_schema
 from evalschema.schema.node import SchemaNode
 from evalschema.schema.resolve import resolve_schema_references
-from evalschema.schema.tree import SchemaCheck, check_eval_schema, parse_eval_schema
+from evalschema.schema.tree import (
+    PartialSchema,
+    SchemaCheck,
+    check_eval_schema,
+    parse_eval_schema,
+    parse_partial,
+)
 from evalschema.schema.validate_gold import validate_gold
 from evalschema.scoring.postprocess import propagate_batch_errors, reclassify_nulls
 from evalschema.version import __version__
@@ -53,6 +59,7 @@ __all__ = [
     "GoldValidationError",
     "InputError",
     "LenientParseError",
+    "PartialSchema",
     "Problem",
     "RecordResult",
     "Registry",
@@ -75,6 +82,7 @@ __all__ = [
     "make_evaluator",
     "parse_eval_schema",
     "parse_lenient",
+    "parse_partial",
     "propagate_batch_errors",
     "reclassify_nulls",
     "register_comparator",

@@ -122,6 +122,20 @@ class RunSummary(Figures, CoverageFigures, GateFigures):
     records: int
 
 
+class NotEvaluated(TypedDict):
+    """Why a suite has no current results: the first problem that stops its schema from
+    being scored at all (it does not parse, or its root is unusable; a field with errors
+    only makes that field an error)."""
+
+    message: str
+    #: The engine's problem code (``invalid-json``, ``bad-node``, ``id-unknown``, …).
+    code: str
+    #: The schema's URI.
+    uri: str
+    #: Where the problem is in the schema.
+    range: LspRange
+
+
 class SuiteSummary(TypedDict):
     name: str
     #: Unique in the workspace (names may repeat across folders).
@@ -132,6 +146,9 @@ class SuiteSummary(TypedDict):
     #: Set when the runs shown are the last good results, no longer current, and why
     #: ("schema has errors": it stopped parsing or checking since).
     stale: NotRequired[str]
+    #: Set when the schema stopped the last run: why, and where (the runs shown, if
+    #: any, are the last good ones, marked ``stale``).
+    notEvaluated: NotRequired[NotEvaluated]
 
 
 class SuiteSummaries(TypedDict):
@@ -182,7 +199,8 @@ class FieldRow(TypedDict):
     mismatches: int
     omissions: int
     hallucinations: int
-    #: Results that could not be judged (a comparator error, a failed judge call).
+    #: Results that could not be judged (``error``, ``batch_error``): a field whose schema
+    #: has errors has only these, and its F1 is null, shown "error".
     errors: int
     #: A key the model produced that gold never has: listed apart from the schema's fields.
     invented: bool
@@ -210,6 +228,8 @@ class SuiteReport(TypedDict):
     problems: list[SuiteProblem]
     #: As in SuiteSummary: why the runs shown are not current.
     stale: NotRequired[str]
+    #: As in SuiteSummary: the schema's problem that stopped the last run.
+    notEvaluated: NotRequired[NotEvaluated]
 
 
 class SuiteReports(TypedDict):

@@ -150,6 +150,15 @@ class Extension implements vscode.Disposable {
     }
     this.status.text = view.text;
     this.status.tooltip = view.tooltip;
+    // A schema that stopped the suite: a click opens its problem (the report is a command away).
+    const at = view.open;
+    this.status.command = at
+      ? {
+          title: "Open the schema's problem",
+          command: "vscode.open",
+          arguments: [vscode.Uri.parse(at.uri), { selection: new vscode.Range(at.range.start.line, at.range.start.character, at.range.end.line, at.range.end.character), preview: true }],
+        }
+      : STATUS_ITEM.command;
     this.status.show();
   }
 

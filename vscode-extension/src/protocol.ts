@@ -10,6 +10,7 @@ import type {
   FieldExamples,
   FieldRow,
   LspRange,
+  NotEvaluated,
   RunReport,
   RunSummary,
   SuiteInfo,
@@ -68,7 +69,16 @@ export function readSuiteSummary(v: unknown): SuiteSummary | undefined {
   const summary: SuiteSummary = { name: v.name, key: str(v.key) || v.name, runs: runs.filter((r): r is RunSummary => r !== undefined) };
   if (typeof v.problems === "number") summary.problems = num(v.problems);
   if (typeof v.stale === "string" && v.stale) summary.stale = v.stale;
+  const why = readNotEvaluated(v.notEvaluated);
+  if (why) summary.notEvaluated = why;
   return summary;
+}
+
+/** Why a suite's schema could not be scored, and where; undefined when it was (or unreadable). */
+export function readNotEvaluated(v: unknown): NotEvaluated | undefined {
+  if (!isObject(v) || typeof v.message !== "string" || typeof v.uri !== "string") return undefined;
+  const range = readRange(v.range) ?? { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+  return { message: v.message, code: str(v.code), uri: v.uri, range };
 }
 
 export function readSuiteSummaries(v: unknown): SuiteSummary[] {
@@ -157,6 +167,8 @@ export function readSuiteReports(v: unknown): SuiteReport[] {
     }
     const report: SuiteReport = { name: s.name, key: str(s.key) || s.name, schema: str(s.schema), gold: str(s.gold), runs, problems };
     if (typeof s.stale === "string" && s.stale) report.stale = s.stale;
+    const why = readNotEvaluated(s.notEvaluated);
+    if (why) report.notEvaluated = why;
     out.push(report);
   }
   return out;

@@ -40,10 +40,12 @@ export function formatCoverage(run: RunSummary): string {
   return `${text} · not in the schema: ${run.off_schema.slice(0, 5).map((k) => `${k.pointer} (${k.values})`).join(", ")}`;
 }
 
-/** A field's F1 cell: "skipped" when every result was skipped, "—" when otherwise undefined. */
+/** A field's F1 cell: "error" when nothing was judged for errors (its schema has one),
+ * "skipped" when every result was skipped, "—" when otherwise undefined; never a number then. */
 export function formatF1(row: FieldRow | undefined): string {
   if (!row) return UNDEFINED;
-  const judged = row.matches + row.mismatches + row.omissions + row.hallucinations + row.errors;
+  const judged = row.matches + row.mismatches + row.omissions + row.hallucinations;
+  if (row.f1 === null && judged === 0 && row.errors > 0) return "error";
   return row.f1 === null && row.skipped > 0 && judged === 0 ? "skipped" : formatScore(row.f1);
 }
 
@@ -240,11 +242,25 @@ export interface RenderOptions {
   updating?: ReadonlySet<string>;
 }
 
-/** Why a suite's figures are not current: being evaluated again, or stale. */
+/** Why a suite's figures are not current: being evaluated again, or stale; and why its
+ * schema could not be scored, with a link that opens the problem. */
 function renderFreshness(s: SuiteReport, updating: boolean): string {
+  return renderUpdating(s, updating) + renderNotEvaluated(s);
+}
+
+function renderUpdating(s: SuiteReport, updating: boolean): string {
   if (updating) return `<p class="notice updating" role="status">Updating… the figures below are the last run's.</p>\n`;
   if (s.stale) return `<p class="notice stale" role="status">Stale: ${escapeHtml(s.stale)}. The figures below are the last good run's; the suite is evaluated again once that is fixed.</p>\n`;
   return "";
+}
+
+/** The schema's problem that stopped the suite: what, and a link to it in the schema. */
+export function renderNotEvaluated(s: SuiteReport): string {
+  const why = s.notEvaluated;
+  if (!why) return "";
+  const code = why.code ? ` <code>${escapeHtml(why.code)}</code>` : "";
+  const link = `<a class="open"${openAttrs(why.uri, why.range, "Open the problem in the schema")}>line ${why.range.start.line + 1} of the schema</a>`;
+  return `<p class="notice not-evaluated" role="alert">Not evaluated:${code} ${escapeHtml(why.message)} (${link}).</p>\n`;
 }
 
 const STYLE = `
@@ -294,6 +310,8 @@ table.overall, table.compare, table.changes { border-collapse: collapse; margin-
 td.up { color: var(--vscode-testing-iconPassed, var(--vscode-charts-green)); }
 td.down { color: var(--vscode-testing-iconFailed, var(--vscode-errorForeground)); }
 .notice { color: var(--vscode-editorWarning-foreground); }
+.notice.not-evaluated { color: var(--vscode-errorForeground); }
+.notice a.open { cursor: pointer; text-decoration: underline; }
 `;
 
 const SCRIPT = `
@@ -356,7 +374,7 @@ export function renderReport(suites: readonly SuiteReport[], opts: RenderOptions
             `<span>${s.runs.length} run${s.runs.length === 1 ? "" : "s"} · click a figure to list its worst values · click a column to sort</span></div>\n` +
             renderFreshness(s, opts.updating?.has(s.key) ?? false) +
             renderProblems(s) +
-            (s.runs.length ? renderSideBySide(s) + "\n" + s.runs.map((r) => renderRun(r, s.key)).join("\n") : `<p class="empty">This suite has no extracted files.</p>`),
+            (s.runs.length ? renderSideBySide(s) + "\n" + s.runs.map((r) => renderRun(r, s.key)).join("\n") : s.notEvaluated ? "" : `<p class="empty">This suite has no extracted files.</p>`),
         )
         .join("\n")
     : `<p class="empty">${escapeHtml(opts.emptyMessage ?? "No results yet: run “evalschema: Evaluate suite”.")}</p>`;

@@ -1,7 +1,7 @@
 // What the status-bar item says: the F1 of the active suite (the suite of the active editor's
 // file; the run of that file when it is an extracted file, else the first run), a spinner while
 // that suite runs. Pure, so it is unit-tested.
-import type { RunSummary, SuiteInfo, SuiteSummary } from "./protocol";
+import type { LspRange, NotEvaluated, RunSummary, SuiteInfo, SuiteSummary } from "./protocol";
 import { formatScore } from "./report";
 import { escapeIcons } from "./icons";
 
@@ -44,6 +44,19 @@ export interface StatusView {
   tooltip: string;
   /** The key of the suite shown. */
   suite?: string | undefined;
+  /** Where a click goes instead of the report: the schema's problem that stopped the suite. */
+  open?: { uri: string; range: LspRange } | undefined;
+}
+
+/** The status bar's words for why a suite was not evaluated (its message, cut to fit). */
+export function notEvaluatedText(why: NotEvaluated, limit = 60): string {
+  return why.message.length <= limit ? why.message : `${why.message.slice(0, limit - 1)}…`;
+}
+
+/** The tooltip's line for it: the whole message, its code and where it is (1-based line). */
+function notEvaluatedLine(why: NotEvaluated): string {
+  const file = decodeURIComponent(why.uri.split("/").pop() ?? why.uri);
+  return `Not evaluated: ${why.message}${why.code ? ` (${why.code})` : ""}, ${file} line ${why.range.start.line + 1}. Click to open it.`;
 }
 
 function pickRun(summary: SuiteSummary, activeUri: string | undefined): RunSummary | undefined {
@@ -91,7 +104,18 @@ export function statusView(input: StatusInput): StatusView {
       tooltip: [`evalschema: evaluating suite ${name}… (the figures are the last run's until it ends)`, ...lines].join("\n"),
     };
   }
+  const why = summary?.notEvaluated;
+  const open = why ? { uri: why.uri, range: why.range } : undefined;
   if (!run) {
+    if (why) {
+      return {
+        visible: true,
+        suite: key,
+        text: `$(error) ${suite}: not evaluated — ${escapeIcons(notEvaluatedText(why))}`,
+        tooltip: `evalschema suite ${name}: the schema cannot be scored.\n${notEvaluatedLine(why)}`,
+        open,
+      };
+    }
     return {
       visible: true,
       suite: key,
@@ -107,9 +131,11 @@ export function statusView(input: StatusInput): StatusView {
     tooltip: [
       `evalschema suite ${name} (${run.label})`,
       ...(stale ? [`Stale: ${stale}. These are the last good run's figures; they are evaluated again once it is fixed.`] : []),
+      ...(why ? [notEvaluatedLine(why)] : []),
       ...lines,
       ...failed,
-      "Click to show the report.",
+      ...(why ? [] : ["Click to show the report."]),
     ].join("\n"),
+    open,
   };
 }

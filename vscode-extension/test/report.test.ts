@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { FieldRow, RunReport, SuiteReport } from "../src/protocol";
 import { readSuiteReports } from "../src/protocol";
-import { COLUMNS, escapeHtml, formatCoverage, formatDelta, formatF1, formatScore, grade, renderReport, renderRun, renderSideBySide, sideRows, sortRows } from "../src/report";
+import { COLUMNS, escapeHtml, formatCoverage, formatDelta, formatF1, formatScore, grade, renderNotEvaluated, renderReport, renderRun, renderSideBySide, sideRows, sortRows } from "../src/report";
 
 function row(field: string, f1: number, extra: Partial<FieldRow> = {}): FieldRow {
   return { field, precision: f1, recall: f1, f1, skipped: 0, matches: Math.round(f1 * 100), mismatches: 3, omissions: 2, hallucinations: 1, errors: 0, invented: false, ...extra };
@@ -241,10 +241,48 @@ test("the page shows the runs side by side above each run's table, and says when
 test("an x-eval-skip field reads skipped in every table, never a figure, and is not clickable", () => {
   const skipped = (extra: Partial<FieldRow> = {}): FieldRow => row("notes", 0, { precision: null, recall: null, f1: null, skipped: 240, matches: 0, ...right, ...extra });
   assert.equal(formatF1(skipped()), "skipped");
-  assert.equal(formatF1(skipped({ errors: 1 })), "—", "a result not judged for an error is not a skip");
+  assert.equal(formatF1(skipped({ errors: 1 })), "error", "a result not judged for an error is not a skip");
   assert.equal(formatF1(skipped({ skipped: 0 })), "—");
   assert.equal(formatF1(undefined), "—", "a field the run lacks");
   const html = renderSideBySide({ ...suite, runs: [{ ...runA, fields: [skipped()] }, { ...runB, fields: [skipped()] }] });
   assert.match(html, /<tr data-field="notes" data-r0="" data-r1="" data-d1=""><td class="field"><code>notes<\/code><\/td><td class="num undefined">skipped<\/td><td class="num undefined">skipped<\/td><td class="num delta undefined">—<\/td><\/tr>/);
   assert.doesNotMatch(html, /1\.000|data-worst/);
+});
+
+test("a field whose schema has an error shows error, never a figure, and lists its errors when clicked", () => {
+  const broken = row("currency", 0, { precision: null, recall: null, f1: null, matches: 0, mismatches: 0, omissions: 0, hallucinations: 0, errors: 3 });
+  assert.equal(formatF1(broken), "error");
+  assert.equal(formatF1({ ...broken, errors: 0, skipped: 2 }), "skipped");
+  const html = renderRun({ ...run, fields: [broken] }, "invoices");
+  assert.match(html, /<tr data-field="currency"[^>]* class="has-findings" tabindex="0" title="List the 3 findings of currency in this run"><td class="field"><code>currency<\/code><\/td><td class="num f1"><span class="bar undefined"><span class="fill" data-w="0\.0"><\/span><\/span>error<\/td><td class="num">—<\/td><td class="num">—<\/td>/);
+  assert.doesNotMatch(html.split("<tbody>")[1] ?? "", /1\.000/);
+});
+
+const notEvaluated = {
+  message: "the schema is not valid JSON: Expecting ':' delimiter <b>",
+  code: "invalid-json",
+  uri: "file:///w/invoices.eval.json",
+  range: { start: { line: 7, character: 15 }, end: { line: 7, character: 16 } },
+};
+
+test("a suite whose schema cannot be scored says why, with a link that opens the problem", () => {
+  const stopped: SuiteReport = { ...suite, runs: [], notEvaluated };
+  const html = renderReport([stopped], { nonce: "n", cspSource: "c" });
+  assert.ok(
+    html.includes(
+      '<p class="notice not-evaluated" role="alert">Not evaluated: <code>invalid-json</code> the schema is not valid JSON: Expecting &#39;:&#39; delimiter &lt;b&gt; ' +
+        '(<a class="open" tabindex="0" title="Open the problem in the schema" data-uri="file:///w/invoices.eval.json" data-range="{&quot;start&quot;:{&quot;line&quot;:7,&quot;character&quot;:15},&quot;end&quot;:{&quot;line&quot;:7,&quot;character&quot;:16}}">line 8 of the schema</a>).</p>',
+    ),
+    html,
+  );
+  assert.doesNotMatch(html, /no extracted files/, "the notice says why there is nothing");
+  // Stale runs are still shown, under both notices.
+  const stale = renderReport([{ ...suite, stale: "schema has errors", notEvaluated }], { nonce: "n", cspSource: "c" });
+  assert.ok(stale.indexOf("Stale: schema has errors") < stale.indexOf("Not evaluated:"));
+  assert.ok(stale.indexOf("Not evaluated:") < stale.indexOf('<section class="run"'));
+  assert.equal(renderNotEvaluated(suite), "");
+  const [read] = readSuiteReports({ suites: [stopped] });
+  assert.deepEqual(read?.notEvaluated, notEvaluated);
+  const [odd] = readSuiteReports({ suites: [{ ...suite, notEvaluated: { code: "x" } }] });
+  assert.equal(odd?.notEvaluated, undefined, "no message or uri: not shown");
 });

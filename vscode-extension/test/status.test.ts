@@ -130,3 +130,34 @@ test("checks, badges and staleness are read defensively", () => {
   assert.equal(s?.runs[1]?.badge, "");
   assert.equal(readSuiteSummaries({ suites: [{ name: "s", runs: [], stale: "" }] })[0]?.stale, undefined);
 });
+
+test("a suite whose schema cannot be scored says why in the status bar, and a click opens the problem", () => {
+  const why = {
+    message: "the schema is not valid JSON: Expecting ':' delimiter",
+    code: "invalid-json",
+    uri: `${dir}/invoices.eval.json`,
+    range: { start: { line: 7, character: 15 }, end: { line: 7, character: 16 } },
+  };
+  const open = { uri: why.uri, range: why.range };
+  const base = { suites, running: new Set<string>(), activeUri: `${dir}/invoices.eval.json` };
+  const stopped = statusView({ ...base, summaries: new Map([["invoices", { name: "invoices", key: "invoices", runs: [], notEvaluated: why }]]) });
+  assert.equal(stopped.text, "$(error) invoices: not evaluated — the schema is not valid JSON: Expecting ':' delimiter");
+  assert.equal(stopped.tooltip, "evalschema suite invoices: the schema cannot be scored.\nNot evaluated: the schema is not valid JSON: Expecting ':' delimiter (invalid-json), invoices.eval.json line 8. Click to open it.");
+  assert.deepEqual(stopped.open, open);
+
+  // With the last good results (stale): their figures, why they are stale, and the same click.
+  const stale = statusView({ ...base, summaries: new Map([["invoices", { ...(summaries.get("invoices") as SuiteSummary), stale: "schema has errors", notEvaluated: why }]]) });
+  assert.equal(stale.text, "$(graph) invoices · a F1 0.915 — stale: schema has errors");
+  assert.match(stale.tooltip, /^Not evaluated: the schema is not valid JSON: Expecting ':' delimiter \(invalid-json\), invoices\.eval\.json line 8\. Click to open it\.$/m);
+  assert.doesNotMatch(stale.tooltip, /Click to show the report/);
+  assert.deepEqual(stale.open, open);
+  assert.equal(statusView({ ...base, summaries }).open, undefined, "evaluated: a click shows the report");
+
+  // A long message is cut; an icon-like message stays text.
+  const long = statusView({ ...base, summaries: new Map([["invoices", { name: "invoices", key: "invoices", runs: [], notEvaluated: { ...why, message: `$(bug) ${"x".repeat(80)}` } }]]) });
+  assert.equal(long.text, `$(error) invoices: not evaluated — \\$(bug) ${"x".repeat(52)}…`);
+
+  const [read] = readSuiteSummaries({ suites: [{ name: "s", runs: [], notEvaluated: why }, { name: "t", notEvaluated: "broken" }] });
+  assert.deepEqual(read?.notEvaluated, why);
+  assert.equal(readSuiteSummaries({ suites: [{ name: "t", notEvaluated: "broken" }] })[0]?.notEvaluated, undefined);
+});

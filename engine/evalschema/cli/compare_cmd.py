@@ -157,6 +157,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     if len(runs) < 2:
         parser.error("compare needs at least two runs (RUN_A RUN_B ...)")
     labels = _labels(runs, args.label, parser)
+    try:
+        suite.warn_schema_errors()
+    except EvalSchemaError as exc:
+        return print_error(exc, suite)
     inputs = run_inputs(suites)
     if args.output is not None:
         check_target(args.output, inputs, force=args.force)

@@ -136,6 +136,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     reports: list[RunReport] = []
     keep_records = args.format == "json" and not args.no_records
     for suite in suites:
+        try:
+            suite.warn_schema_errors()
+        except EvalSchemaError as exc:
+            return print_error(exc, suite)
         thresholds = suite.check_thresholds()
         for extracted in suite.extracted:
             try:

@@ -49,7 +49,7 @@ def run_metric_cmd(args: argparse.Namespace, schema_path: str) -> int:
               *(Input("extracted records", x) for x in args.extracted)]
     if args.output is not None:
         check_target(args.output, inputs, force=args.force)
-    schema = load_json(schema_path, "schema")
+    schema = load_json(schema_path, "schema", jsonc=True)
     root = parse_eval_schema(schema, base_uri=schema_path)
     gold = load_records(args.gold)
     docs: list[dict[str, Any]] = []

@@ -140,6 +140,12 @@ def add_source_options(p: argparse.ArgumentParser, *, extracted: bool = True) ->
     s.add_argument("--workers", type=workers, default=1, metavar="N",
                    help="score in N processes (0 or 'auto': one per CPU); results are "
                    "identical to one worker")
+    s.add_argument("--allow-schema-errors", action="store_true",
+                   help="score a schema that has errors: each field with one is an error in "
+                   "every record and the rest is scored as usual; the errors are printed as "
+                   "warnings and the exit code follows the thresholds (default: any schema "
+                   "error stops the command, exit 2). A schema that does not parse, or whose "
+                   "root is unusable, still stops it")
     add_judge_options(p)
 
 

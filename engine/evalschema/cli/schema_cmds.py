@@ -92,7 +92,7 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser,
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", ProblemWarning)
-                schema = load_json(path, "schema")
+                schema = load_json(path, "schema", jsonc=True)
         except InputError as exc:
             print_problems(exc.problems)
             report.extend(p.to_dict() for p in exc.problems)
@@ -167,7 +167,7 @@ def run_annotate(args: argparse.Namespace, parser: argparse.ArgumentParser,
                  argv: list[str] | None = None) -> int:
     if args.in_place:
         check_target(args.schema, force=args.force, option="--in-place")
-    original = load_json(args.schema, "schema")
+    original = load_json(args.schema, "schema")  # strict: annotate writes JSON back, comments would be lost
     if not isinstance(original, dict):
         raise InputError([Problem("bad-node", "an eval schema must be a JSON object",
                                   source=args.schema)], "cannot annotate")

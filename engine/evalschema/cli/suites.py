@@ -4,6 +4,7 @@ suites of the configuration file, with command-line options laid over them."""
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,7 +18,7 @@ from evalschema.project.gate import FailMetric
 from evalschema.rules.custom_modules import import_hint, load_entries
 from evalschema.run.parallel import EvalSpec
 from evalschema.schema.node import SchemaNode
-from evalschema.schema.tree import parse_eval_schema
+from evalschema.schema.tree import parse_eval_schema, parse_partial
 
 
 @dataclass(frozen=True)
@@ -43,10 +44,36 @@ class Suite:
     pointer: str = ""
     #: Thresholds that came from the command line (not located in the config).
     cli_thresholds: frozenset[str] = frozenset()
+    #: ``--allow-schema-errors``: a field with schema errors is scored as an error.
+    allow_schema_errors: bool = False
 
     def spec(self) -> EvalSpec:
         return EvalSpec(self.schema, self.schema_path, self.id_field, self.fields, self.target,
-                        self.null_policy, self.modules)
+                        self.null_policy, self.modules, self.allow_schema_errors)
+
+    def full_tree(self) -> SchemaNode:
+        """The whole schema's tree (no --field/--target), as this suite parses it; raises
+        ``SchemaError`` for a schema it cannot score."""
+        if self.allow_schema_errors:
+            return parse_partial(self.schema, base_uri=self.schema_path,
+                                 null_policy=self.null_policy).root
+        return parse_eval_schema(self.schema, base_uri=self.schema_path,
+                                 null_policy=self.null_policy)
+
+    def warn_schema_errors(self) -> None:
+        """``--allow-schema-errors``: the schema's errors, printed as located warnings
+        (each makes its field an error in every record); ``SchemaError`` when they stop
+        the run all the same (the root is unusable)."""
+        if not self.allow_schema_errors:
+            return
+        tolerated = parse_partial(self.schema, base_uri=self.schema_path,
+                                  null_policy=self.null_policy).tolerated
+        if tolerated:
+            n = len(tolerated)
+            print(f"evalschema: warning: the eval schema has {n} error{'s' if n != 1 else ''}"
+                  "; the fields they are in are scored as errors (--allow-schema-errors)",
+                  file=sys.stderr)
+            print_problems([replace(p, severity=Severity.WARNING) for p in tolerated])
 
     def label(self, extracted: str) -> str:
         name = Path(extracted).name
@@ -75,9 +102,7 @@ class Suite:
         a located problem (with the closest name)."""
         if not self.thresholds:
             return {}
-        full = parse_eval_schema(self.schema, base_uri=self.schema_path,
-                                 null_policy=self.null_policy)
-        known = _paths(full)
+        known = _paths(self.full_tree())
         problems = []
         for path in self.thresholds:
             if path in known:
@@ -170,6 +195,7 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser, *,
     fail_under = getattr(args, "fail_under", None)
     fail_metric = getattr(args, "fail_metric", None)
     modules = tuple(args.comparator_module)
+    allow = bool(getattr(args, "allow_schema_errors", False))
     if schema is not None:
         if args.suite or args.config:
             parser.error("--suite and --config run suites of the configuration; with a schema "
@@ -179,10 +205,11 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser, *,
             parser.error(f"{command} with a schema needs --gold and {what} (or, without a "
                          "schema, runs the suites of evalschema.toml)")
         modules = import_modules_cli(modules)
-        return [Suite(None, schema, load_json(schema, "schema"), args.gold, tuple(extracted),
+        return [Suite(None, schema, load_json(schema, "schema", jsonc=True), args.gold,
+                      tuple(extracted),
                       args.id_field, args.null_policy, tuple(args.fields or ()), args.target,
                       fail_under, fail_metric or "macro", thresholds, modules,
-                      cli_thresholds=frozenset(thresholds))]
+                      cli_thresholds=frozenset(thresholds), allow_schema_errors=allow)]
     if args.gold:
         parser.error("--gold needs a schema (SCHEMA or --schema); a configured suite has its "
                      "own gold file")
@@ -221,13 +248,14 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser, *,
         own = import_config_modules(cfg, config, trusted=trusted)
         merged = {**cfg.thresholds, **thresholds}
         out.append(Suite(
-            cfg.name, str(cfg.schema), load_json(cfg.schema, "schema"), str(cfg.gold),
+            cfg.name, str(cfg.schema), load_json(cfg.schema, "schema", jsonc=True),
+            str(cfg.gold),
             tuple(extracted) or tuple(str(p) for p in cfg.extracted),
             args.id_field or cfg.id_field, args.null_policy or cfg.null_policy,
             tuple(args.fields or ()) or cfg.fields, args.target or cfg.target,
             fail_under if fail_under is not None else cfg.fail_under,
             fail_metric or cfg.fail_metric, merged, (*own, *modules), config, cfg.pointer,
-            frozenset(thresholds)))
+            frozenset(thresholds), allow))
     return out
 
 

@@ -14,7 +14,8 @@ import sys
 import warnings
 from typing import Any
 
-from evalschema.errors import Problem, ProblemWarning, Severity
+from evalschema.errors import InputError, Problem, ProblemWarning, Severity
+from evalschema.io.jsonc import blank_jsonc
 from evalschema.pointer import join as ptr_join
 
 
@@ -104,6 +105,33 @@ def loads_warning_duplicates(text: str, source: str | None, *, line: int | None 
             "duplicate-key", f"… and {len(found) - _DUPLICATES_SHOWN:,} more duplicate keys",
             "", None, Severity.WARNING, "key", source, line)), stacklevel=2)
     return value
+
+
+def loads_document(text: str, source: str | None, what: str = "file", *,
+                   jsonc: bool = False) -> Any:
+    """One JSON document's text to its value, or ``InputError`` located at the line and
+    column of the mistake. ``jsonc``: comments and trailing commas are blanked first
+    (``io.jsonc``: positions kept), the one way eval schemas are read, on the command
+    line and in the editor."""
+    if jsonc:
+        if text.startswith("\ufeff"):
+            text = " " + text[1:]  # a byte order mark, kept as a column
+        try:  # strict JSON first: most schemas have no comment, and blanking costs a pass
+            return loads_warning_duplicates(text, source)
+        except ValueError:
+            text = blank_jsonc(text)
+        except RecursionError:
+            pass  # reported below
+    try:
+        return loads_warning_duplicates(text, source)
+    except ValueError as exc:
+        code, msg, pos = json_error(text, exc)
+        line, col = line_col(text, pos)
+        raise InputError([Problem(code, f"{what} is not valid JSON: {msg}", source=source,
+                                  line=line, column=col, data={"offset": pos})]) from None
+    except RecursionError:
+        raise InputError([Problem("too-deep", f"{what} is nested too deeply to read",
+                                  source=source)]) from None
 
 
 def duplicate_keys(text: str) -> list[tuple[str, str, int, int]]:

@@ -15,7 +15,12 @@ from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
 from evalschema.errors import InputError, Problem
-from evalschema.io.jsontext import json_error, line_col, loads_warning_duplicates
+from evalschema.io.jsontext import (
+    json_error,
+    line_col,
+    loads_document,
+    loads_warning_duplicates,
+)
 from evalschema.io.lenient import TRUNCATED, LenientParseError, parse_lenient, parses
 
 #: Where records come from: a path (JSON array, JSONL, a folder of them) or records in memory.
@@ -302,8 +307,9 @@ def load_folder_file(path: Path, *, strict: bool) -> list[RawRecord]:
     return records
 
 
-def load_json(path: str | Path, what: str = "file") -> Any:
-    """One JSON document (a schema or config), with a located error when it is broken."""
+def load_json(path: str | Path, what: str = "file", *, jsonc: bool = False) -> Any:
+    """One JSON document (a schema or config), with a located error when it is broken;
+    ``jsonc``: comments and trailing commas allowed (``io.jsonc``), as in eval schemas."""
     p = Path(path)
     data = _read_bytes(p, what)
     if data.startswith(_BOM):
@@ -316,16 +322,7 @@ def load_json(path: str | Path, what: str = "file") -> Any:
             line=data.count(b"\n", 0, exc.start) + 1,
             column=exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1,
             suggestion="save the file as UTF-8")]) from None
-    try:
-        return loads_warning_duplicates(text, str(p))
-    except ValueError as exc:
-        code, msg, pos = json_error(text, exc)
-        line, col = line_col(text, pos)
-        raise InputError([Problem(code, f"{what} is not valid JSON: {msg}",
-                                  source=str(p), line=line, column=col)]) from None
-    except RecursionError:
-        raise InputError([Problem("too-deep", f"{what} is nested too deeply to read",
-                                  source=str(p))]) from None
+    return loads_document(text, str(p), what, jsonc=jsonc)
 
 
 # -- streaming ---------------------------------------------------------------------------

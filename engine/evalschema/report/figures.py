@@ -1,5 +1,5 @@
 """How a figure is shown: an undefined one (None, docs/metrics.md) is "—", a field that
-was only skipped is "skipped", never a number; every report and the language server
+was only skipped is "skipped", one only in error "error", never a number; every report and the language server
 format figures here so they agree."""
 
 from __future__ import annotations
@@ -17,9 +17,13 @@ def figure(value: float | None, digits: int = 3, width: int = 0) -> str:
 
 
 def f1_figure(counts: Counts, value: float | None, digits: int = 3, width: int = 0) -> str:
-    """A field's F1 (or mean score) cell: "skipped" when every result was skipped."""
-    if value is None and counts.skipped and not counts.scored and not counts.errors:
-        return f"{'skipped':>{width}}"
+    """A field's F1 (or mean score) cell: "skipped" when every result was skipped,
+    "error" when nothing was judged for errors (a field whose schema has errors)."""
+    if value is None and not counts.scored:
+        if counts.errors or counts.batch_errors:
+            return f"{'error':>{width}}"
+        if counts.skipped:
+            return f"{'skipped':>{width}}"
     return figure(value, digits, width)
 
 

@@ -35,7 +35,7 @@ def _classname(rep: RunReport) -> str:
 
 def runs_junit(reports: Sequence[RunReport]) -> str:
     root = ET.Element("testsuites", name="evalschema")
-    total = failures = 0
+    total = failures = errors = 0
     seconds = 0.0
     for rep in reports:
         run = rep.run
@@ -69,6 +69,10 @@ def runs_junit(reports: Sequence[RunReport]) -> str:
                                   f"{check.threshold:.4f}" if check.value is not None
                                   else check.describe())
                 case.insert(0, failure)
+            elif agg.f1 is None and not c.scored and (c.errors or c.batch_errors):
+                # Never a pass: nothing could be judged (a schema error in the field, say).
+                case.insert(0, ET.Element("error", type="not-judged", message=_x(
+                    f"{path or '(record)'}: not judged ({c.errors + c.batch_errors} errors)")))
             elif agg.f1 is None and c.skipped and not c.errors:
                 case.insert(0, ET.Element("skipped", message=_x(
                     f"{path or '(record)'}: skipped ({c.skipped} results), nothing judged")))
@@ -82,8 +86,9 @@ def runs_junit(reports: Sequence[RunReport]) -> str:
                 cases.append(case)
         n_fail = sum(1 for case in cases if case.find("failure") is not None)
         n_skip = sum(1 for case in cases if case.find("skipped") is not None)
+        n_err = sum(1 for case in cases if case.find("error") is not None)
         suite = ET.SubElement(root, "testsuite", name=_x(rep.label), tests=str(len(cases)),
-                              failures=str(n_fail), errors="0", skipped=str(n_skip),
+                              failures=str(n_fail), errors=str(n_err), skipped=str(n_skip),
                               time=f"{rep.seconds or 0.0:.3f}")
         props = ET.SubElement(suite, "properties")
         for key, value in (("records", run.total_records), ("fields", run.total_fields),
@@ -97,10 +102,11 @@ def runs_junit(reports: Sequence[RunReport]) -> str:
         suite.extend(cases)
         total += len(cases)
         failures += n_fail
+        errors += n_err
         seconds += rep.seconds or 0.0
     root.set("tests", str(total))
     root.set("failures", str(failures))
-    root.set("errors", "0")
+    root.set("errors", str(errors))
     root.set("time", f"{seconds:.3f}")
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalschema.errors import Problem
 from evalschema.io.extracted import NO_RECORD
 from evalschema.io.records import RawLine, RecordsLike, load_json
 from evalschema.judge.settings import JudgeSettings, use_judges
@@ -26,7 +27,7 @@ from evalschema.run.pairing import Pair, iter_pairs
 from evalschema.schema.coverage import Walker, off_schema
 from evalschema.schema.node import SchemaNode
 from evalschema.schema.select import select_fields, select_target
-from evalschema.schema.tree import parse_eval_schema
+from evalschema.schema.tree import parse_eval_schema, parse_partial
 from evalschema.scoring.batches import run_batches
 from evalschema.scoring.postprocess import PostProcessor
 from evalschema.scoring.specialized import SpecializedScorer, specializable, specialize_scorer
@@ -48,6 +49,9 @@ class Evaluator:
     target_pointer: str = ""
     target_path: str = ""
     policy: ScoringPolicy = NATIVE
+    #: The schema errors this evaluator was built despite (``allow_schema_errors``): each
+    #: field that has some is scored ``error`` in every record (``SchemaNode.broken``).
+    tolerated: tuple[Problem, ...] = ()
     scorer: RecordScorer = field(init=False)
     #: The scorer specialized to this schema (``specialized``), which scores and tallies in
     #: one pass; None for schemas it turns down (``specialized.specializable``).
@@ -145,7 +149,7 @@ def iter_evaluate(gold: RecordsLike, extracted: RecordsLike, evaluator: Evaluato
 
 def _load_schema(schema: Any) -> tuple[Any, str | None]:
     if isinstance(schema, str | Path):
-        return load_json(schema, "schema"), str(schema)
+        return load_json(schema, "schema", jsonc=True), str(schema)
     return schema, None
 
 
@@ -153,12 +157,24 @@ def make_evaluator(schema: Any, *, id_field: str | None = None,
                    post_process: PostProcessor | Sequence[PostProcessor] | None = None,
                    registry: Registry | None = None, fields: Sequence[str] | None = None,
                    target: str | None = None, null_policy: str | None = None,
-                   base_uri: str | None = None, judges: JudgeSettings | None = None
-                   ) -> Evaluator:
+                   base_uri: str | None = None, judges: JudgeSettings | None = None,
+                   allow_schema_errors: bool = False) -> Evaluator:
+    """Bind ``schema`` for scoring; ``SchemaError`` lists every problem of a broken one.
+
+    ``allow_schema_errors=True`` scores what it can (``schema.tree.parse_partial``): a
+    field with errors is scored ``error`` in every record, with the errors as the
+    results' reason, the rest as usual, and ``Evaluator.tolerated`` lists the errors;
+    only a schema whose root is unusable still raises (docs/schemas.md)."""
     raw, path = _load_schema(schema)
+    tolerated: tuple[Problem, ...] = ()
     with use_judges(judges):
-        root = parse_eval_schema(raw, registry=registry, base_uri=base_uri or path,
-                                 null_policy=null_policy)
+        if allow_schema_errors:
+            partial = parse_partial(raw, registry=registry, base_uri=base_uri or path,
+                                    null_policy=null_policy)
+            root, tolerated = partial.root, partial.tolerated
+        else:
+            root = parse_eval_schema(raw, registry=registry, base_uri=base_uri or path,
+                                     null_policy=null_policy)
     rid = id_field or root.id_field
     target_pointer = target_path = ""
     if target:
@@ -167,7 +183,7 @@ def make_evaluator(schema: Any, *, id_field: str | None = None,
         root = select_fields(root, [field_segments(f) for f in fields])
     pps: Sequence[PostProcessor] = () if post_process is None else (
         [post_process] if callable(post_process) else list(post_process))
-    return Evaluator(root, rid, pps, target_pointer, target_path)
+    return Evaluator(root, rid, pps, target_pointer, target_path, tolerated=tolerated)
 
 
 def evaluate(gold: RecordsLike, extracted: RecordsLike, schema: Any, *,

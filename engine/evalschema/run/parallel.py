@@ -99,6 +99,8 @@ class EvalSpec:
     #: Modules to import first (they register custom comparators): dotted names, or
     #: absolute paths of files or package folders.
     modules: tuple[str, ...] = ()
+    #: Score a schema with errors, each field that has one an error (``make_evaluator``).
+    allow_schema_errors: bool = False
     #: The judge settings the process was configured with when the spec was made
     #: (``configure_judges``), so worker processes bind the same profiles.
     judges: JudgeSettings | None = field(default_factory=configured_judges)
@@ -108,7 +110,8 @@ class EvalSpec:
         return make_evaluator(self.schema, id_field=self.id_field,
                               fields=list(self.fields) or None, target=self.target,
                               null_policy=self.null_policy, base_uri=self.base_uri,
-                              judges=self.judges)
+                              judges=self.judges,
+                              allow_schema_errors=self.allow_schema_errors)
 
 
 @dataclass(frozen=True, slots=True)

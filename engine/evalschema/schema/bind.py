@@ -48,12 +48,25 @@ class Binder:
         self.problems: list[Problem] = list(res.problems)
         #: Where each x-eval-* key read by a built node was written (``ignored-key``).
         self.used: set[str] = set()
+        #: The path of the field whose node is being built (None: the root's own keys).
+        self.owner: str | None = None
+        #: Per problem, the field it makes unusable (``owner`` when it was found; None
+        #: for the root's and for the resolution's, until a field claims them).
+        self.owners: list[str | None] = [None] * len(self.problems)
 
     def problem(self, code: str, message: str, pointer: str, *, suggestion: str | None = None,
                 target: str = "value", severity: Severity = Severity.ERROR,
                 data: dict[str, Any] | None = None) -> None:
         self.problems.append(Problem(code, message, pointer, suggestion, severity, target,
                                      data=data or {}))
+        self.owners.append(self.owner)
+
+    def claim(self, schema: Any) -> None:
+        """The field being built owns the problem of the ``$ref`` that ``schema`` stands
+        in for (``Resolution.failed``), if it does stand in for one."""
+        index = self.res.failed.get(id(schema))
+        if index is not None:
+            self.owners[index] = self.owner
 
     # -- leaves: a comparator, transforms, a threshold ---------------------
 

@@ -77,6 +77,10 @@ class SchemaNode:
     #: property names are judged one by one with the first entry that takes them
     #: (``value_node``); the value nodes' paths hold ``{}`` for the key (``skills{}[]``).
     values: tuple[tuple[Any, SchemaNode], ...] = ()
+    #: A field whose schema has errors, tolerated (``tree.parse_partial``): why, as every
+    #: result of the field says it. Such a node is a leaf with nothing bound; the scorer
+    #: gives it status ``error`` wherever its parent object is scored.
+    broken: str | None = None
 
     @property
     def json_type(self) -> str:

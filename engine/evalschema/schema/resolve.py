@@ -22,6 +22,7 @@ from referencing import Resource
 
 from evalschema import limits
 from evalschema.errors import Problem, SchemaError
+from evalschema.io.jsonc import blank_jsonc
 from evalschema.io.regularfile import FileTooLarge, NotRegularFile, read_regular
 from evalschema.pointer import join as ptr_join
 from evalschema.schema.node import declared_type_list
@@ -46,6 +47,9 @@ class Resolution:
     #: Per node: x-eval-* key -> pointer of the object it was written in (after merges).
     key_origins: dict[int, dict[str, str]] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    #: The schema left in place of a ``$ref`` that failed (its siblings) -> the index of
+    #: its problem, so the field built from it can own the problem (``tree.parse_partial``).
+    failed: dict[int, int] = field(default_factory=dict)
     #: Every dict keyed above, kept alive: the tables are keyed by ``id``, and a freed
     #: intermediate's id, reused by a new dict, would hand it stale key origins.
     alive: list[Any] = field(default_factory=list, repr=False)
@@ -113,7 +117,7 @@ def _file_retriever(base_dir: Path | None) -> Callable[[str], Resource[Any]]:
             raise referencing.exceptions.NoSuchResource(uri)
         data = read_confined(path, root, max_bytes)
         try:
-            contents = json.loads(data.decode("utf-8-sig"))
+            contents = json.loads(blank_jsonc(data.decode("utf-8-sig")))  # as the schema
         except (ValueError, RecursionError) as exc:
             raise RefRefused("ref-invalid-json", f"{path} is not valid JSON: "
                              f"{getattr(exc, 'msg', exc)}", "fix the referenced file") from None
@@ -199,7 +203,7 @@ class _Resolver:
                              f"cannot resolve $ref {ref!r}: {type(exc).__name__}",
                              ptr_join(pointer, "$ref"),
                              "check the pointer after '#' and that the file exists")
-            return {k: v for k, v in node.items() if k != "$ref"}
+            return self._in_place_of(node)
         target_uri = str(getattr(resolved.resolver, "_base_uri", ""))
         absolute = urldefrag(ref)[0] or self.root_uri
         key = f"{absolute or target_uri}#{urldefrag(ref)[1]}"
@@ -208,7 +212,7 @@ class _Resolver:
                          f"{' -> '.join(s.split('#', 1)[1] or '#' for s in stack[-3:])}",
                          ptr_join(pointer, "$ref"),
                          "a recursive schema cannot be scored; cut the cycle or add x-eval-skip")
-            return {k: v for k, v in node.items() if k != "$ref"}
+            return self._in_place_of(node)
         local = doc_local and not urldefrag(ref)[0]
         frag = unquote(urldefrag(ref)[1])
         target_ptr = frag if local and frag.startswith("/") else pointer
@@ -222,6 +226,14 @@ class _Resolver:
             return target
         site = self.walk(siblings, pointer, resolver, stack, doc_local)
         return self._merge(target, site, pointer) if isinstance(target, dict) else site
+
+    def _in_place_of(self, node: dict[str, Any]) -> dict[str, Any]:
+        """What stands for a ``$ref`` that failed (just reported): its siblings, owning
+        the problem (``Resolution.failed``)."""
+        out = {k: v for k, v in node.items() if k != "$ref"}
+        self.out.failed[id(out)] = len(self.out.problems) - 1
+        self.out.alive.append(out)
+        return out
 
     def _merge(self, base: dict[str, Any], over: dict[str, Any], pointer: str) -> dict[str, Any]:
         """Merge two schema objects (allOf, $ref siblings): properties union, later keys win."""

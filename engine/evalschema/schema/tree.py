@@ -45,6 +45,7 @@ class _Builder(Binder):
     def build(self, schema: Any, *, name: str | None, path: str, inherited: dict[str, Any],
               root: bool = False) -> SchemaNode:
         pointer = self.res.origin(schema) if isinstance(schema, dict) else ""
+        self.claim(schema)
         if not isinstance(schema, dict):
             if schema is not True:
                 self.problem("bad-node", "a schema node must be an object", pointer)
@@ -78,8 +79,10 @@ class _Builder(Binder):
         if kind == "object":
             children = []
             for key, sub in (props.items() if isinstance(props, dict) else ()):
-                child = self.build(sub, name=key, path=f"{path}.{key}" if path else key,
-                                   inherited=inherit)
+                outer = self.owner
+                self.owner = f"{path}.{key}" if path else key  # a field: it owns its problems
+                child = self.build(sub, name=key, path=self.owner, inherited=inherit)
+                self.owner = outer
                 if not isinstance(sub, dict) or not self.res.origin(sub):
                     child.pointer = ptr_join(ptr_join(pointer, "properties"), key)
                 children.append(child)
@@ -337,10 +340,23 @@ class SchemaCheck:
 
     root: SchemaNode
     problems: tuple[Problem, ...]
+    #: The errors that belong to one field (docs/schemas.md, "A schema with errors"):
+    #: (the field's path, its errors), in schema order. Every other error is ``fatal``.
+    field_errors: tuple[tuple[str, tuple[Problem, ...]], ...] = ()
 
     @property
     def errors(self) -> tuple[Problem, ...]:
         return tuple(p for p in self.problems if p.severity is Severity.ERROR)
+
+    @property
+    def fatal(self) -> tuple[Problem, ...]:
+        """The errors no field owns (the root's, the file's): the schema cannot be scored."""
+        owned = {_key(p) for _, probs in self.field_errors for p in probs}
+        return tuple(p for p in self.errors if _key(p) not in owned)
+
+
+def _key(p: Problem) -> tuple[Any, ...]:
+    return (p.code, p.message, p.pointer, p.severity, p.target, p.source, p.line, p.column)
 
 
 def distinct(problems: Iterable[Problem]) -> tuple[Problem, ...]:
@@ -349,11 +365,23 @@ def distinct(problems: Iterable[Problem]) -> tuple[Problem, ...]:
     seen: set[tuple[Any, ...]] = set()
     kept = []
     for p in problems:
-        key = (p.code, p.message, p.pointer, p.severity, p.target, p.source, p.line, p.column)
+        key = _key(p)
         if key not in seen:
             seen.add(key)
             kept.append(p)
     return tuple(kept)
+
+
+def _field_errors(problems: list[Problem], owners: list[str | None]
+                  ) -> tuple[tuple[str, tuple[Problem, ...]], ...]:
+    """``SchemaCheck.field_errors``: each owned error under its field. A problem found
+    both in a field and outside any (the same ``$defs`` entry used twice) stays fatal."""
+    unowned = {_key(p) for p, o in zip(problems, owners, strict=True) if o is None}
+    owned: dict[str, list[Problem]] = {}
+    for p, owner in zip(problems, owners, strict=True):
+        if owner is not None and p.severity is Severity.ERROR and _key(p) not in unowned:
+            owned.setdefault(owner, []).append(p)
+    return tuple((f, distinct(probs)) for f, probs in owned.items())
 
 
 def check_eval_schema(schema: Any, *, registry: Registry | None = None,
@@ -390,7 +418,33 @@ def check_eval_schema(schema: Any, *, registry: Registry | None = None,
         if prefix:
             for node in root.walk():
                 node.pointer = prefix + node.pointer
-    return SchemaCheck(root, distinct((*notes, *read.problems, *problems)))
+    return SchemaCheck(root, distinct((*notes, *read.problems, *problems)),
+                       _field_errors(problems, builder.owners))
+
+
+def _checked(schema: Any, registry: Registry | None, base_uri: str | None, defaults: bool,
+             null_policy: str | None) -> SchemaCheck:
+    if null_policy not in (None, "value", "absent"):
+        raise SchemaError([Problem("bad-value", f"null policy {null_policy!r} is not "
+                                   "'value' or 'absent'")])
+    return check_eval_schema(schema, registry=registry, base_uri=base_uri, defaults=defaults,
+                             null_policy=null_policy)
+
+
+def _ready(result: SchemaCheck, base_uri: str | None, fatal: tuple[Problem, ...]
+           ) -> tuple[Problem, ...]:
+    """The check's errors, each naming the schema's file when there is one; raises them
+    all, ``fatal`` first, when it holds any, else warns the reading notes (what a run
+    reads differently from what is written)."""
+    errors = tuple(replace(p, source=p.source or base_uri) for p in result.errors)
+    if fatal:
+        first = [e for e, p in zip(errors, result.errors, strict=True) if p in fatal]
+        raise SchemaError([*first, *(e for e in errors if e not in first)],
+                          "the eval schema is invalid")
+    for p in result.problems:
+        if p.code in READING_NOTES:
+            warnings.warn(ProblemWarning(replace(p, source=base_uri)), stacklevel=3)
+    return errors
 
 
 def parse_eval_schema(schema: Any, *, registry: Registry | None = None,
@@ -399,16 +453,55 @@ def parse_eval_schema(schema: Any, *, registry: Registry | None = None,
     """Build the scoring tree, or raise one SchemaError listing every problem."""
     if isinstance(schema, SchemaNode):
         return schema
-    if null_policy not in (None, "value", "absent"):
-        raise SchemaError([Problem("bad-value", f"null policy {null_policy!r} is not "
-                                   "'value' or 'absent'")])
-    result = check_eval_schema(schema, registry=registry, base_uri=base_uri, defaults=defaults,
-                               null_policy=null_policy)
-    if result.errors:  # each names the schema's file, when there is one
-        raise SchemaError([replace(p, source=p.source or base_uri) for p in result.errors],
-                          "the eval schema is invalid")
-    for p in result.problems:
-        if p.code in READING_NOTES:  # what a run reads differently from what is written
-            warnings.warn(ProblemWarning(replace(p, source=base_uri)), stacklevel=2)
+    result = _checked(schema, registry, base_uri, defaults, null_policy)
+    _ready(result, base_uri, result.errors)
     return result.root
 
+
+@dataclass(frozen=True)
+class PartialSchema:
+    """A scoring tree built despite errors: each field that owns some is a broken leaf
+    (``SchemaNode.broken``), scored as ``error``; ``tolerated`` lists every error."""
+
+    root: SchemaNode
+    tolerated: tuple[Problem, ...] = ()
+
+
+def parse_partial(schema: Any, *, registry: Registry | None = None,
+                  base_uri: str | None = None, defaults: bool = True,
+                  null_policy: str | None = None) -> PartialSchema:
+    """``parse_eval_schema`` that scores what it can: an error inside a field makes that
+    field (the nearest property of an object at or above it, with all below it) an
+    ``error`` in every record; only errors no field owns (``SchemaCheck.fatal``: the
+    root's, a file that does not read) raise ``SchemaError``, listing every error."""
+    if isinstance(schema, SchemaNode):
+        return PartialSchema(schema)
+    result = _checked(schema, registry, base_uri, defaults, null_policy)
+    tolerated = _ready(result, base_uri, result.fatal)
+    if result.field_errors:
+        _break(result.root, {f: "schema error: " + "; ".join(
+            p.message + (f" ({p.suggestion})" if p.suggestion else "") for p in probs)
+            for f, probs in result.field_errors})
+    return PartialSchema(result.root, tolerated)
+
+
+def _break(node: SchemaNode, broken: dict[str, str]) -> None:
+    """Each field of ``broken`` (path -> why) below ``node`` replaced by a broken leaf."""
+    if node.children:
+        node.children = tuple(_broken_leaf(c, broken[c.path]) if c.path in broken else c
+                              for c in node.children)
+        node.child_map = {c.name: c for c in node.children if c.name is not None}
+    for child in node.children:
+        if child.broken is None:
+            _break(child, broken)
+    if node.items is not None:
+        _break(node.items, broken)
+    for _, _, branch in node.branches:
+        _break(branch, broken)
+    for _, value in node.values:
+        _break(value, broken)
+
+
+def _broken_leaf(node: SchemaNode, why: str) -> SchemaNode:
+    return SchemaNode(node.name, node.path, node.pointer, "leaf", node.types, weight=node.weight,
+                      null_policy=node.null_policy, seg=node.seg, sptr=node.sptr, broken=why)

@@ -54,9 +54,10 @@ _new = tuple.__new__
 
 def specializable(root: SchemaNode) -> bool:
     """Worth specialising: an object root and no batch comparator (batch results stay
-    pending until the whole record is walked, so they cannot be tallied as emitted)."""
+    pending until the whole record is walked, so they cannot be tallied as emitted), and
+    no field broken by a schema error (``SchemaNode.broken``: the walk's alone)."""
     return (root.kind == "object" and not root.skip and not root.values
-            and all(n.batch is None for n in root.walk()))
+            and all(n.batch is None and n.broken is None for n in root.walk()))
 
 
 def plain_leaf(node: SchemaNode) -> bool:

@@ -218,6 +218,9 @@ class RecordScorer:
         on one side only, a leaf that is not plain, or a container. ``gv``/``ev`` are its
         values in ``g``/``e``, or ``_ABSENT``."""
         name = child.name
+        if child.broken is not None:
+            self.broken(child, gv, ev, cpath, cgp, cep)
+            return
         if child.skip:
             self.emit(child, cpath, _SKIPPED, 0.0, g.get(name), e.get(name),  # type: ignore[arg-type]
                       cgp if name in g else None, cep if name in e else None)
@@ -241,6 +244,14 @@ class RecordScorer:
                 self.expand(child, gv, cpath, cgp, _OMISSION)
         elif ev is not _ABSENT:
             self.expand(child, ev, cpath, cep, _HALLUCINATION)
+
+    def broken(self, node: SchemaNode, gv: Any, ev: Any, path: str, gp: str | None,
+               ep: str | None) -> None:
+        """A field whose schema has errors (``SchemaNode.broken``): one ``error`` saying
+        why, whatever the values (``gv``/``ev`` may be ``_ABSENT``)."""
+        g_absent, e_absent = gv is _ABSENT, ev is _ABSENT
+        self.emit(node, path, _ERROR, 0.0, None if g_absent else gv, None if e_absent else ev,
+                  None if g_absent else gp, None if e_absent else ep, node.broken)
 
     def extra_keys(self, node: SchemaNode, e: dict[str, Any], keys: list[str], prefix: str,
                    ep: str, g: dict[str, Any] | None = None, gp: str = "") -> None:
@@ -307,6 +318,10 @@ class RecordScorer:
     def expand(self, node: SchemaNode, value: Any, path: str, ptr: str, status: Status) -> None:
         """One omission/hallucination per leaf under a value present on one side only."""
         gold_side = status is _OMISSION
+        if node.broken is not None:
+            self.broken(node, value if gold_side else _ABSENT, _ABSENT if gold_side else value,
+                        path, ptr, ptr)
+            return
         if node.skip:
             self.emit(node, path, _SKIPPED, 0.0, value if gold_side else None,
                       None if gold_side else value, ptr if gold_side else None,
@@ -320,10 +335,12 @@ class RecordScorer:
                 assert name is not None
                 if name in value:
                     v = value[name]
-                    if v is None and child.null_policy == "absent":
+                    if v is None and child.null_policy == "absent" and child.broken is None:
                         continue
                     self.expand(child, v, prefix + name,
                                 ptr + (child.seg or "/" + escape(name)), status)
+                elif child.broken is not None:  # an error wherever its parent is scored
+                    self.broken(child, _ABSENT, _ABSENT, prefix + name, None, None)
             if node.values:
                 unknown = []
                 for k, v in value.items():

@@ -25,7 +25,7 @@ from ..diagnostic_store import DIAGNOSTIC_SOURCE
 from ..document import LineIndex
 from ..protocol import LspRange
 from ..ranges import range_json
-from .locate import RecordLocator, Span, key_span
+from .locate import RecordLocator, Span, key_span, problem_span
 from .runner import RunOutcome, ScoredRecord, SuiteOutcome
 
 SEVERITIES = {"error": 1, "warning": 2, "information": 3, "info": 3, "hint": 4}
@@ -341,11 +341,11 @@ class DiagnosticBuilder:
         return self.out
 
     def _schema_problems(self) -> None:
+        text = self.o.schema_text
+        assert text is not None  # it has problems: it was read
+        doc = self.locator.doc(text)
         for p in self.o.schema_problems:
-            span = self.schema_key_span(p.pointer) if p.pointer else None
-            if span is None and isinstance(p.data.get("span"), list):
-                span = p.data["span"][0], p.data["span"][1]  # a syntax error's offsets
-            start, end = span if span else (0, 0)
+            start, end = problem_span(doc, text, p)
             self.add(self.o.suite.config.schema, start, end, "input", p.code,
                      p.message + (f" ({p.suggestion})" if p.suggestion else ""))
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from evalschema.errors import Problem
+
 from ..document import JsonDocument, Node, parse
 
 Span = tuple[int, int]
@@ -22,6 +24,17 @@ def key_span(doc: JsonDocument, pointer: str) -> Span | None:
         return prop.key_node.offset, prop.key_node.end
     node = doc.node_at_pointer(pointer)
     return None if node is None else (node.offset, min(node.end, node.offset + 1))
+
+
+def problem_span(doc: JsonDocument, text: str, problem: Problem) -> Span:
+    """Where to mark a problem of the schema ``text`` (parsed as ``doc``): the key its
+    pointer names, else the character of a syntax error (the engine's reader gives its
+    ``offset``), else the top of the file."""
+    span = key_span(doc, problem.pointer) if problem.pointer else None
+    offset = problem.data.get("offset")
+    if span is None and isinstance(offset, int) and 0 <= offset <= len(text):
+        span = offset, min(offset + 1, len(text))
+    return span or (0, 0)
 
 
 class RecordLocator:

@@ -10,7 +10,6 @@ record. Runs execute on a worker thread; they read only the texts handed to them
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from typing import Any
 from evalschema.errors import EvalSchemaError, Problem
 from evalschema.io.extracted import NO_RECORD, Read
 from evalschema.io.gold import GoldChecker, GoldProblem, json_id
+from evalschema.io.jsontext import loads_document
 from evalschema.jsontypes import json_type
 from evalschema.judge.client import cancellation
 from evalschema.results import RecordResult, RunResult
@@ -35,7 +35,6 @@ from evalschema.run.pairing import (
 )
 
 from .. import files
-from ..document import parse
 from .datafile import DataFile, RecordSlice, SliceParser
 from .suites import Suite
 
@@ -100,6 +99,15 @@ class RunOutcome:
     by_gold: dict[int, int] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Stopped:
+    """Why a suite's schema could not be scored at all (it does not read, or its root is
+    unusable): the first such problem, and the schema text it is located in."""
+
+    problem: Problem
+    schema_text: str
+
+
 @dataclass(frozen=True)
 class SuiteOutcome:
     suite: Suite
@@ -116,6 +124,9 @@ class SuiteOutcome:
     #: Why these results are no longer current though they are still shown (the schema
     #: stopped parsing since they were computed); None for the results of the last run.
     stale: str | None = None
+    #: Set when the schema stopped this run (``schema_problems`` then lists every error;
+    #: otherwise it lists the errors tolerated, each scored as its field's ``error``).
+    stopped: Stopped | None = None
 
     @property
     def labels(self) -> dict[str, str]:
@@ -277,21 +288,24 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         except EvalSchemaError as exc:
             cache.fingerprint = None
             return SuiteOutcome(suite, schema_text=schema_text, issues=tuple(issues),
-                                schema_problems=tuple(exc.problems), texts=texts,
-                                started=started)
+                                schema_problems=exc.problems, texts=texts, started=started,
+                                stopped=_stopped(exc, schema_text))
     evaluator = cache.evaluator
     assert evaluator is not None
+    tolerated = evaluator.tolerated
     gold_text = load(cfg.gold)
     if gold_text is None:
         return SuiteOutcome(suite, schema_text=schema_text, evaluator=evaluator,
-                            issues=tuple(issues), texts=texts, started=started)
+                            issues=tuple(issues), schema_problems=tolerated, texts=texts,
+                            started=started)
     gold = cache.parser(cfg.gold).read(str(cfg.gold), gold_text, strict=True)
     issues.extend(_file_issues(cfg.gold, gold))
     if not any(g.value is not NO_RECORD for g in gold.records):
         # One located error, not a warning on every record of every run.
         issues.extend(_empty_gold(suite, gold, load))
         return SuiteOutcome(suite, gold=gold, schema_text=schema_text, evaluator=evaluator,
-                            issues=tuple(issues), texts=texts, started=started)
+                            issues=tuple(issues), schema_problems=tolerated, texts=texts,
+                            started=started)
     plans: list[tuple[Path, DataFile, list[_Pair]]] = []
     gold_pairs_checked = False
     for path in cfg.extracted:
@@ -356,8 +370,14 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
     cache.records = used
     if progress is not None:
         progress(total, total)
-    return SuiteOutcome(suite, tuple(runs), gold, schema_text, evaluator, tuple(issues), (),
-                        texts, started, time.perf_counter() - t0)
+    return SuiteOutcome(suite, tuple(runs), gold, schema_text, evaluator, tuple(issues),
+                        tolerated, texts, started, time.perf_counter() - t0)
+
+
+def _stopped(exc: EvalSchemaError, schema_text: str) -> Stopped:
+    """The first error that stopped the run: a syntax error, or the first no field owns
+    (``parse_partial`` lists those first)."""
+    return Stopped(exc.problems[0], schema_text)
 
 
 def label_of(suite: Suite, path: Path) -> str:
@@ -371,21 +391,14 @@ def label_of(suite: Suite, path: Path) -> str:
 
 
 def _evaluator(suite: Suite, schema_text: str) -> Evaluator:
-    try:
-        schema = json.loads(schema_text)
-    except ValueError:
-        doc = parse(schema_text)  # JSONC: comments and trailing commas
-        if doc.issues and any(i.code != "comment" for i in doc.issues):
-            first = next(i for i in doc.issues if i.code != "comment")
-            raise EvalSchemaError([Problem(first.code, f"the schema is not valid JSON: "
-                                           f"{first.message}", source=str(suite.config.schema),
-                                           data={"span": [first.offset, first.end]})],
-                                  "the schema does not parse") from None
-        schema = doc.value()
+    """The suite's schema bound as ``evalschema eval --allow-schema-errors`` binds it: read
+    by the engine's reader (JSONC), a field with errors scored ``error``, the rest as
+    usual; ``EvalSchemaError`` only when the schema does not read or its root is unusable."""
     cfg = suite.config
+    schema = loads_document(schema_text, str(cfg.schema), "the schema", jsonc=True)
     return make_evaluator(schema, id_field=cfg.id_field, null_policy=cfg.null_policy,
                           fields=cfg.fields or None, target=cfg.target,
-                          base_uri=str(cfg.schema))
+                          base_uri=str(cfg.schema), allow_schema_errors=True)
 
 
 def _empty_gold(suite: Suite, gold: DataFile, load: Callable[[Path], str | None]

@@ -375,7 +375,7 @@ class EvaluationService:
         key = outcome.suite.key
         source = suite_source(key)
         last = self.outcomes.get(key)
-        if outcome.schema_problems and last is not None and last.runs \
+        if outcome.stopped is not None and last is not None and last.runs \
                 and last.suite == outcome.suite:
             outcome = _keep_stale(last, outcome)
             built = {uri: items for uri, items in built.items()
@@ -404,7 +404,7 @@ class EvaluationService:
             # Before the notification, so that it says these figures are being updated.
             self.scheduler.request(outcome.suite, 0.3)
         self.client.notify(RUN_FINISHED, RunFinishedParams(
-            suite=summary(outcome, self._uri_of), cancelled=False,
+            suite=summary(outcome, self._uri_of, self.client.encoding), cancelled=False,
             pending=self.scheduler.pending(key)))
 
     def stale_paths(self, outcome: SuiteOutcome) -> list[Path]:
@@ -469,7 +469,7 @@ def _keep_stale(last: SuiteOutcome, failed: SuiteOutcome) -> SuiteOutcome:
     (mid-typing, an auto-save): wiping every finding to show "not evaluated" would hide
     what the user is working on. The problems are the failed run's."""
     return replace(last, stale="schema has errors", schema_problems=failed.schema_problems,
-                   issues=last.issues + failed.issues)
+                   issues=last.issues + failed.issues, stopped=failed.stopped)
 
 
 def _run_log(outcome: SuiteOutcome) -> str:

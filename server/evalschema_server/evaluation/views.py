@@ -15,19 +15,22 @@ from evalschema.project.gate import Check, check_run, passed
 from evalschema.report.figures import f1_figure, figure
 from evalschema.results import FINDINGS, Counts, FieldResult, RunResult, Status, show_value
 
+from ..document import LineIndex, parse
 from ..protocol import (
     CheckRow,
     CoverageFigures,
     FieldRow,
     Figures,
     GateFigures,
+    NotEvaluated,
     RunReport,
     SuiteProblem,
     SuiteReport,
     SuiteSummary,
 )
+from ..ranges import range_json
 from .findings import short_label
-from .locate import RecordLocator, Span
+from .locate import RecordLocator, Span, problem_span
 from .runner import RunOutcome, ScoredRecord, SuiteOutcome
 
 ToUri = Callable[[Path], str]
@@ -211,7 +214,20 @@ def badge(checks: tuple[Check, ...]) -> str:
     return f"✗ {len(failed)} field{'s' if len(failed) != 1 else ''} below threshold"
 
 
-def summary(outcome: SuiteOutcome, to_uri: ToUri) -> SuiteSummary:
+def not_evaluated(outcome: SuiteOutcome, to_uri: ToUri, encoding: str) -> NotEvaluated | None:
+    """Why the suite has no current results, located: the schema's first error that
+    stopped its run (``SuiteOutcome.stopped``); None when it was scored."""
+    stopped = outcome.stopped
+    if stopped is None:
+        return None
+    p, text = stopped.problem, stopped.schema_text
+    start, end = problem_span(parse(text), text, p)
+    return {"message": p.message + (f" ({p.suggestion})" if p.suggestion else ""),
+            "code": p.code, "uri": to_uri(outcome.suite.config.schema),
+            "range": range_json(LineIndex(text), start, end, encoding)}
+
+
+def summary(outcome: SuiteOutcome, to_uri: ToUri, encoding: str = "utf-16") -> SuiteSummary:
     out: SuiteSummary = {
         "name": outcome.suite.name, "key": outcome.suite.key,
         "runs": [{"extracted": to_uri(r.path), "label": r.label,
@@ -221,10 +237,13 @@ def summary(outcome: SuiteOutcome, to_uri: ToUri) -> SuiteSummary:
         "problems": len(outcome.issues) + len(outcome.schema_problems)}
     if outcome.stale:
         out["stale"] = outcome.stale
+    why = not_evaluated(outcome, to_uri, encoding)
+    if why is not None:
+        out["notEvaluated"] = why
     return out
 
 
-def report(outcome: SuiteOutcome, to_uri: ToUri) -> SuiteReport:
+def report(outcome: SuiteOutcome, to_uri: ToUri, encoding: str = "utf-16") -> SuiteReport:
     """What the results view shows of each run: figures and per-field counts. Neither the
     results nor the fields' worst values: the view asks for those when they are clicked
     (fieldExamples, listFindings), so a report stays a few kilobytes however big the run."""
@@ -251,6 +270,9 @@ def report(outcome: SuiteOutcome, to_uri: ToUri) -> SuiteReport:
            for p in outcome.schema_problems]}
     if outcome.stale:
         out["stale"] = outcome.stale
+    why = not_evaluated(outcome, to_uri, encoding)
+    if why is not None:
+        out["notEvaluated"] = why
     return out
 
 

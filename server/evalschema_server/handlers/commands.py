@@ -127,13 +127,13 @@ def _infer(text: str, path: Path) -> InferResult:
 async def run_suite(ls: EvalSchemaServer, *args: Any) -> SuiteSummaries:
     await ls.evaluation.wait_ready()
     suites = _pick(ls, _arg(args))
-    return {"suites": [views.summary(o, ls.store.uri_of) for o in await _run(ls, suites)]}
+    return {"suites": [views.summary(o, ls.store.uri_of, ls.encoding) for o in await _run(ls, suites)]}
 
 
 async def run_all(ls: EvalSchemaServer, *args: Any) -> SuiteSummaries:
     await ls.evaluation.wait_ready()
     suites = list(ls.evaluation.discovery.suites)
-    return {"suites": [views.summary(o, ls.store.uri_of) for o in await _run(ls, suites)]}
+    return {"suites": [views.summary(o, ls.store.uri_of, ls.encoding) for o in await _run(ls, suites)]}
 
 
 async def list_suites(ls: EvalSchemaServer, *args: Any) -> SuiteList:
@@ -156,7 +156,7 @@ async def show_report(ls: EvalSchemaServer, *args: Any) -> SuiteReports:
     for s in suites:
         o = ls.evaluation.outcomes.get(s.key)
         if o is not None:
-            out.append(views.report(o, ls.store.uri_of))
+            out.append(views.report(o, ls.store.uri_of, ls.encoding))
     return {"suites": out}
 
 

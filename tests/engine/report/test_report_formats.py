@@ -103,3 +103,23 @@ def test_reports_of_a_run_in_memory_list_its_record_problems(tmp_path: Path) -> 
     assert all(p in runs_markdown([rep]) for p in PROBLEMS)
     page = runs_html([rep])
     assert all(f"record <code>{n}</code>" in page for n in "bcd")
+
+
+def test_a_field_with_only_errors_is_an_error_in_every_format() -> None:
+    """A field whose schema has an error (``allow_schema_errors``): "error" in the tables,
+    a JUnit ``<error>``, never a figure or a pass."""
+    schema = {"type": "object", "properties": {
+        "a|b": {"type": "string", "x-eval-compare": "exakt"}, "ok": {"type": "string"},
+        "n": {"type": "number"}}}
+    out = evaluate_files(EvalSpec(schema, allow_schema_errors=True), GOLD, EXT)
+    rep = RunReport.from_outcome(out, "r", suite="s", extracted="r.jsonl", checks=())
+    assert out.run.per_field["a|b"].counts.errors == 2
+    [row] = [ln for ln in run_text(rep).splitlines() if ln.startswith("a|b")]
+    assert row.split()[:2] == ["a|b", "error"]
+    assert "| `a\\|b` | error |" in runs_markdown([rep])
+    suite = ET.fromstring(runs_junit([rep]))[0]
+    [case] = [c for c in suite.findall("testcase") if c.get("name") == "a|b"]
+    error = case.find("error")
+    assert error is not None and (error.get("type"), error.get("message")) == (
+        "not-judged", "a|b: not judged (2 errors)")
+    assert (suite.get("errors"), suite.get("failures")) == ("1", "0")

@@ -552,8 +552,8 @@ def test_schema_problems_are_marked_in_the_schema_unless_it_is_open(tmp_path: Pa
     files, outcome = suite_outcome(tmp_path / "b", broken, ['{"a": "x"}'], ['{"a": "x"}'])
     [syntax] = build(outcome)[files["schema"].as_uri()]
     assert (syntax["range"], syntax["code"], syntax["message"]) == (
-        rng(0, len(broken) - 1, len(broken)), "end-of-file-expected",
-        "the schema is not valid JSON: End of file expected")
+        rng(0, len(broken) - 1, len(broken)), "invalid-json",
+        "the schema is not valid JSON: Extra data")
     nowhere = replace(outcome, schema_problems=(Problem("odd", "something is odd"),))
     [odd] = build(nowhere)[files["schema"].as_uri()]
     assert (odd["range"], odd["message"]) == (rng(0, 0, 0), "something is odd")

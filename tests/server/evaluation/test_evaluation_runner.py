@@ -215,3 +215,51 @@ def test_one_readable_gold_record_is_enough_to_score(tmp_path: Path) -> None:
     assert len(outcome.runs) == 1
     assert "gold-empty" not in {i.code for i in outcome.issues}
     assert "unreadable-record" in {i.code for i in outcome.issues}
+
+
+JSONC_SCHEMA = """{
+  // the editor and `evalschema eval` read this with one reader (evalschema.io.jsonc)
+  "type": "object", "x-eval-id": "id",
+  "properties": {
+    "id": {"type": "string"},
+    "url": {"type": "string", "description": "http://example.com/* not a comment */",},
+    /* a price within 1% is right */
+    "price": {"type": "number", "x-eval-compare": {"numeric": {"tolerance": {"rel": 0.01}}}},
+    "note": {"type": "string", "x-eval-compare": "exakt"},
+  },
+}
+"""
+
+
+def test_a_jsonc_schema_scores_as_evalschema_eval_scores_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Comments, trailing commas and a mistyped comparator: the editor's run and
+    ``evalschema eval --allow-schema-errors`` give the same figures and the same results."""
+    from evalschema.cli.main import main
+
+    folder = tmp_path / "p"
+    folder.mkdir()
+    schema = folder / "t.eval.jsonc"
+    schema.write_text(JSONC_SCHEMA, encoding="utf-8")
+    gold = [{"id": "a", "url": "u", "price": 10.0, "note": "n"},
+            {"id": "b", "url": "v", "price": 5.0, "note": "m"}]
+    run = [{"id": "b", "url": "v", "price": 5.02, "note": "m"},
+           {"id": "a", "url": "w", "price": 10.05}]
+    (folder / "t.gold.jsonl").write_text("".join(json.dumps(r) + "\n" for r in gold),
+                                         encoding="utf-8")
+    ext = folder / "t.run1.extracted.jsonl"
+    ext.write_text("".join(json.dumps(r) + "\n" for r in run), encoding="utf-8")
+    [suite] = discover([folder.resolve()], lambda p: p.read_text("utf-8")).suites
+    outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
+    assert outcome.stopped is None
+    assert [p.code for p in outcome.schema_problems] == ["unknown-comparator"]
+    assert main(["eval", str(schema), "--gold", str(folder / "t.gold.jsonl"), "--extracted", str(ext),
+                 "--allow-schema-errors", "--format", "json"]) == 0
+    [cli] = json.loads(capsys.readouterr().out)["runs"]
+    editor = outcome.runs[0].result.to_dict()
+    assert editor["per_field"] == cli["per_field"]
+    assert editor["records"] == cli["records"]
+    assert {k: v for k, v in editor.items() if k not in ("per_field", "records")} == \
+        {k: v for k, v in cli.items() if k in editor and k not in ("per_field", "records")}
+    assert [(r["field"], r["status"]) for r in editor["records"][0]["field_results"]] == [
+        ("id", "match"), ("url", "mismatch"), ("price", "match"), ("note", "error")]

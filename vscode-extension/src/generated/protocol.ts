@@ -143,6 +143,17 @@ export interface RunSummary {
   records: number;
 }
 
+/** Why a suite has no current results: the first problem that stops its schema from being scored at all (it does not parse, or its root is unusable; a field with errors only makes that field an error). */
+export interface NotEvaluated {
+  message: string;
+  /** The engine's problem code (``invalid-json``, ``bad-node``, ``id-unknown``, …). */
+  code: string;
+  /** The schema's URI. */
+  uri: string;
+  /** Where the problem is in the schema. */
+  range: LspRange;
+}
+
 export interface SuiteSummary {
   name: string;
   /** Unique in the workspace (names may repeat across folders). */
@@ -152,6 +163,8 @@ export interface SuiteSummary {
   problems?: number;
   /** Set when the runs shown are the last good results, no longer current, and why ("schema has errors": it stopped parsing or checking since). */
   stale?: string;
+  /** Set when the schema stopped the last run: why, and where (the runs shown, if any, are the last good ones, marked ``stale``). */
+  notEvaluated?: NotEvaluated;
 }
 
 /** The answer of runSuite and runAll. */
@@ -198,7 +211,7 @@ export interface FieldRow {
   mismatches: number;
   omissions: number;
   hallucinations: number;
-  /** Results that could not be judged (a comparator error, a failed judge call). */
+  /** Results that could not be judged (``error``, ``batch_error``): a field whose schema has errors has only these, and its F1 is null, shown "error". */
   errors: number;
   /** A key the model produced that gold never has: listed apart from the schema's fields. */
   invented: boolean;
@@ -224,6 +237,8 @@ export interface SuiteReport {
   problems: SuiteProblem[];
   /** As in SuiteSummary: why the runs shown are not current. */
   stale?: string;
+  /** As in SuiteSummary: the schema's problem that stopped the last run. */
+  notEvaluated?: NotEvaluated;
 }
 
 /** The answer of showReport. */
