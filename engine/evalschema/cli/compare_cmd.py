@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from rich.cells import cell_len
@@ -21,6 +20,7 @@ from evalschema.cli.options import (
     positive_int,
     print_error,
     run_inputs,
+    run_labels,
 )
 from evalschema.cli.progress import ProgressBar, count_lines
 from evalschema.cli.suites import resolve
@@ -94,40 +94,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
-def _labels(runs: list[str], given: list[str] | None, parser: argparse.ArgumentParser
-            ) -> list[str]:
-    if given:
-        if len(given) != len(runs):
-            parser.error(f"--label given {len(given)} time(s) for {len(runs)} runs")
-        return given
-    names = [Path(r).name for r in runs]
-    if len(set(names)) < len(names):
-        return runs
-    return short_labels(names)
-
-
-def _common_prefix(names: list[str]) -> str:
-    first = min(names)
-    last = max(names)
-    n = 0
-    while n < len(first) and n < len(last) and first[n] == last[n]:
-        n += 1
-    return first[:n]
-
-
-def short_labels(names: list[str]) -> list[str]:
-    """Names without the dot-separated prefix and suffix they all share
-    (``invoices.model-a.extracted.jsonl`` -> ``model-a``); unchanged when that would
-    leave an empty or repeated name."""
-    cut = _common_prefix(names).rfind(".") + 1
-    suffix = _common_prefix([n[::-1] for n in names])[::-1]
-    end = len(suffix) - suffix.find(".") if "." in suffix else 0
-    out = [n[cut:len(n) - end] for n in names]
-    if any(not x for x in out) or len(set(out)) < len(out):
-        return names
-    return out
-
-
 def _runs_form(args: argparse.Namespace, parser: argparse.ArgumentParser
                ) -> tuple[str | None, list[str]]:
     """(the schema given as a positional, the runs): ``compare SCHEMA --gold G --extracted
@@ -156,7 +122,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     runs = list(suite.extracted)
     if len(runs) < 2:
         parser.error("compare needs at least two runs (RUN_A RUN_B ...)")
-    labels = _labels(runs, args.label, parser)
+    labels = run_labels(runs, args.label, parser)
     inputs = run_inputs(suites)
     if args.output is not None:
         check_target(args.output, inputs, force=args.force)

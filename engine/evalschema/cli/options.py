@@ -8,6 +8,7 @@ import re
 import shlex
 import sys
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from evalschema.errors import (
@@ -289,3 +290,39 @@ def table_top(args: argparse.Namespace) -> int:
     if args.all_fields:
         return 0
     return DEFAULT_TOP if args.top is None else int(args.top)
+
+
+def run_labels(runs: list[str], given: list[str] | None, parser: argparse.ArgumentParser
+               ) -> list[str]:
+    """The runs' names in reports: ``--label`` when given (once per run), else the file
+    names, shortened by what they share (``short_labels``), else the paths."""
+    if given:
+        if len(given) != len(runs):
+            parser.error(f"--label given {len(given)} time(s) for {len(runs)} runs")
+        return given
+    names = [Path(r).name for r in runs]
+    if len(set(names)) < len(names):
+        return runs
+    return short_labels(names)
+
+
+def _common_prefix(names: list[str]) -> str:
+    first = min(names)
+    last = max(names)
+    n = 0
+    while n < len(first) and n < len(last) and first[n] == last[n]:
+        n += 1
+    return first[:n]
+
+
+def short_labels(names: list[str]) -> list[str]:
+    """Names without the dot-separated prefix and suffix they all share
+    (``invoices.model-a.extracted.jsonl`` -> ``model-a``); unchanged when that would
+    leave an empty or repeated name."""
+    cut = _common_prefix(names).rfind(".") + 1
+    suffix = _common_prefix([n[::-1] for n in names])[::-1]
+    end = len(suffix) - suffix.find(".") if "." in suffix else 0
+    out = [n[cut:len(n) - end] for n in names]
+    if any(not x for x in out) or len(set(out)) < len(out):
+        return names
+    return out

@@ -32,9 +32,11 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from evalschema.errors import InputError, Problem
+from evalschema.io.records import RecordsLike
 from evalschema.pointer import resolve, split
 from evalschema.policy import NATIVE, ScoringPolicy
 from evalschema.results import FieldResult, RecordResult, Status, record_label
+from evalschema.run.pairing import iter_pairs
 from evalschema.schema.node import SchemaNode
 from evalschema.scoring.walk import RecordScorer
 
@@ -218,3 +220,40 @@ def find_suspects(runs: Sequence[Sequence[RecordResult]], labels: Sequence[str],
             tuple(labels[e[0]] for e in best), r.schema_pointer)))
     found.sort(key=lambda t: (t[0], t[2].gold_index, t[1]))
     return tuple(s for _, _, s in found)
+
+
+class RecordsAsRead:
+    """The records of runs scored from files, read again the first time a suspect asks
+    for one (paired as scoring paired them, ``iter_pairs``), for the values as written:
+    the results hold them as compared, after transforms."""
+
+    def __init__(self, gold: RecordsLike, runs: Sequence[RecordsLike], id_field: str | None
+                 ) -> None:
+        self._gold_file = gold
+        self._runs = list(runs)
+        self._id_field = id_field
+        self._gold: dict[int, Any] | None = None
+        self._extracted: dict[int, dict[int, Any]] = {}
+
+    def _read(self, k: int) -> dict[int, Any]:
+        got = self._extracted.get(k)
+        if got is None:
+            got = self._extracted[k] = {}
+            gold: dict[int, Any] | None = {} if self._gold is None else None
+            for p in iter_pairs(self._gold_file, self._runs[k], self._id_field, stream=True):
+                p = p.resolve()
+                got[p.number] = p.extracted
+                if gold is not None and p.gold_index is not None:
+                    gold[p.gold_index] = p.gold
+            if gold is not None:
+                self._gold = gold
+        return got
+
+    def gold(self, index: int) -> Any:
+        if self._gold is None:
+            self._read(0)
+        assert self._gold is not None
+        return self._gold.get(index)
+
+    def extracted(self, run: int, rec: RecordResult) -> Any:
+        return self._read(run).get(rec.index)
