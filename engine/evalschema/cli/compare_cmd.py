@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.cells import cell_len
 
+from evalschema.cli.gold_audit_cmd import suite_suspects
 from evalschema.cli.options import (
     EXIT_CODES,
     EXIT_OK,
@@ -151,7 +152,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     elif fmt == "html":
         from evalschema.report.html_compare import compare_html
 
-        text = compare_html(comparison, settings={
+        try:
+            suspects = suite_suspects(suite, runs, labels, [r.records for r in results])
+        except EvalSchemaError as exc:
+            return print_error(exc, suite)
+        text = compare_html(comparison, suspects=suspects, settings={
             **suite.settings(runs, args.workers, command), "seed": args.seed,
             "resamples": args.resamples, "confidence": args.confidence},
             schema=suite.schema, command=command,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
 from rich.cells import cell_len
@@ -19,7 +20,7 @@ from evalschema.cli.options import (
     run_labels,
 )
 from evalschema.cli.progress import ProgressBar, count_lines
-from evalschema.cli.suites import resolve
+from evalschema.cli.suites import Suite, resolve
 from evalschema.errors import EvalSchemaError
 from evalschema.io.atomicwrite import check_target
 from evalschema.report.layout import clip, terminal_width
@@ -79,20 +80,17 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     inputs = run_inputs(suites)
     if args.output is not None:
         check_target(args.output, inputs, force=args.force)
-    records: list[tuple[RecordResult, ...]] = []
+    records: list[Sequence[RecordResult]] = []
     enabled = ProgressBar.wanted(args.no_progress)
     total = count_lines(suite.gold) if enabled else None
-    spec = suite.spec()
     try:
         for extracted, label in zip(runs, labels, strict=True):
             with ProgressBar(f"scoring {label}", total, enabled=enabled) as bar:
-                outcome = evaluate_files(spec, suite.gold, extracted, workers=args.workers,
-                                         keep_records=True, worst=0, progress=bar.update)
+                outcome = evaluate_files(suite.spec(), suite.gold, extracted,
+                                         workers=args.workers, keep_records=True, worst=0,
+                                         progress=bar.update)
             records.append(outcome.run.records)
-        evaluator = spec.evaluator()
-        read = RecordsAsRead(suite.gold, runs, evaluator.id_field)
-        suspects = find_suspects(records, labels, evaluator.root, read.gold, read.extracted,
-                                 policy=evaluator.policy)
+        suspects = suite_suspects(suite, runs, labels, records)
     except EvalSchemaError as exc:
         return print_error(exc, suite)
     if args.format == "json":
@@ -103,6 +101,16 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
                         width=terminal_width() if args.output is None else None),
              args.output, inputs=inputs, force=args.force)
     return EXIT_OK
+
+
+def suite_suspects(suite: Suite, runs: list[str], labels: list[str],
+                   records: Sequence[Sequence[RecordResult]]) -> tuple[SuspectGold, ...]:
+    """The suspect gold of a suite's runs scored from its files (each run's records), the
+    values as the files write them; also the HTML report's of ``compare``."""
+    evaluator = suite.spec().evaluator()
+    read = RecordsAsRead(suite.gold, runs, evaluator.id_field)
+    return find_suspects(records, labels, evaluator.root, read.gold, read.extracted,
+                         policy=evaluator.policy)
 
 
 def audit_json(suspects: tuple[SuspectGold, ...], gold: str, runs: list[str],

@@ -124,3 +124,13 @@ def test_bad_gold_is_located(suite: Path, capsys: Any) -> None:
     code, out, err = run(capsys, *ARGS)
     assert code == 2 and out == ""
     assert "gold.jsonl:2" in err and "duplicate-id" in err
+
+
+def test_the_compare_html_report_has_the_suspects(suite: Path, capsys: Any) -> None:
+    code, _, _ = run(capsys, "compare", "--suite", "s", "--format", "html", "-o", "c.html",
+                     "--resamples", "20", "--no-progress")
+    assert code == 0
+    html = (suite / "c.html").read_text(encoding="utf-8")
+    assert "<h2>Suspect gold (3)</h2>" in html
+    assert html.count('<tr class="suspect ') == 3
+    assert "<td><code>&quot;ACME GmbH&quot;</code></td><td class=num>3 of 3</td>" in html
