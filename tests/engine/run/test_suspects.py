@@ -126,6 +126,13 @@ def test_a_key_gold_lacks_is_a_hallucination_suspect_even_in_a_moved_element() -
     )
 
 
+def test_values_gold_lacks_are_compared_after_the_fields_transforms() -> None:
+    gold = [{"id": "r1"}]
+    assert audit(gold, [{"id": "r1", "vendor": "ACME"}], [{"id": "r1", "vendor": "acme"}]) == (
+        suspect("vendor", "/vendor", None, "ACME", ("run1", "run2"), 2, kind="hallucination",
+                schema_pointer="/properties/vendor"),)
+
+
 def test_unpaired_extra_elements_and_omissions_are_no_suspects() -> None:
     gold = [{"id": "r1", "city": "Lyon", "items": [{"sku": "A", "qty": 1}]}]
     run = [{"id": "r1", "items": [{"sku": "A", "qty": 1}, {"sku": "Z", "qty": 5}]}]
