@@ -14,22 +14,18 @@ from evalschema.cli.options import (
     EXIT_OK,
     EXIT_THRESHOLD,
     Formatter,
+    add_label_option,
     add_output_options,
     add_source_options,
     command_line,
     emit,
     positive_int,
     print_error,
-    run_inputs,
-    run_labels,
 )
-from evalschema.cli.progress import ProgressBar, count_lines
-from evalschema.cli.suites import resolve
+from evalschema.cli.suites import one_suite_runs, score_runs
 from evalschema.errors import EvalSchemaError
-from evalschema.io.atomicwrite import check_target
 from evalschema.report.figures import UNDEFINED, figure
 from evalschema.report.layout import clip, fit_lines, shorten_all, terminal_width
-from evalschema.results import RunResult
 from evalschema.run.compare import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -37,7 +33,6 @@ from evalschema.run.compare import (
     Difference,
     compare_runs,
 )
-from evalschema.run.parallel import evaluate_files
 from evalschema.safetext import json_text, one_line, shown
 
 FORMATS = ("table", "json", "markdown", "html")
@@ -85,8 +80,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help=f"bootstrap resamples (default {DEFAULT_RESAMPLES})")
     b.add_argument("--confidence", type=float, default=0.95,
                    help="confidence level of the intervals (default 0.95)")
-    b.add_argument("--label", action="append", metavar="NAME",
-                   help="name of each run, in order (default: file names)")
+    add_label_option(b)
     b.add_argument("--fail-on-regression", action="store_true",
                    help="exit 1 when a run's overall F1 is significantly below the first's")
     b.add_argument("--fail-metric", choices=("macro", "micro"), default="macro",
@@ -115,30 +109,14 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     if not 0.0 < args.confidence < 1.0:
         parser.error("--confidence must be between 0 and 1 (e.g. 0.95)")
     schema_pos, runs_given = _runs_form(args, parser)
-    suites = resolve(args, parser, positional_schema=schema_pos, runs=runs_given,
-                     command="compare")
-    if len(suites) != 1:
-        parser.error("compare runs one suite; pick it with --suite")
-    suite = suites[0]
-    runs = list(suite.extracted)
-    if len(runs) < 2:
-        parser.error("compare needs at least two runs (RUN_A RUN_B ...)")
-    labels = run_labels(runs, args.label, parser)
-    inputs = run_inputs(suites)
-    if args.output is not None:
-        check_target(args.output, inputs, force=args.force)
-    results: list[RunResult] = []
-    enabled = ProgressBar.wanted(args.no_progress)
-    total = count_lines(suite.gold) if enabled else None
-    for extracted, label in zip(runs, labels, strict=True):
-        try:
-            with ProgressBar(f"scoring {label}", total, enabled=enabled) as bar:
-                outcome = evaluate_files(suite.spec(), suite.gold, extracted,
-                                         workers=args.workers, keep_records=True, worst=0,
-                                         progress=bar.update)
-        except EvalSchemaError as exc:
-            return print_error(exc, suite)
-        results.append(outcome.run)
+    suite, runs, labels, inputs = one_suite_runs(args, parser, "compare", "RUN_A RUN_B ...",
+                                                 positional_schema=schema_pos,
+                                                 runs=runs_given)
+    try:
+        results = score_runs(suite, runs, labels, workers=args.workers,
+                             no_progress=args.no_progress)
+    except EvalSchemaError as exc:
+        return print_error(exc, suite)
     comparison = compare_runs(results, labels, resamples=args.resamples, seed=args.seed,
                               confidence=args.confidence)
     command = command_line(argv)

@@ -12,20 +12,15 @@ from evalschema.cli.options import (
     EXIT_CODES,
     EXIT_OK,
     Formatter,
-    add_output_options,
-    add_source_options,
+    add_label_option,
+    add_suite_arguments,
     emit,
     print_error,
-    run_inputs,
-    run_labels,
 )
-from evalschema.cli.progress import ProgressBar, count_lines
-from evalschema.cli.suites import Suite, resolve
+from evalschema.cli.suites import Suite, one_suite_runs, score_runs
 from evalschema.errors import EvalSchemaError
-from evalschema.io.atomicwrite import check_target
 from evalschema.report.layout import clip, terminal_width
 from evalschema.results import RecordResult, show_value
-from evalschema.run.parallel import evaluate_files
 from evalschema.run.suspects import RecordsAsRead, SuspectGold, find_suspects
 from evalschema.safetext import json_text, one_line
 
@@ -57,40 +52,21 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "values they agree against: where at least two runs agree with each other (after "
         "the field's transforms, with its comparator) on a value gold does not have.",
         epilog=EPILOG, formatter_class=Formatter)
-    p.add_argument("schema_pos", nargs="?", metavar="SCHEMA",
-                   help="eval schema (same as --schema)")
-    add_source_options(p)
-    add_output_options(p, FORMATS)
-    p.add_argument("--label", action="append", metavar="NAME",
-                   help="name of each run, in order (default: file names)")
+    add_suite_arguments(p, FORMATS)
+    add_label_option(p)
     p.set_defaults(run=run, command_parser=p)
     return p
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
         argv: list[str] | None = None) -> int:
-    suites = resolve(args, parser, positional_schema=args.schema_pos, command="gold-audit")
-    if len(suites) != 1:
-        parser.error("gold-audit audits one suite's gold; pick it with --suite")
-    suite = suites[0]
-    runs = list(suite.extracted)
-    if len(runs) < 2:
-        parser.error("gold-audit needs at least two runs (--extracted A --extracted B)")
-    labels = run_labels(runs, args.label, parser)
-    inputs = run_inputs(suites)
-    if args.output is not None:
-        check_target(args.output, inputs, force=args.force)
-    records: list[Sequence[RecordResult]] = []
-    enabled = ProgressBar.wanted(args.no_progress)
-    total = count_lines(suite.gold) if enabled else None
+    suite, runs, labels, inputs = one_suite_runs(
+        args, parser, "gold-audit", "--extracted A --extracted B",
+        positional_schema=args.schema_pos)
     try:
-        for extracted, label in zip(runs, labels, strict=True):
-            with ProgressBar(f"scoring {label}", total, enabled=enabled) as bar:
-                outcome = evaluate_files(suite.spec(), suite.gold, extracted,
-                                         workers=args.workers, keep_records=True, worst=0,
-                                         progress=bar.update)
-            records.append(outcome.run.records)
-        suspects = suite_suspects(suite, runs, labels, records)
+        results = score_runs(suite, runs, labels, workers=args.workers,
+                             no_progress=args.no_progress)
+        suspects = suite_suspects(suite, runs, labels, [r.records for r in results])
     except EvalSchemaError as exc:
         return print_error(exc, suite)
     if args.format == "json":

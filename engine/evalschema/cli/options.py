@@ -144,6 +144,21 @@ def add_source_options(p: argparse.ArgumentParser, *, extracted: bool = True) ->
     add_judge_options(p)
 
 
+def add_suite_arguments(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
+    """``SCHEMA`` (or ``--schema``), the suite's sources and the output: a command that runs
+    a suite given as ``eval`` takes it."""
+    p.add_argument("schema_pos", nargs="?", metavar="SCHEMA",
+                   help="eval schema (same as --schema)")
+    add_source_options(p)
+    add_output_options(p, formats)
+
+
+def add_label_option(g: argparse._ActionsContainer) -> None:
+    """``--label``: the names of a command's runs (``run_labels``)."""
+    g.add_argument("--label", action="append", metavar="NAME",
+                   help="name of each run, in order (default: file names)")
+
+
 def add_judge_options(p: argparse.ArgumentParser) -> None:
     """The LLM judge's endpoint and key: the user's choice, never the schema's."""
     j = p.add_argument_group(
