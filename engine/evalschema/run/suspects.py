@@ -120,7 +120,7 @@ def _gold_gap(ep: str, emap: dict[str, str], gold: Any) -> str | None:
         if node is None:
             break  # gold's value stops (null) above the key: a gap
         if type(node) is not dict:
-            return None  # an array: an unpaired element, not a missing key
+            return None  # an array (an element alignment left unpaired), a scalar: no key
         node = node.get(seg)
         if node is None:
             break
