@@ -29,6 +29,7 @@ from evalschema.rules.registry import (
 from evalschema.run.accumulator import RunAccumulator
 from evalschema.run.compare import Comparison, compare_runs
 from evalschema.run.evaluate import Evaluator, evaluate, iter_evaluate, make_evaluator
+from evalschema.run.suspects import SuspectGold, find_suspects
 from evalschema.schema.infer import annotate_xeval, infer_schema
 from evalschema.schema.node import SchemaNode
 from evalschema.schema.resolve import resolve_schema_references
@@ -70,6 +71,7 @@ __all__ = [
     "SchemaError",
     "SchemaNode",
     "Status",
+    "SuspectGold",
     "__version__",
     "annotate_xeval",
     "builtin_registry",
@@ -77,6 +79,7 @@ __all__ = [
     "compare_runs",
     "default_registry",
     "evaluate",
+    "find_suspects",
     "infer_schema",
     "iter_evaluate",
     "make_evaluator",

@@ -69,7 +69,7 @@ class Setting:
 SEVERITIES = ("error", "warning", "information", "hint", "off")
 #: Finding kinds the editor offers for ``severity`` (the server accepts any key).
 _SEVERITY_KINDS = ("mismatch", "omission", "hallucination", "error", "record", "input",
-                   "threshold")
+                   "threshold", "suspect")
 SEVERITY_VALUE: Mapping[str, Any] = {"type": "string", "enum": list(SEVERITIES)}
 _STRINGS: Mapping[str, Any] = {"items": {"type": "string"}}
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -163,13 +163,14 @@ _SETTINGS = (
         "extraction run rewrites its output)."),
     Setting(
         "goldDiagnostics", "boolean", False,
-        "Also mark the gold value of each finding in the gold file (by default only extracted "
-        "files get diagnostics)."),
+        "Also mark the gold value of each finding in the gold file (by default the gold file "
+        "shows only its unusable records and the suspect gold values, see `severity`)."),
     Setting(
         "severity", "object", _EMPTY,
         "Severity of each kind of finding in data files: `mismatch`, `omission`, "
         "`hallucination` (default warning), `error` and `input` (default error), `record` and "
-        "`threshold` (default warning); `off` hides that kind. Example: "
+        "`threshold` (default warning), `suspect` (a gold value two or more runs agree "
+        "against; default information); `off` hides that kind. Example: "
         "`{\"omission\": \"information\"}`.",
         schema={"additionalProperties": SEVERITY_VALUE,
                 "properties": {kind: SEVERITY_VALUE for kind in _SEVERITY_KINDS}}),

@@ -4,31 +4,28 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from rich.cells import cell_len
 
+from evalschema.cli.gold_audit_cmd import suite_suspects
 from evalschema.cli.options import (
     EXIT_CODES,
     EXIT_OK,
     EXIT_THRESHOLD,
     Formatter,
+    add_label_option,
     add_output_options,
     add_source_options,
     command_line,
     emit,
     positive_int,
     print_error,
-    run_inputs,
 )
-from evalschema.cli.progress import ProgressBar, count_lines
-from evalschema.cli.suites import resolve
+from evalschema.cli.suites import one_suite_runs, score_runs
 from evalschema.errors import EvalSchemaError
-from evalschema.io.atomicwrite import check_target
 from evalschema.report.figures import UNDEFINED, figure
 from evalschema.report.layout import clip, fit_lines, shorten_all, terminal_width
-from evalschema.results import RunResult
 from evalschema.run.compare import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -36,7 +33,6 @@ from evalschema.run.compare import (
     Difference,
     compare_runs,
 )
-from evalschema.run.parallel import evaluate_files
 from evalschema.safetext import json_text, one_line, shown
 
 FORMATS = ("table", "json", "markdown", "html")
@@ -84,48 +80,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help=f"bootstrap resamples (default {DEFAULT_RESAMPLES})")
     b.add_argument("--confidence", type=float, default=0.95,
                    help="confidence level of the intervals (default 0.95)")
-    b.add_argument("--label", action="append", metavar="NAME",
-                   help="name of each run, in order (default: file names)")
+    add_label_option(b)
     b.add_argument("--fail-on-regression", action="store_true",
                    help="exit 1 when a run's overall F1 is significantly below the first's")
     b.add_argument("--fail-metric", choices=("macro", "micro"), default="macro",
                    help="overall F1 for --fail-on-regression (default macro)")
     p.set_defaults(run=run, command_parser=p)
     return p
-
-
-def _labels(runs: list[str], given: list[str] | None, parser: argparse.ArgumentParser
-            ) -> list[str]:
-    if given:
-        if len(given) != len(runs):
-            parser.error(f"--label given {len(given)} time(s) for {len(runs)} runs")
-        return given
-    names = [Path(r).name for r in runs]
-    if len(set(names)) < len(names):
-        return runs
-    return short_labels(names)
-
-
-def _common_prefix(names: list[str]) -> str:
-    first = min(names)
-    last = max(names)
-    n = 0
-    while n < len(first) and n < len(last) and first[n] == last[n]:
-        n += 1
-    return first[:n]
-
-
-def short_labels(names: list[str]) -> list[str]:
-    """Names without the dot-separated prefix and suffix they all share
-    (``invoices.model-a.extracted.jsonl`` -> ``model-a``); unchanged when that would
-    leave an empty or repeated name."""
-    cut = _common_prefix(names).rfind(".") + 1
-    suffix = _common_prefix([n[::-1] for n in names])[::-1]
-    end = len(suffix) - suffix.find(".") if "." in suffix else 0
-    out = [n[cut:len(n) - end] for n in names]
-    if any(not x for x in out) or len(set(out)) < len(out):
-        return names
-    return out
 
 
 def _runs_form(args: argparse.Namespace, parser: argparse.ArgumentParser
@@ -148,34 +109,14 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     if not 0.0 < args.confidence < 1.0:
         parser.error("--confidence must be between 0 and 1 (e.g. 0.95)")
     schema_pos, runs_given = _runs_form(args, parser)
-    suites = resolve(args, parser, positional_schema=schema_pos, runs=runs_given,
-                     command="compare")
-    if len(suites) != 1:
-        parser.error("compare runs one suite; pick it with --suite")
-    suite = suites[0]
-    runs = list(suite.extracted)
-    if len(runs) < 2:
-        parser.error("compare needs at least two runs (RUN_A RUN_B ...)")
-    labels = _labels(runs, args.label, parser)
+    suite, runs, labels, inputs = one_suite_runs(args, parser, "compare", "RUN_A RUN_B ...",
+                                                 positional_schema=schema_pos,
+                                                 runs=runs_given)
     try:
-        suite.warn_schema_errors()
+        results = score_runs(suite, runs, labels, workers=args.workers,
+                             no_progress=args.no_progress)
     except EvalSchemaError as exc:
         return print_error(exc, suite)
-    inputs = run_inputs(suites)
-    if args.output is not None:
-        check_target(args.output, inputs, force=args.force)
-    results: list[RunResult] = []
-    enabled = ProgressBar.wanted(args.no_progress)
-    total = count_lines(suite.gold) if enabled else None
-    for extracted, label in zip(runs, labels, strict=True):
-        try:
-            with ProgressBar(f"scoring {label}", total, enabled=enabled) as bar:
-                outcome = evaluate_files(suite.spec(), suite.gold, extracted,
-                                         workers=args.workers, keep_records=True, worst=0,
-                                         progress=bar.update)
-        except EvalSchemaError as exc:
-            return print_error(exc, suite)
-        results.append(outcome.run)
     comparison = compare_runs(results, labels, resamples=args.resamples, seed=args.seed,
                               confidence=args.confidence)
     command = command_line(argv)
@@ -189,7 +130,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     elif fmt == "html":
         from evalschema.report.html_compare import compare_html
 
-        text = compare_html(comparison, settings={
+        try:
+            suspects = suite_suspects(suite, runs, labels, [r.records for r in results])
+        except EvalSchemaError as exc:
+            return print_error(exc, suite)
+        text = compare_html(comparison, suspects=suspects, settings={
             **suite.settings(runs, args.workers, command), "seed": args.seed,
             "resamples": args.resamples, "confidence": args.confidence},
             schema=suite.schema, command=command,

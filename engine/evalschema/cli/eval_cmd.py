@@ -11,8 +11,7 @@ from evalschema.cli.options import (
     EXIT_OK,
     EXIT_THRESHOLD,
     Formatter,
-    add_output_options,
-    add_source_options,
+    add_suite_arguments,
     command_line,
     emit,
     fraction,
@@ -70,10 +69,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         description="Score one suite (SCHEMA/--schema with --gold and --extracted) or the "
         "suites of the configuration file, and exit 1 when a threshold is not met.",
         epilog=EPILOG, formatter_class=Formatter)
-    p.add_argument("schema_pos", nargs="?", metavar="SCHEMA",
-                   help="eval schema (same as --schema)")
-    add_source_options(p)
-    add_output_options(p, FORMATS)
+    add_suite_arguments(p, FORMATS)
     o = p.add_argument_group("report")
     o.add_argument("--sort", choices=("schema", "f1"),
                    help="order of the per-field table (table and markdown; default: schema "

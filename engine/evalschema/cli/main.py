@@ -1,9 +1,9 @@
 """The ``evalschema`` command line: the parser and the dispatch.
 
-Each command lives in its own module (``eval_cmd``, ``compare_cmd``, ``schema_cmds``,
-``list_cmd``, ``serve_cmd``). Exit codes: 0 ok, 1 a threshold was not met, 2 bad input
-or configuration, always with a located message and never a traceback. Nothing writes
-a user's file unless told to (``--output``, ``annotate --in-place``).
+Each command lives in its own module (``eval_cmd``, ``compare_cmd``, ``gold_audit_cmd``,
+``schema_cmds``, ``list_cmd``, ``serve_cmd``). Exit codes: 0 ok, 1 a threshold was not
+met, 2 bad input or configuration, always with a located message and never a traceback.
+Nothing writes a user's file unless told to (``--output``, ``annotate --in-place``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,14 @@ import warnings
 from collections.abc import Sequence
 from typing import TextIO
 
-from evalschema.cli import compare_cmd, eval_cmd, list_cmd, schema_cmds, serve_cmd
+from evalschema.cli import (
+    compare_cmd,
+    eval_cmd,
+    gold_audit_cmd,
+    list_cmd,
+    schema_cmds,
+    serve_cmd,
+)
 from evalschema.cli.options import (
     EXIT_CODES,
     EXIT_INPUT,
@@ -37,6 +44,7 @@ examples:
   evalschema eval --suite invoices --fail-under 0.9 --format junit -o eval.xml
   evalschema eval --suite invoices --format html -o report.html
   evalschema compare --suite invoices v1.jsonl v2.jsonl
+  evalschema gold-audit --suite invoices            # gold values the runs agree against
   evalschema check schema.eval.json
   evalschema infer gold.jsonl --id-field invoice_id > schema.eval.json
   evalschema annotate schema.json --in-place
@@ -59,6 +67,7 @@ def build_parser() -> Parser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     eval_cmd.add_parser(sub)
     compare_cmd.add_parser(sub)
+    gold_audit_cmd.add_parser(sub)
     schema_cmds.add_parsers(sub)
     list_cmd.add_parser(sub)
     serve_cmd.add_parser(sub)

@@ -8,6 +8,7 @@ import re
 import shlex
 import sys
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from evalschema.errors import (
@@ -147,6 +148,21 @@ def add_source_options(p: argparse.ArgumentParser, *, extracted: bool = True) ->
                    "error stops the command, exit 2). A schema that does not parse, or whose "
                    "root is unusable, still stops it")
     add_judge_options(p)
+
+
+def add_suite_arguments(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
+    """``SCHEMA`` (or ``--schema``), the suite's sources and the output: a command that runs
+    a suite given as ``eval`` takes it."""
+    p.add_argument("schema_pos", nargs="?", metavar="SCHEMA",
+                   help="eval schema (same as --schema)")
+    add_source_options(p)
+    add_output_options(p, formats)
+
+
+def add_label_option(g: argparse._ActionsContainer) -> None:
+    """``--label``: the names of a command's runs (``run_labels``)."""
+    g.add_argument("--label", action="append", metavar="NAME",
+                   help="name of each run, in order (default: file names)")
 
 
 def add_judge_options(p: argparse.ArgumentParser) -> None:
@@ -295,3 +311,39 @@ def table_top(args: argparse.Namespace) -> int:
     if args.all_fields:
         return 0
     return DEFAULT_TOP if args.top is None else int(args.top)
+
+
+def run_labels(runs: list[str], given: list[str] | None, parser: argparse.ArgumentParser
+               ) -> list[str]:
+    """The runs' names in reports: ``--label`` when given (once per run), else the file
+    names, shortened by what they share (``short_labels``), else the paths."""
+    if given:
+        if len(given) != len(runs):
+            parser.error(f"--label given {len(given)} time(s) for {len(runs)} runs")
+        return given
+    names = [Path(r).name for r in runs]
+    if len(set(names)) < len(names):
+        return runs
+    return short_labels(names)
+
+
+def _common_prefix(names: list[str]) -> str:
+    first = min(names)
+    last = max(names)
+    n = 0
+    while n < len(first) and n < len(last) and first[n] == last[n]:
+        n += 1
+    return first[:n]
+
+
+def short_labels(names: list[str]) -> list[str]:
+    """Names without the dot-separated prefix and suffix they all share
+    (``invoices.model-a.extracted.jsonl`` -> ``model-a``); unchanged when that would
+    leave an empty or repeated name."""
+    cut = _common_prefix(names).rfind(".") + 1
+    suffix = _common_prefix([n[::-1] for n in names])[::-1]
+    end = len(suffix) - suffix.find(".") if "." in suffix else 0
+    out = [n[cut:len(n) - end] for n in names]
+    if any(not x for x in out) or len(set(out)) < len(out):
+        return names
+    return out

@@ -10,13 +10,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from evalschema.cli.options import print_problems
+from evalschema.cli.options import print_problems, run_inputs, run_labels
+from evalschema.cli.progress import ProgressBar, count_lines
 from evalschema.errors import InputError, Problem, Severity, did_you_mean
+from evalschema.io.atomicwrite import Input, check_target
 from evalschema.io.records import load_json
 from evalschema.project.config import Config, SuiteConfig, find_config, load_config
 from evalschema.project.gate import FailMetric
+from evalschema.results import RunResult
 from evalschema.rules.custom_modules import import_hint, load_entries
-from evalschema.run.parallel import EvalSpec
+from evalschema.run.parallel import EvalSpec, evaluate_files
 from evalschema.schema.node import SchemaNode
 from evalschema.schema.tree import parse_eval_schema, parse_partial
 
@@ -269,4 +272,42 @@ def import_modules_cli(modules: Sequence[str]) -> tuple[str, ...]:
             "module-import-failed", f"cannot import {name!r}: {type(exc).__name__}: {exc}",
             source="--comparator-module", suggestion=import_hint(name, Path.cwd()))
             for _, name, exc in failed], "a comparator module could not be imported")
+    return out
+
+
+def one_suite_runs(args: argparse.Namespace, parser: argparse.ArgumentParser, command: str,
+                   usage: str, *, positional_schema: str | None = None,
+                   runs: Sequence[str] | None = None
+                   ) -> tuple[Suite, list[str], list[str], list[Input]]:
+    """The one suite of a command over several runs (``compare``, ``gold-audit``): the
+    suite, its runs, their labels (``--label``) and every input (``--output`` checked
+    against them); fewer than two runs is a usage error naming ``usage``."""
+    suites = resolve(args, parser, positional_schema=positional_schema, runs=runs,
+                     command=command)
+    if len(suites) != 1:
+        parser.error(f"{command} runs one suite; pick it with --suite")
+    suite = suites[0]
+    paths = list(suite.extracted)
+    if len(paths) < 2:
+        parser.error(f"{command} needs at least two runs ({usage})")
+    labels = run_labels(paths, args.label, parser)
+    inputs = run_inputs(suites)
+    if args.output is not None:
+        check_target(args.output, inputs, force=args.force)
+    return suite, paths, labels, inputs
+
+
+def score_runs(suite: Suite, runs: Sequence[str], labels: Sequence[str], *, workers: int,
+               no_progress: bool) -> list[RunResult]:
+    """Each run of ``suite`` scored with its records kept, one progress bar a run
+    (``EvalSchemaError`` for bad input, located), after the schema's tolerated errors
+    (``--allow-schema-errors``) are printed."""
+    suite.warn_schema_errors()
+    enabled = ProgressBar.wanted(no_progress)
+    total = count_lines(suite.gold) if enabled else None
+    out = []
+    for extracted, label in zip(runs, labels, strict=True):
+        with ProgressBar(f"scoring {label}", total, enabled=enabled) as bar:
+            out.append(evaluate_files(suite.spec(), suite.gold, extracted, workers=workers,
+                                      keep_records=True, worst=0, progress=bar.update).run)
     return out

@@ -4,14 +4,18 @@ flipped (on the page of ``html_page``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evalschema.report.html_page import bar, config_html, e, meta, num, page, short, th
+from evalschema.results import show_value
 from evalschema.run.compare import Comparison, Difference, FieldComparison
+from evalschema.run.suspects import SuspectGold
 
 #: Records listed under "records that flipped".
 MAX_FLIPS = 100
+#: Values listed under "suspect gold".
+MAX_SUSPECTS = 200
 
 
 def _diff_class(d: Difference) -> str:
@@ -119,9 +123,40 @@ def _compare_row(n: int, f: FieldComparison) -> str:
     return f"<tr {' '.join(attrs)}>{''.join(cells)}</tr>"
 
 
+def suspects_html(suspects: Sequence[SuspectGold]) -> str:
+    """The "Suspect gold" section: gold values two or more runs agree against (values
+    as JSON text, escaped: they come from the files)."""
+    if not suspects:
+        return ("<h2>Suspect gold (0)</h2><p class=\"muted\">No two runs agree on a value "
+                "gold does not have.</p>")
+    rows = []
+    for s in suspects[:MAX_SUSPECTS]:
+        gold = f"<code>{e(show_value(s.gold))}</code>" if s.kind == "mismatch" else \
+            '<span class="none">no value</span>'
+        rows.append(f'<tr class="suspect {s.kind}"><td class="rid"><code>{e(s.label)}</code>'
+                    f"</td><td><code>{e(s.path)}</code></td><td>{gold}</td>"
+                    f"<td><code>{e(show_value(s.agreed))}</code></td>"
+                    f"<td class=num>{s.agreeing} of {s.scored}</td>"
+                    f"<td>{e(', '.join(s.runs))}</td></tr>")
+    more = len(suspects) - MAX_SUSPECTS
+    return (f"<h2>Suspect gold ({len(suspects):,})</h2>"
+            '<p class="muted">Gold values that two or more runs agree against: they agree '
+            "with each other (after the field's transforms, with its comparator) on another "
+            "value, or on one where gold has none. Worth a look before they count against "
+            "every run.</p>"
+            '<div class="scroll"><table class="suspects"><thead><tr><th>record</th>'
+            "<th>field</th><th>gold</th><th>runs say</th><th class=num>agree</th>"
+            f"<th>runs</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+            + (f'<p class="muted">… and {more:,} more (<code>evalschema gold-audit</code> lists '
+               "all).</p>" if more > 0 else ""))
+
+
 def compare_html(c: Comparison, *, settings: Mapping[str, Any] | None = None,
                  schema: Any = None, title: str = "evalschema comparison",
-                 command: str | None = None) -> str:
+                 command: str | None = None,
+                 suspects: Sequence[SuspectGold] | None = None) -> str:
+    """The page; ``suspects`` (``run.suspects.find_suspects``) adds the "Suspect gold"
+    section."""
     base = c.labels[0]
     body = [f'<p class="meta">{c.records:,} records · baseline <b>{e(base)}</b> · differences '
             f"against the baseline with paired bootstrap {c.confidence:.0%} intervals "
@@ -167,5 +202,7 @@ def compare_html(c: Comparison, *, settings: Mapping[str, Any] | None = None,
                     f"</thead><tbody>{''.join(items)}</tbody></table>"
                     + (f'<p class="muted">… and {more:,} more records (the JSON output lists '
                        "all).</p>" if more > 0 else ""))
+    if suspects is not None:
+        body.append(suspects_html(suspects))
     body.append("<h2>Configuration</h2>" + config_html(settings or {}, schema))
     return page(title, "\n".join(body), meta(command))

@@ -27,13 +27,14 @@ from ..protocol import LspRange
 from ..ranges import range_json
 from .locate import RecordLocator, Span, key_span, problem_span
 from .runner import RunOutcome, ScoredRecord, SuiteOutcome
+from .suspects import CODE, outcome_suspects, suspect_data, suspect_message, suspect_span
 
 SEVERITIES = {"error": 1, "warning": 2, "information": 3, "info": 3, "hint": 4}
 #: Finding kind -> default severity name ("off" hides the kind).
 DEFAULT_SEVERITY: dict[str, str] = {
     "mismatch": "warning", "omission": "warning", "hallucination": "warning",
     "error": "error", "record": "warning", "input": "error", "threshold": "warning",
-    "limit": "information",
+    "limit": "information", "suspect": "information",
 }
 #: Records the summary of findings not shown names in its message, and in its data.
 SUMMARY_RECORDS = 5
@@ -331,6 +332,7 @@ class DiagnosticBuilder:
                      issue.message)
         if o.schema_problems and not self.schema_open:
             self._schema_problems()
+        self._suspects()  # before the runs' gold marks, which the per-file limit cuts first
         marks: dict[tuple[Any, ...], tuple[Mark, ...]] = {}
         old = self.cache.marks if self.cache.fingerprint == o.schema_text else {}
         for run in o.runs:
@@ -408,6 +410,17 @@ class DiagnosticBuilder:
                 self.add(path, base + m.span[0], base + m.span[1], m.kind, m.code,
                          named if m.side == "extracted" else f"[{run.label}] {named}",
                          self.related(s, path, m), {"field": m.field, "record": s.record.index})
+
+    def _suspects(self) -> None:
+        """Gold values two or more runs agree against (``suspects``), in the gold file."""
+        o = self.o
+        if self.severity("suspect") is None or o.gold is None:
+            return
+        for s in outcome_suspects(o):
+            rec = o.gold.records[s.gold_index]
+            start, end = suspect_span(s, rec.text, self.locator)
+            self.add(o.suite.config.gold, rec.start + start, rec.start + end, "suspect", CODE,
+                     suspect_message(s), data=suspect_data(o.suite.key, s))
 
     def _record_rollup(self, run: RunOutcome, s: ScoredRecord, got: tuple[Mark, ...]) -> None:
         """``diagnosticsMode: "record"``: one diagnostic per record, on its first key,

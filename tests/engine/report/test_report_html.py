@@ -26,7 +26,9 @@ from evalschema.report import RunReport
 from evalschema.report.html import runs_html, split_fields
 from evalschema.report.html_compare import compare_html
 from evalschema.run.compare import compare_runs
+from evalschema.run.evaluate import make_evaluator
 from evalschema.run.parallel import EvalSpec, evaluate_files
+from evalschema.run.suspects import find_suspects
 
 REPO = Path(__file__).resolve().parents[3]
 EXAMPLES = REPO / "examples"
@@ -151,6 +153,39 @@ def test_user_data_is_escaped(tmp_path: Path) -> None:
     dom = parse(chromium(tmp_path, page))
     assert dom.scripts == 1  # the report's own script only
     assert dom.root.get("data-render-ms")
+
+
+def test_compare_report_lists_suspect_gold_escaped(tmp_path: Path) -> None:
+    """The "Suspect gold" section: one row per suspect, every value from the files escaped
+    (record ids, paths, gold and extracted values, run labels)."""
+    evil = "<img src=x onerror=alert(1)>"
+    schema = {"type": "object", "x-eval-id": "id", "properties": {
+        "id": {"type": "string"}, "name<b>": {"type": "string"},
+        "po": {"type": "string"}}}
+    gold = [{"id": '<r"1>', "name<b>": "</td><script>alert('g')</script>"}]
+    ext = [{"id": '<r"1>', "name<b>": evil, "po": "</table>"}]
+    runs = [evaluate(gold, ext, schema), evaluate(gold, ext, schema)]
+    labels = ["<a>", "b&c"]
+    suspects = find_suspects([r.records for r in runs], labels, make_evaluator(schema).root,
+                             lambda i: gold[i], lambda k, r: ext[0])
+    html = compare_html(compare_runs(runs, labels, resamples=20), suspects=suspects)
+    assert "<img src=x" not in html and "<script>alert" not in html and "<r\"1>" not in html
+    assert html.count("<script>") == 1 and html.count("</table>") == html.count("<table")
+    assert "<h2>Suspect gold (2)</h2>" in html
+    assert ('<tr class="suspect mismatch"><td class="rid"><code>&lt;r&quot;1&gt;</code></td>'
+            "<td><code>name&lt;b&gt;</code></td><td><code>&quot;&lt;/td&gt;&lt;script&gt;"
+            "alert(&#x27;g&#x27;)&lt;/script&gt;&quot;</code></td><td><code>&quot;&lt;img "
+            "src=x onerror=alert(1)&gt;&quot;</code></td><td class=num>2 of 2</td>"
+            "<td>&lt;a&gt;, b&amp;c</td></tr>") in html
+    assert ('<tr class="suspect hallucination"><td class="rid"><code>&lt;r&quot;1&gt;</code>'
+            '</td><td><code>po</code></td><td><span class="none">no value</span></td>'
+            "<td><code>&quot;&lt;/table&gt;&quot;</code></td><td class=num>2 of 2</td>"
+            "<td>&lt;a&gt;, b&amp;c</td></tr>") in html
+    page = tmp_path / "suspects.html"
+    page.write_text(html, encoding="utf-8")
+    dom = parse(chromium(tmp_path, page))
+    assert dom.scripts == 1
+    assert "Suspect gold" not in compare_html(compare_runs(runs, labels, resamples=20))
 
 
 # -- in the browser -------------------------------------------------------------------------

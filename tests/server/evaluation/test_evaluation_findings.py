@@ -670,7 +670,11 @@ def test_a_record_pair_in_two_runs_is_located_once(tmp_path: Path) -> None:
     built = DiagnosticBuilder(outcome, FindingOptions(), cache, locator, Path.as_uri,
                               schema_open=False).build()
     assert [len(built[p.as_uri()]) for p in (files["extracted"], second)] == [1, 1]
-    assert locator.located == [('{"v": 1}', "/v"), ('{"v": 2}', "/v")]  # gold, extracted
+    # the suspect gold value first (both runs say 2), then the pair's marks, once: gold,
+    # extracted
+    assert locator.located == [('{"v": 1}', "/v"), ('{"v": 1}', "/v"), ('{"v": 2}', "/v")]
+    assert [d["message"] for d in built[files["gold"].as_uri()]] == [
+        "2 of 2 runs say 2; gold says 1"]
     [(key, marks)] = cache.marks.items()
     assert key == ('{"v": 1}', '{"v": 2}', None)
     assert marks == (Mark("extracted", (6, 7), "mismatch", "mismatch", "v: 2 ≠ gold 1 (numeric)",
