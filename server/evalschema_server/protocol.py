@@ -51,6 +51,12 @@ class CommandArgs(TypedDict, total=False):
     status: list[str]
     #: listFindings: at most this many findings (default 5,000); ``total`` counts them all.
     limit: int
+    #: openGold: the range of a finding's diagnostic in ``uri`` (an extracted file).
+    range: LspRange
+    #: openGold: the diagnostic's code (mismatch, omission or hallucination).
+    code: str
+    #: recordDiff: a position in the record of ``uri`` (an extracted file) to compare.
+    position: LspPosition
 
 
 class Figures(TypedDict):
@@ -285,6 +291,32 @@ class FindingList(TypedDict):
     total: int
 
 
+class GoldLocation(TypedDict):
+    """The answer of openGold: where the finding's gold value is (for a key gold does not
+    have, its nearest parent's key), shown with ``window/showDocument`` when the client
+    supports it."""
+
+    uri: str
+    range: LspRange
+    #: The client was asked to show it and said it did.
+    shown: bool
+
+
+class RecordText(TypedDict):
+    #: For a tab or a buffer name: the file, the record and the side.
+    title: str
+    #: The record as JSON, indented by 2 spaces ("" when there is no such record).
+    text: str
+
+
+class RecordDiff(TypedDict):
+    """The answer of recordDiff: a record of an extracted file and its gold record, both
+    pretty-printed, the extracted keys in gold's order, to show side by side."""
+
+    gold: RecordText
+    extracted: RecordText
+
+
 class RunStartedParams(TypedDict):
     """The params of runQueued and runStarted."""
 
@@ -313,6 +345,8 @@ COMMANDS: Mapping[str, type | None] = {
     "compareRuns": CompareResult,
     "listFindings": FindingList,
     "clearResults": None,
+    "openGold": GoldLocation,
+    "recordDiff": RecordDiff,
 }
 
 #: Notification method -> the type of its params.
