@@ -69,3 +69,36 @@ def test_saved_wrong_value_gets_a_mismatch_on_the_value(tmp_path: Path) -> None:
     assert "gold 12.5" in line0, line0
     # The save went to disk, so the file now holds the wrong price.
     assert extracted.read_text(encoding="utf-8").splitlines()[0] == wrong
+
+
+def test_accept_extracted_value_as_gold_edits_the_gold_value(tmp_path: Path) -> None:
+    ws = _eval_workspace()
+    folder = tmp_path / "suite"
+    files = ws.write_suite(folder)
+    gold: Path = files["gold"]
+    before = gold.read_text(encoding="utf-8").splitlines()
+    assert before[0].count("12.5") == 1
+    env = {**os.environ, "EVALSCHEMA_FILE": str(files["extracted"]), "EVALSCHEMA_GOLD": str(gold),
+           "EVALSCHEMA_PYTHON": sys.executable,
+           "XDG_STATE_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path),
+           "XDG_CONFIG_HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path)}
+    assert NVIM is not None
+    proc = subprocess.run(
+        [NVIM, "--headless", "-n", "-i", "NONE", "--noplugin", "-u",
+         str(HERE / "nvim" / "goldfix.lua")],
+        env=env, capture_output=True, text=True, encoding="utf-8", errors="replace",
+        timeout=120, stdin=subprocess.DEVNULL, cwd=folder)
+    out = proc.stdout + proc.stderr
+    print(out)
+    assert proc.returncode == 0, out
+    assert "FAIL" not in out, out
+    line0 = ws.EXTRACTED_LINES[0]
+    col = len(line0[:line0.index("13.9")].encode("utf-16-le")) // 2
+    assert f"OK utf16 {col}-{col + 4}\n" in out, out
+    expected = [before[0].replace('"price": 12.5', '"price": 13.9'), *before[1:]]
+    # The buffer changed exactly at the value (Neovim applied the UTF-16 range after the
+    # accents and the emoji), and the saved file is that buffer.
+    assert f"OK gold0 {expected[0]}\n" in out, out
+    assert f"OK gold lines {len(before)}\n" in out, out
+    assert "OK mismatch gone" in out, out
+    assert gold.read_text(encoding="utf-8").splitlines() == expected
