@@ -5,29 +5,17 @@
 -- exits non-zero on any failure.
 local file = os.getenv("EVALSCHEMA_FILE")
 local gold = os.getenv("EVALSCHEMA_GOLD")
-local python = os.getenv("EVALSCHEMA_PYTHON")
 local ACCEPT = "Accept extracted value as gold"
-local function fail(msg)
-  io.stdout:write("FAIL " .. msg .. "\n")
-  vim.cmd("cquit 1")
-end
+local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/helpers.lua")
+local fail = h.fail
 
 vim.cmd("edit " .. file)
 local buf = vim.api.nvim_get_current_buf()
 vim.cmd("badd " .. gold)
 local gold_buf = vim.fn.bufnr(gold)
 vim.fn.bufload(gold_buf)
-local exited = false
-local id = vim.lsp.start_client({
-  name = "evalschema",
-  cmd = { python, "-P", "-m", "evalschema_server", "--stdio" },
-  root_dir = vim.fn.fnamemodify(file, ":h"),
-  init_options = { watchFiles = false },
-  on_exit = function() exited = true end,
-})
-if not id then fail("client did not start") end
-vim.lsp.buf_attach_client(buf, id)
-vim.lsp.buf_attach_client(gold_buf, id)
+local server = h.start(file, buf, { watchFiles = false })
+vim.lsp.buf_attach_client(gold_buf, server.id)
 
 local function code(d)
   return tostring(d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code))
@@ -40,8 +28,8 @@ local function mismatch_on_line0()
 end
 
 -- 1. The run at startup: the price of record a is wrong.
-local ok = vim.wait(30000, function() return exited or mismatch_on_line0() ~= nil end, 50)
-if exited then fail("server exited") end
+local ok = vim.wait(30000, function() return server.exited or mismatch_on_line0() ~= nil end, 50)
+if server.exited then fail("server server.exited") end
 if not ok then fail("no mismatch on line 0 after startup") end
 local d = mismatch_on_line0()
 io.stdout:write(string.format("OK mismatch %d:%d-%d:%d %s\n", d.lnum, d.col, d.end_lnum,
@@ -83,8 +71,8 @@ else
 end
 local function gold_line0() return vim.api.nvim_buf_get_lines(gold_buf, 0, 1, true)[1] end
 local before = gold_line0()
-ok = vim.wait(15000, function() return exited or gold_line0() ~= before end, 50)
-if exited then fail("server exited after the code action") end
+ok = vim.wait(15000, function() return server.exited or gold_line0() ~= before end, 50)
+if server.exited then fail("server server.exited after the code action") end
 if not ok then fail("the gold buffer did not change; offered: " .. table.concat(offered, " | ")) end
 io.stdout:write("OK offered " .. table.concat(offered, " | ") .. "\n")
 io.stdout:write("OK gold0 " .. gold_line0() .. "\n")
@@ -92,9 +80,9 @@ io.stdout:write(string.format("OK gold lines %d\n", vim.api.nvim_buf_line_count(
 
 -- 3. Save the gold buffer (didSave): the run that follows has no mismatch on line 0.
 vim.api.nvim_buf_call(gold_buf, function() vim.cmd("write") end)
-ok = vim.wait(30000, function() return exited or mismatch_on_line0() == nil end, 50)
-if exited then fail("server exited after the save") end
+ok = vim.wait(30000, function() return server.exited or mismatch_on_line0() == nil end, 50)
+if server.exited then fail("server server.exited after the save") end
 if not ok then fail("the mismatch is still there after saving gold") end
 io.stdout:write("OK mismatch gone\n")
-vim.lsp.stop_client(id)
+vim.lsp.stop_client(server.id)
 vim.cmd("qall!")

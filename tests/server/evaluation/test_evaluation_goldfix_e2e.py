@@ -27,6 +27,20 @@ async def start(lsp: Session, folder: Path) -> None:
     await lsp.run_finished(0, KEY)
 
 
+async def opened(lsp: Session, tmp_path: Path, *, gold: bool = True,
+                 extracted: list[str] | None = None) -> tuple[Path, Path]:
+    """The suite (with these extracted lines), its first run done, the extracted file open
+    (and the gold file, unless told); (extracted, gold)."""
+    files = write_suite(tmp_path / "proj")
+    if extracted is not None:
+        files["extracted"].write_text("\n".join(extracted) + "\n", encoding="utf-8")
+    await start(lsp, files["extracted"].parent)
+    lsp.open(files["extracted"])
+    if gold:
+        lsp.open(files["gold"])
+    return files["extracted"], files["gold"]
+
+
 async def finding(lsp: Session, path: Path, code: str, line: int) -> types.Diagnostic:
     diags = await lsp.until(f"{code} on line {line}", lambda: [
         d for d in lsp.diags(path) if d.code == code and d.range.start.line == line])
@@ -76,10 +90,7 @@ def gold_lines() -> list[str]:
 
 async def test_accept_a_mismatch_after_non_ascii_text_replaces_exactly_the_gold_value(
         lsp: Session, tmp_path: Path) -> None:
-    files = write_suite(tmp_path / "proj")
-    ext, gold = files["extracted"], files["gold"]
-    await start(lsp, ext.parent)
-    lsp.open(ext)
+    ext, gold = await opened(lsp, tmp_path, gold=False)
     d = await finding(lsp, ext, "mismatch", 0)
     actions = await lsp.code_actions(ext, [d])
     [accept] = titled(actions, ACCEPT)
@@ -109,11 +120,7 @@ async def test_accept_a_mismatch_after_non_ascii_text_replaces_exactly_the_gold_
 
 async def test_accept_an_invented_key_and_a_missing_one_then_both_are_gone(
         lsp: Session, tmp_path: Path) -> None:
-    files = write_suite(tmp_path / "proj")
-    ext, gold = files["extracted"], files["gold"]
-    await start(lsp, ext.parent)
-    lsp.open(ext)
-    lsp.open(gold)
+    ext, gold = await opened(lsp, tmp_path)
     line1 = gold_lines()[1]
     invented = await finding(lsp, ext, "hallucination", 1)
     [add] = titled(await lsp.code_actions(ext, [invented]), ACCEPT)
@@ -137,16 +144,10 @@ async def test_accept_an_invented_key_and_a_missing_one_then_both_are_gone(
 
 async def test_accept_in_an_aligned_array_element_edits_the_gold_element_it_was_paired_with(
         lsp: Session, tmp_path: Path) -> None:
-    files = write_suite(tmp_path / "proj")
-    ext, gold = files["extracted"], files["gold"]
-    # Extracted element 0 is x2 (gold element 1 by sku): its qty is wrong, and it has a key
-    # gold's element lacks.
+    # Extracted element 0 is x2 (gold element 1 by sku), and its qty is wrong.
     lines = list(EXTRACTED_LINES)
     lines[0] = lines[0].replace('{"sku": "x2", "qty": 2}', '{"sku": "x2", "qty": 3}')
-    ext.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    await start(lsp, ext.parent)
-    lsp.open(ext)
-    lsp.open(gold)
+    ext, gold = await opened(lsp, tmp_path, extracted=lines)
     await finding(lsp, ext, "mismatch", 0)
     wrong = [x for x in lsp.diags(ext) if x.code == "mismatch" and x.range.start.line == 0]
     [qty] = [x for x in wrong if "items[1].qty" in x.message]
@@ -194,11 +195,7 @@ async def test_accept_into_pretty_printed_crlf_gold_adds_a_line_like_its_sibling
 # -- never trust what comes back -----------------------------------------------------------
 
 async def test_forged_or_stale_diagnostics_get_no_edit(lsp: Session, tmp_path: Path) -> None:
-    files = write_suite(tmp_path / "proj")
-    ext, gold = files["extracted"], files["gold"]
-    await start(lsp, ext.parent)
-    lsp.open(ext)
-    lsp.open(gold)
+    ext, gold = await opened(lsp, tmp_path)
     d = await finding(lsp, ext, "mismatch", 0)
     # Another range, another code, another source: not a finding the server shows.
     moved = types.Diagnostic(types.Range(d.range.start, types.Position(0, d.range.end.character
@@ -229,13 +226,9 @@ async def test_forged_or_stale_diagnostics_get_no_edit(lsp: Session, tmp_path: P
 
 async def test_open_gold_value_asks_the_client_to_show_it_selected(
         lsp: Session, tmp_path: Path) -> None:
-    files = write_suite(tmp_path / "proj")
-    ext, gold = files["extracted"], files["gold"]
     # pytest-lsp's client answers showDocument (success) and records what it was asked.
     shown: list[types.ShowDocumentParams] = lsp.client.shown_documents
-
-    await start(lsp, ext.parent)
-    lsp.open(ext)
+    ext, gold = await opened(lsp, tmp_path, gold=False)
     d = await finding(lsp, ext, "mismatch", 0)
     [open_gold] = titled(await lsp.code_actions(ext, [d]), "Open gold value")
     assert open_gold.command is not None
@@ -274,10 +267,7 @@ async def _command_error(lsp: Session, name: str, arg: dict[str, Any]) -> str:
 
 async def test_compare_record_with_gold_answers_both_records_pretty_printed(
         lsp: Session, tmp_path: Path) -> None:
-    files = write_suite(tmp_path / "proj")
-    ext = files["extracted"]
-    await start(lsp, ext.parent)
-    lsp.open(ext)
+    ext, _ = await opened(lsp, tmp_path, gold=False)
     d = await finding(lsp, ext, "mismatch", 0)
     [compare] = titled(await lsp.code_actions(ext, [d]), "Compare record with gold")
     assert compare.command is not None
