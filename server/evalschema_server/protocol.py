@@ -58,6 +58,12 @@ class CommandArgs(TypedDict, total=False):
     #: At most this many (listFindings: default 5,000; fieldExamples: default 10);
     #: ``total`` counts them all.
     limit: int
+    #: openGold: the range of a finding's diagnostic in ``uri`` (an extracted file).
+    range: LspRange
+    #: openGold: the diagnostic's code (mismatch, omission or hallucination).
+    code: str
+    #: recordDiff: a position in the record of ``uri`` (an extracted file) to compare.
+    position: LspPosition
 
 
 class Figures(TypedDict):
@@ -336,6 +342,32 @@ class FindingList(TypedDict):
     total: int
 
 
+class GoldLocation(TypedDict):
+    """The answer of openGold: where the finding's gold value is (for a key gold does not
+    have, its nearest parent's key), shown with ``window/showDocument`` when the client
+    supports it."""
+
+    uri: str
+    range: LspRange
+    #: The client was asked to show it and said it did.
+    shown: bool
+
+
+class RecordText(TypedDict):
+    #: For a tab or a buffer name: the file, the record and the side.
+    title: str
+    #: The record as JSON, indented by 2 spaces ("" when there is no such record).
+    text: str
+
+
+class RecordDiff(TypedDict):
+    """The answer of recordDiff: a record of an extracted file and its gold record, both
+    pretty-printed, the extracted keys in gold's order, to show side by side."""
+
+    gold: RecordText
+    extracted: RecordText
+
+
 class RunStartedParams(TypedDict):
     """The params of runQueued and runStarted."""
 
@@ -365,6 +397,8 @@ COMMANDS: Mapping[str, type | None] = {
     "listFindings": FindingList,
     "fieldExamples": FieldExamples,
     "clearResults": None,
+    "openGold": GoldLocation,
+    "recordDiff": RecordDiff,
 }
 
 #: Notification method -> the type of its params.

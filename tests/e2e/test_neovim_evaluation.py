@@ -30,6 +30,24 @@ def _eval_workspace() -> ModuleType:
     return module
 
 
+def run_nvim(script: str, tmp_path: Path, folder: Path, env: dict[str, str]) -> str:
+    """Runs ``nvim/<script>`` in headless Neovim in ``folder`` (its state under
+    ``tmp_path``); its output, once it succeeded and printed no FAIL line."""
+    assert NVIM is not None
+    proc = subprocess.run(
+        [NVIM, "--headless", "-n", "-i", "NONE", "--noplugin", "-u", str(HERE / "nvim" / script)],
+        env={**os.environ, "EVALSCHEMA_PYTHON": sys.executable, **env,
+             "XDG_STATE_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path),
+             "XDG_CONFIG_HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path)},
+        capture_output=True, text=True, encoding="utf-8", errors="replace",
+        timeout=120, stdin=subprocess.DEVNULL, cwd=folder)
+    out = proc.stdout + proc.stderr
+    print(out)
+    assert proc.returncode == 0, out
+    assert "FAIL" not in out, out
+    return out
+
+
 def test_saved_wrong_value_gets_a_mismatch_on_the_value(tmp_path: Path) -> None:
     ws = _eval_workspace()
     folder = tmp_path / "suite"
@@ -46,20 +64,9 @@ def test_saved_wrong_value_gets_a_mismatch_on_the_value(tmp_path: Path) -> None:
     start = len(wrong[:wrong.index("13.9")].encode("utf-8"))
     end = start + len(b"13.9")
     assert start != wrong.index("13.9")
-    env = {**os.environ, "EVALSCHEMA_FILE": str(extracted), "EVALSCHEMA_PYTHON": sys.executable,
-           "EVALSCHEMA_EXPECT_COL": str(start), "EVALSCHEMA_EXPECT_END_COL": str(end),
-           "XDG_STATE_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path),
-           "XDG_CONFIG_HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path)}
-    assert NVIM is not None
-    proc = subprocess.run(
-        [NVIM, "--headless", "-n", "-i", "NONE", "--noplugin", "-u",
-         str(HERE / "nvim" / "evaluation.lua")],
-        env=env, capture_output=True, text=True, encoding="utf-8", errors="replace",
-        timeout=120, stdin=subprocess.DEVNULL, cwd=folder)
-    out = proc.stdout + proc.stderr
-    print(out)
-    assert proc.returncode == 0, out
-    assert "FAIL" not in out, out
+    out = run_nvim("evaluation.lua", tmp_path, folder, {
+        "EVALSCHEMA_FILE": str(extracted), "EVALSCHEMA_EXPECT_COL": str(start),
+        "EVALSCHEMA_EXPECT_END_COL": str(end)})
 
     before = [ln for ln in out.splitlines() if ln.startswith("OK before ")]
     assert before and not any(ln.startswith("OK before 0:") for ln in before
@@ -69,3 +76,24 @@ def test_saved_wrong_value_gets_a_mismatch_on_the_value(tmp_path: Path) -> None:
     assert "gold 12.5" in line0, line0
     # The save went to disk, so the file now holds the wrong price.
     assert extracted.read_text(encoding="utf-8").splitlines()[0] == wrong
+
+
+def test_accept_extracted_value_as_gold_edits_the_gold_value(tmp_path: Path) -> None:
+    ws = _eval_workspace()
+    folder = tmp_path / "suite"
+    files = ws.write_suite(folder)
+    gold: Path = files["gold"]
+    before = gold.read_text(encoding="utf-8").splitlines()
+    assert before[0].count("12.5") == 1
+    out = run_nvim("goldfix.lua", tmp_path, folder, {
+        "EVALSCHEMA_FILE": str(files["extracted"]), "EVALSCHEMA_GOLD": str(gold)})
+    line0 = ws.EXTRACTED_LINES[0]
+    col = len(line0[:line0.index("13.9")].encode("utf-16-le")) // 2
+    assert f"OK utf16 {col}-{col + 4}\n" in out, out
+    expected = [before[0].replace('"price": 12.5', '"price": 13.9'), *before[1:]]
+    # The buffer changed exactly at the value (Neovim applied the UTF-16 range after the
+    # accents and the emoji), and the saved file is that buffer.
+    assert f"OK gold0 {expected[0]}\n" in out, out
+    assert f"OK gold lines {len(before)}\n" in out, out
+    assert "OK mismatch gone" in out, out
+    assert gold.read_text(encoding="utf-8").splitlines() == expected

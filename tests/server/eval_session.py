@@ -11,7 +11,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 import pytest
 import pytest_lsp
@@ -31,6 +31,19 @@ PUBLISH = types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
 
 
 # -- the client side ----------------------------------------------------------------
+
+def read_code_actions_as_the_spec_says(lsp: Session) -> None:
+    """lsprotocol's client reads any code action that has a ``command`` as a Command, but
+    a CodeAction's ``command`` is an object, a Command's a string (LSP 3.17): tell them
+    apart by that, as VS Code does."""
+    converter = lsp.client.protocol._converter
+
+    def hook(obj: Any, _: type) -> types.Command | types.CodeAction:
+        kind = types.Command if isinstance(obj.get("command"), str) else types.CodeAction
+        return converter.structure(obj, kind)  # type: ignore[no-any-return]
+
+    converter.register_structure_hook(Union[types.Command, types.CodeAction], hook)  # noqa: UP007
+
 
 def plain(value: Any) -> Any:
     """Custom notifications arrive as namedtuples: back to JSON-like values."""
@@ -151,6 +164,15 @@ class Session:
         self.client.text_document_did_change(types.DidChangeTextDocumentParams(
             types.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
             [types.TextDocumentContentChangePartial(range=rng, text=text)]))
+
+    async def code_actions(self, path: Path, diags: list[types.Diagnostic]
+                           ) -> list[types.CodeAction]:
+        """The code actions on ``diags`` of ``path`` (at the first one's range)."""
+        read_code_actions_as_the_spec_says(self)
+        got = await self.client.text_document_code_action_async(types.CodeActionParams(
+            types.TextDocumentIdentifier(path.as_uri()), diags[0].range,
+            types.CodeActionContext(diagnostics=diags)))
+        return [a for a in got or [] if isinstance(a, types.CodeAction)]
 
     def save(self, path: Path) -> None:
         self.client.text_document_did_save(types.DidSaveTextDocumentParams(

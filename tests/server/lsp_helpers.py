@@ -9,6 +9,8 @@ from typing import Any
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from evalschema_server.document import LineIndex
+
 SERVER = [sys.executable, "-P", "-m", "evalschema_server"]  # -P: as the editors run it
 
 
@@ -22,6 +24,17 @@ def position(text: str, needle: str, nth: int = 0, delta: int = 0) -> types.Posi
     line_start = text.rfind("\n", 0, index) + 1
     col = len(text[line_start:index].encode("utf-16-le")) // 2
     return types.Position(line, col)
+
+
+def apply_text_edits(text: str, edits: list[types.TextEdit]) -> str:
+    """``text`` with LSP edits (UTF-16 positions) applied, as an editor applies them."""
+    lines = LineIndex(text)
+    spans = [(lines.offset(e.range.start.line, e.range.start.character, "utf-16"),
+              lines.offset(e.range.end.line, e.range.end.character, "utf-16"), e.new_text)
+             for e in edits]
+    for start, end, new in sorted(spans, key=lambda s: -s[0]):
+        text = text[:start] + new + text[end:]
+    return text
 
 
 def span(text: str, needle: str, nth: int = 0) -> types.Range:

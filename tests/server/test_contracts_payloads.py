@@ -132,6 +132,17 @@ async def test_answers_and_notifications_match_the_schema(client: LanguageClient
     compared = await command("compareRuns", {"suite": "invoices",
                                              "runs": listed["suites"][0]["extracted"]})
     assert compared["result"]["labels"] == ["model-a", "model-b"]
+    [wrong] = (await command("listFindings", {"suite": "invoices", "status": ["mismatch"],
+                                              "limit": 1}))["findings"]
+    run_file = next(p for p in examples.iterdir() if p.as_uri() == wrong["uri"])
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
+        wrong["uri"], "jsonl", 1, run_file.read_text(encoding="utf-8"))))
+    shown = await command("openGold", {"uri": wrong["uri"], "range": wrong["range"],
+                                       "code": "mismatch"})
+    assert shown["uri"] == gold and shown["shown"] is True
+    pair = await command("recordDiff", {"uri": wrong["uri"], "position": wrong["range"]["start"],
+                                        "suite": "invoices"})
+    assert json.loads(pair["gold"]["text"])["invoice_id"] == wrong["record"]
     await command("clearResults")
 
     for _ in range(int(TIMEOUT / 0.05)):  # notifications may trail the answers

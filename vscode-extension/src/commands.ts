@@ -40,17 +40,19 @@ export function argumentTarget(arg: unknown, uri: string | undefined): Target | 
   return undefined;
 }
 
-export type ServerCommandRoute = { action: "showReport" | "evaluate"; target: Target };
+export type ServerCommandRoute = { action: "showReport" | "evaluate"; target: Target } | { action: "recordDiff"; arg: object };
 
 /**
- * The server's code lenses run its own commands; Show report and Run suite are handled by the
- * extension instead, so that their results show like the palette's. Undefined: sent as is.
+ * The server's code lenses and code actions run its own commands; Show report and Run suite are
+ * handled by the extension instead, so that their results show like the palette's, and Compare
+ * record with gold (recordDiff) opens its answer in the diff editor. Undefined: sent as is.
  */
 export function routeServerCommand(command: string, args: readonly unknown[]): ServerCommandRoute | undefined {
   const first: unknown = args[0];
   const target: Target = typeof first === "object" && first !== null ? (first as Target) : {};
   if (command === ServerCommands.showReport) return { action: "showReport", target };
   if (command === ServerCommands.runSuite) return { action: "evaluate", target };
+  if (command === ServerCommands.recordDiff) return { action: "recordDiff", arg: target };
   return undefined;
 }
 

@@ -30,6 +30,8 @@ import {
   type SuiteSummary,
 } from "./protocol";
 import { readComparison } from "./compare";
+import { readRecordDiff } from "./recordDiff";
+import { RecordDiffView } from "./recordDiffView";
 import { EVAL_SCHEMA_LANGUAGE } from "./format";
 import { exampleLine, readFindings } from "./findings";
 import { FindingsView, pickFinding, pickPlace } from "./findingsView";
@@ -41,6 +43,7 @@ import { suiteOfUri } from "./status";
 
 /** How many of a field's worst values a click on its figure lists. */
 const WORST_LISTED = 20;
+const RECORD_DIFF_TITLE = "Compare record with gold";
 
 /** A command's argument as a file URI, when it is one (a file from the explorer or an editor title). */
 function uriOf(arg: unknown): string | undefined {
@@ -52,6 +55,7 @@ class Extension implements vscode.Disposable {
   private readonly status: vscode.StatusBarItem;
   private readonly results: ResultsPanel;
   private readonly findings: FindingsView;
+  private readonly records = new RecordDiffView();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -95,6 +99,7 @@ class Extension implements vscode.Disposable {
       this.status,
       this.findings,
       this.results,
+      this.records,
       vscode.window.onDidChangeActiveTextEditor(() => {
         this.updateStatus();
       }),
@@ -114,11 +119,13 @@ class Extension implements vscode.Disposable {
         if (this.findings.visible) void this.refreshFindings();
       }),
     );
-    // The server's code lenses run its own commands; show their results like the palette's.
+    // The server's code lenses and code actions run its own commands; show their results like
+    // the palette's, and a record compared with gold in the diff editor.
     server.interceptor = (command, args) => {
       const route = routeServerCommand(command, args);
       if (route?.action === "showReport") return this.guard(COMMANDS.showReport.title, () => this.openReports(route.target));
       if (route?.action === "evaluate") return this.guard(COMMANDS.evaluateSuite.title, () => this.evaluate(route.target));
+      if (route?.action === "recordDiff") return this.guard(RECORD_DIFF_TITLE, () => this.compareRecord(route.arg));
       return undefined;
     };
     const toml = vscode.workspace.createFileSystemWatcher("**/evalschema.toml");
@@ -315,6 +322,13 @@ class Extension implements vscode.Disposable {
     const comparison = readComparison(await this.server.execute(ServerCommands.compareRuns, { suite: info.key, runs }, COMMANDS.compareRuns.title));
     if (comparison === undefined) throw new UserError("evalschema: the server returned no comparison.");
     showComparison(`evalschema: compare ${info.name}`, comparison);
+  }
+
+  /** Compare record with gold (a code action on a finding): both records in the diff editor. */
+  private async compareRecord(arg: object): Promise<void> {
+    const diff = readRecordDiff(await this.server.execute(ServerCommands.recordDiff, arg, RECORD_DIFF_TITLE));
+    if (diff === undefined) throw new UserError("evalschema: the server returned no records to compare.");
+    await this.records.show(diff);
   }
 
   private async clearResults(): Promise<void> {

@@ -113,27 +113,22 @@ def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, s
         label = labels.get(r.schema_pointer) or r.comparator
         how = f" ({label})" if label else ""  # no empty "()" for a node without a comparator
         gold_span = locator.value(g.text, r.gold_pointer)
-        # A value that cannot be pointed at (a record read out of a JSON string or prose)
-        # goes on its nearest parent present: never nowhere, or it would look like a match.
-        ep, where = r.extracted_pointer, r.extracted_pointer or r.gold_pointer
+        span = extracted_span(r, e.text, locator)
         if st is Status.MISMATCH:
-            span = locator.value(e.text, ep) or locator.near(e.text, where)
             # The engine's reason, the one text the reports show too.
             out.append(Mark("extracted", span, "mismatch", "mismatch",
                             f"{r.path}: {r.explanation}", r.field, r.schema_pointer, gold_span))
         elif st is Status.HALLUCINATION:
-            span = locator.key(e.text, ep) or locator.near(e.text, where)
             if _in_items(r.field) and merge_item_keys(out, r, span):
                 continue
             out.append(Mark("extracted", span, "hallucination", "hallucination",
                             f"{r.path}: invented {show_value(r.extracted)} (gold has no value here)",
                             r.field, r.schema_pointer))
         elif st is Status.OMISSION:
-            out.append(Mark("extracted", locator.near(e.text, where), "omission", "omission",
+            out.append(Mark("extracted", span, "omission", "omission",
                             f"{r.path}: missing (gold {show_value(r.gold)})", r.field,
                             r.schema_pointer, gold_span))
         else:  # error, batch_error
-            span = locator.value(e.text, ep) or locator.near(e.text, where)
             out.append(Mark("extracted", span, "error", str(st),
                             f"{r.path}: {r.explanation or st}{how}", r.field,
                             r.schema_pointer, gold_span))
@@ -145,6 +140,20 @@ def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, s
                             f"{r.path}: gold {show_value(r.gold)}, extracted nothing{how}",
                             r.field, r.schema_pointer, gold_span))
     return tuple(out)
+
+
+def extracted_span(r: FieldResult, text: str, locator: RecordLocator) -> Span:
+    """Where a finding of a paired record is shown in its extracted record's ``text``: the
+    wrong value, the invented key, the nearest parent of a missing value. A value that
+    cannot be pointed at (a record read out of a JSON string or prose) goes on its nearest
+    parent present: never nowhere, or it would look like a match."""
+    ep, where = r.extracted_pointer, r.extracted_pointer or r.gold_pointer
+    st = r.status
+    if st is Status.OMISSION:
+        return locator.near(text, where)
+    if st is Status.HALLUCINATION:
+        return locator.key(text, ep) or locator.near(text, where)
+    return locator.value(text, ep) or locator.near(text, where)
 
 
 def _in_items(field: str) -> bool:

@@ -1,5 +1,7 @@
-"""Code actions: quick fixes from our diagnostics' data, "Annotate schema"
-(``authoring.actions``), and on the note of findings not shown, the way to all of them."""
+"""Code actions: in a schema, quick fixes from our diagnostics' data and "Annotate schema"
+(``authoring.actions``); on a finding in an extracted file, accept its value as gold, open
+the gold value, compare the record with gold (``evaluation.goldactions``); on the note of
+findings not shown, the way to all of them."""
 
 from __future__ import annotations
 
@@ -11,9 +13,12 @@ from lsprotocol import types
 from ..authoring import actions
 from ..authoring.analysis import SchemaAnalysis
 from ..diagnostic_store import DIAGNOSTIC_SOURCE
+from ..document import LineIndex
+from ..evaluation import goldactions
 from ..guard import guarded
 from ..ranges import to_offset, to_range
-from .shared import PREFIX
+from ..store import OpenDocument
+from .shared import PREFIX, findings_at_range
 
 if TYPE_CHECKING:
     from ..server import EvalSchemaServer
@@ -21,12 +26,15 @@ if TYPE_CHECKING:
 KINDS = [types.CodeActionKind.QuickFix, types.CodeActionKind.Source]
 
 
-def on_code_action(ls: EvalSchemaServer, params: types.CodeActionParams
-                   ) -> list[types.CodeAction] | None:
+async def on_code_action(ls: EvalSchemaServer, params: types.CodeActionParams
+                         ) -> list[types.CodeAction] | None:
     uri = params.text_document.uri
     out = _show_all(uri, params.context.diagnostics)
     doc = ls.store.get(uri)
-    if doc is None or ls.schemas.too_large(doc):
+    if doc is None:
+        return out or None
+    if not ls.schemas.is_eval_schema(doc):  # a data file (or too large to be a schema)
+        out.extend(await _gold_actions(ls, doc, params.context.diagnostics))
         return out or None
     analysis = ls.schemas.analysis(uri)
     lines = analysis.doc.lines
@@ -56,6 +64,69 @@ def _show_all(uri: str, diagnostics: Sequence[types.Diagnostic]) -> list[types.C
                 command=types.Command("Show every finding", PREFIX + "showReport",
                                       arguments=[{"uri": uri}]))]
     return []
+
+
+async def _gold_actions(ls: EvalSchemaServer, doc: OpenDocument,
+                        diagnostics: Sequence[types.Diagnostic]) -> list[types.CodeAction]:
+    """On a mismatch, omission or hallucination of an extracted file: accept the extracted
+    value as gold (while results are current), open the gold value, compare the record
+    with gold (once per record)."""
+    out: list[types.CodeAction] = []
+    records: set[tuple[str, int]] = set()
+    for diag in diagnostics:
+        code = diag.code
+        if diag.source != DIAGNOSTIC_SOURCE or not isinstance(code, str) \
+                or code not in goldactions.KINDS:
+            continue
+        found = findings_at_range(ls, doc, diag.range, code)
+        suites = {f.pair.outcome.suite.key for f in found}
+        for f in found:
+            outcome = f.pair.outcome
+            which = f" ({outcome.suite.name})" if len(suites) > 1 else ""
+            gold = outcome.suite.config.gold
+            gold_text = await ls.evaluation.text_of(gold)
+            change = goldactions.accept(f, gold_text, ls.evaluation.locator) \
+                if gold_text is not None else None
+            if change is not None and gold_text is not None:
+                out.append(types.CodeAction(
+                    title=change.title + which, kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diag], edit=_gold_edit(ls, change, gold_text)))
+            at = {"start": {"line": diag.range.start.line,
+                            "character": diag.range.start.character},
+                  "end": {"line": diag.range.end.line, "character": diag.range.end.character}}
+            out.append(types.CodeAction(
+                title="Open gold value" + which, kind=types.CodeActionKind.QuickFix,
+                diagnostics=[diag], command=types.Command(
+                    "Open gold value", PREFIX + "openGold",
+                    arguments=[{"uri": doc.uri, "range": at, "code": code}])))
+            key = (outcome.suite.key, f.pair.scored.record.index)
+            if key not in records:
+                records.add(key)
+                out.append(types.CodeAction(
+                    title="Compare record with gold" + which,
+                    kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
+                    command=types.Command("Compare record with gold", PREFIX + "recordDiff",
+                                          arguments=[{"uri": doc.uri, "position": at["start"],
+                                                      "suite": outcome.suite.key}])))
+    return out
+
+
+def _gold_edit(ls: EvalSchemaServer, change: goldactions.GoldChange, gold_text: str
+               ) -> types.WorkspaceEdit:
+    """The edit of the gold file, for the editor to apply (so it can be undone): tied to
+    the gold document's version when it is open, so a stale edit is refused."""
+    uri = ls.store.uri_of(change.path)
+    open_doc = ls.store.get(uri)
+    lines = open_doc.line_index if open_doc is not None else LineIndex(gold_text)
+    e = change.edit
+    edit = types.TextEdit(to_range(lines, e.start, e.end, ls.encoding), e.new_text)
+    ws = ls.client_capabilities.workspace
+    versioned = ws is not None and ws.workspace_edit is not None \
+        and bool(ws.workspace_edit.document_changes)
+    if open_doc is not None and open_doc.version is not None and versioned:
+        return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
+            types.OptionalVersionedTextDocumentIdentifier(uri, open_doc.version), [edit])])
+    return types.WorkspaceEdit(changes={uri: [edit]})
 
 
 def _code_action(ls: EvalSchemaServer, analysis: SchemaAnalysis, uri: str, fix: actions.Fix,

@@ -1,6 +1,6 @@
 """The ``workspace/executeCommand`` commands: run suites, list them, report, infer a
 schema, annotate one, compare runs, list findings and a field's worst values, clear
-results (see docs/server.md, "Commands").
+results, and from a finding to its gold (see docs/server.md, "Commands").
 
 Every command is ``(ls, *args)`` and reads one optional object argument; bad input
 answers a JSON-RPC error (``ClientError``).
@@ -27,7 +27,7 @@ from evalschema.safetext import finite
 from ..authoring import actions
 from ..authoring.analysis import SchemaAnalysis, analyze
 from ..document import LineIndex
-from ..evaluation import views
+from ..evaluation import goldactions, views
 from ..evaluation.locate import RecordLocator
 from ..evaluation.runner import RunOutcome, ScoredRecord, SuiteOutcome
 from ..evaluation.suites import Suite
@@ -43,15 +43,17 @@ from ..protocol import (
     FieldExamples,
     Finding,
     FindingList,
+    GoldLocation,
     InferResult,
     Place,
+    RecordDiff,
     SuiteList,
     SuiteReports,
     SuiteSummaries,
     WorstExample,
 )
 from ..ranges import range_json, to_range
-from .shared import PREFIX, path_of
+from .shared import PREFIX, findings_at_range, path_of
 
 if TYPE_CHECKING:
     from ..server import EvalSchemaServer
@@ -337,6 +339,72 @@ def _findings(outcomes: list[SuiteOutcome], field: str | None,
     return {"findings": out, "total": total}
 
 
+def _position(value: Any) -> types.Position | None:
+    if isinstance(value, dict):
+        line, character = value.get("line"), value.get("character")
+        if isinstance(line, int) and isinstance(character, int) and not isinstance(line, bool) \
+                and not isinstance(character, bool) and line >= 0 and character >= 0:
+            return types.Position(line, character)
+    return None
+
+
+async def open_gold(ls: EvalSchemaServer, *args: Any) -> GoldLocation:
+    """From a finding's diagnostic to its gold value: the client is asked to show it
+    (``window/showDocument``, selected), and the answer says where it is."""
+    arg = _arg(args)
+    uri, code, rng = arg.get("uri"), arg.get("code"), arg.get("range")
+    doc = ls.store.get(uri) if isinstance(uri, str) else None
+    start = _position(rng.get("start")) if isinstance(rng, dict) else None
+    end = _position(rng.get("end")) if isinstance(rng, dict) else None
+    if doc is None or not isinstance(code, str) or start is None or end is None:
+        raise CommandError("openGold needs {\"uri\": <an open extracted file>, \"range\": "
+                           "<a finding's range>, \"code\": <its code>}")
+    found = findings_at_range(ls, doc, types.Range(start, end), code)
+    span = goldactions.gold_place(found[0], ls.evaluation.locator) if found else None
+    if span is None:
+        raise CommandError("no current finding there: save the file to evaluate it again")
+    gold = found[0].pair.outcome.suite.config.gold
+    read = found[0].pair.outcome.texts.get(gold, "")
+    gold_uri = ls.store.uri_of(gold)
+    lines = LineIndex(read)
+    shown = False
+    window = ls.client_capabilities.window
+    if window is not None and window.show_document is not None and window.show_document.support:
+        # Selected only in the text the run read: in another, the offsets are elsewhere.
+        current = await ls.evaluation.text_of(gold) == read
+        answer = await ls.window_show_document_async(types.ShowDocumentParams(
+            gold_uri, take_focus=True,
+            selection=to_range(lines, *span, ls.encoding) if current else None))
+        shown = bool(answer is not None and answer.success)
+    return {"uri": gold_uri, "range": range_json(lines, *span, ls.encoding), "shown": shown}
+
+
+async def record_diff(ls: EvalSchemaServer, *args: Any) -> RecordDiff:
+    """The record of an extracted file at a position and its gold record, pretty-printed
+    for a side-by-side view (the VS Code extension opens them in a diff editor)."""
+    await ls.evaluation.wait_ready()
+    arg = _arg(args)
+    path = path_of(arg.get("uri"))
+    at = _position(arg.get("position"))
+    if path is None or at is None:
+        raise CommandError("recordDiff needs {\"uri\": <an extracted file>, \"position\": "
+                           "<a position in one of its records>}")
+    text = await ls.evaluation.text_of(path)
+    if text is None:
+        raise CommandError(f"cannot read {path}")
+    offset = LineIndex(text).offset(at.line, at.character, ls.encoding)
+    suite = arg.get("suite")
+    pairs = [p for p in goldactions.records_at(ls.evaluation.outcomes_for(path), path, text,
+                                               offset)
+             if not isinstance(suite, str) or p.outcome.suite.key == suite]
+    if not pairs:
+        raise CommandError(f"no evaluated record at line {at.line + 1} of {path.name} (save "
+                           "the file to evaluate it again)")
+    pair = goldactions.record_pair(pairs[0])
+    return {"gold": {"title": pair.gold_title, "text": pair.gold_text},
+            "extracted": {"title": pair.extracted_title, "text": pair.extracted_text}}
+
+
 def clear(ls: EvalSchemaServer, *args: Any) -> None:
     ls.evaluation.clear()
     return None
@@ -346,7 +414,8 @@ def clear(ls: EvalSchemaServer, *args: Any) -> None:
 COMMANDS = {"runSuite": run_suite, "runAll": run_all, "listSuites": list_suites,
             "showReport": show_report, "inferSchema": infer, "annotate": annotate,
             "compareRuns": compare, "listFindings": list_findings,
-            "fieldExamples": field_examples, "clearResults": clear}
+            "fieldExamples": field_examples, "clearResults": clear,
+            "openGold": open_gold, "recordDiff": record_diff}
 
 
 def register(server: EvalSchemaServer) -> None:

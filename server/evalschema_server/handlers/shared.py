@@ -1,5 +1,5 @@
 """What several handlers need: the command prefix, file paths of URIs, whether a document is
-a schema or data, a schema's results."""
+a schema or data, a schema's results, the findings at a diagnostic of a data file."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 from lsprotocol import types
 
 from ..authoring.analysis import SchemaAnalysis
+from ..evaluation.goldactions import Located, findings_at
 from ..evaluation.runner import SuiteOutcome
 from ..evaluation.suites import Suite
 from ..ranges import to_offset
@@ -61,3 +62,17 @@ def suite_of_table(ls: EvalSchemaServer, doc: OpenDocument, index: int) -> Suite
         if s.origin == doc.path and s.config.pointer.rsplit("/", 1)[-1] == str(index):
             return s
     return None
+
+
+def findings_at_range(ls: EvalSchemaServer, doc: OpenDocument, rng: types.Range, code: str
+                      ) -> list[Located]:
+    """The findings of kind ``code`` the server shows at ``rng`` of the extracted file
+    ``doc``, from its own last outcomes computed on the text the editor has now."""
+    if doc.path is None:
+        return []
+    lines = doc.line_index
+    start = to_offset(lines, rng.start, ls.encoding)
+    end = to_offset(lines, rng.end, ls.encoding)
+    svc = ls.evaluation
+    return findings_at(svc.outcomes_for(doc.path), doc.path, doc.text, start, end, code,
+                       svc.locator)

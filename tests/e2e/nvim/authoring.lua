@@ -2,27 +2,16 @@
 -- unknown comparator, wait for the diagnostic on the value, hover it, complete it.
 -- Prints "OK ..." lines the test checks; exits non-zero on any failure.
 local file = os.getenv("EVALSCHEMA_FILE")
-local python = os.getenv("EVALSCHEMA_PYTHON")
-local function fail(msg)
-  io.stdout:write("FAIL " .. msg .. "\n")
-  vim.cmd("cquit 1")
-end
+local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/helpers.lua")
+local fail = h.fail
 
 vim.cmd("edit " .. file)
 local buf = vim.api.nvim_get_current_buf()
 vim.bo[buf].filetype = "json"
-local exited = false
-local id = vim.lsp.start_client({
-  name = "evalschema",
-  cmd = { python, "-P", "-m", "evalschema_server", "--stdio" },
-  root_dir = vim.fn.fnamemodify(file, ":h"),
-  on_exit = function(code) exited = true end,
-})
-if not id then fail("client did not start") end
-vim.lsp.buf_attach_client(buf, id)
+local server = h.start(file, buf)
 
-local ok = vim.wait(20000, function() return exited or #vim.diagnostic.get(buf) > 0 end, 50)
-if exited then fail("server exited") end
+local ok = vim.wait(20000, function() return server.exited or #vim.diagnostic.get(buf) > 0 end, 50)
+if server.exited then fail("server server.exited") end
 if not ok then fail("no diagnostics") end
 for _, d in ipairs(vim.diagnostic.get(buf)) do
   io.stdout:write(string.format("OK diagnostic %d:%d-%d:%d %s %s\n", d.lnum, d.col, d.end_lnum,
@@ -54,5 +43,5 @@ for _, res in pairs(comp or {}) do
 end
 if #labels == 0 then fail("no completion") end
 io.stdout:write("OK completion " .. table.concat(labels, ",") .. "\n")
-vim.lsp.stop_client(id)
+vim.lsp.stop_client(server.id)
 vim.cmd("qall!")

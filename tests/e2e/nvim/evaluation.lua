@@ -3,36 +3,24 @@
 -- alone changes nothing, `:write` (Neovim sends didSave) and wait for the mismatch on the value.
 -- Prints "OK ..." lines the test checks; exits non-zero on any failure.
 local file = os.getenv("EVALSCHEMA_FILE")
-local python = os.getenv("EVALSCHEMA_PYTHON")
 local expect_col = tonumber(os.getenv("EVALSCHEMA_EXPECT_COL"))
 local expect_end = tonumber(os.getenv("EVALSCHEMA_EXPECT_END_COL"))
-local function fail(msg)
-  io.stdout:write("FAIL " .. msg .. "\n")
-  vim.cmd("cquit 1")
-end
+local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/helpers.lua")
+local fail = h.fail
 local started = vim.loop.hrtime()
 local function ms() return math.floor((vim.loop.hrtime() - started) / 1e6) end
 
 vim.cmd("edit " .. file)
 local buf = vim.api.nvim_get_current_buf()
-local exited = false
-local id = vim.lsp.start_client({
-  name = "evalschema",
-  cmd = { python, "-P", "-m", "evalschema_server", "--stdio" },
-  root_dir = vim.fn.fnamemodify(file, ":h"),
-  -- No file watcher: only the editor's didSave can start the run after the write.
-  init_options = { watchFiles = false },
-  on_exit = function() exited = true end,
-})
-if not id then fail("client did not start") end
-local client = vim.lsp.get_client_by_id(id)
+-- No file watcher: only the editor's didSave can start the run after the write.
+local server = h.start(file, buf, { watchFiles = false })
+local client = vim.lsp.get_client_by_id(server.id)
 local saves = 0
 local notify = client.notify
 client.notify = function(method, params)
   if method == "textDocument/didSave" then saves = saves + 1 end
   return notify(method, params)
 end
-vim.lsp.buf_attach_client(buf, id)
 
 local function code(d)
   return tostring(d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code))
@@ -58,8 +46,8 @@ local function dump(tag, list)
 end
 
 -- 1. The run at startup: findings on the other records, none on the right first record.
-local ok = vim.wait(30000, function() return exited or #ours() > 0 end, 50)
-if exited then fail("server exited") end
+local ok = vim.wait(30000, function() return server.exited or #ours() > 0 end, 50)
+if server.exited then fail("server server.exited") end
 if not ok then fail("no evalschema diagnostics after startup") end
 io.stdout:write(string.format("OK first diagnostics after %d ms\n", ms()))
 dump("OK before", ours())
@@ -79,16 +67,16 @@ local line = vim.api.nvim_buf_get_lines(buf, 0, 1, true)[1]
 local s = line:find("12.5", 1, true)
 if not s then fail("no 12.5 on line 0: " .. line) end
 vim.api.nvim_buf_set_text(buf, 0, s - 1, 0, s + 3, { "13.9" })
-vim.wait(800, function() return exited or mismatch_on_line0() ~= nil end, 50)
-if exited then fail("server exited after the edit") end
+vim.wait(800, function() return server.exited or mismatch_on_line0() ~= nil end, 50)
+if server.exited then fail("server server.exited after the edit") end
 if mismatch_on_line0() then fail("mismatch on line 0 before the save (runOn is save)") end
 
 -- 3. Save: Neovim sends didSave (after flushing the pending didChange); the run follows.
 local before_save = ms()
 vim.cmd("write")
 if saves ~= 1 then fail("didSave sent " .. saves .. " times") end
-ok = vim.wait(30000, function() return exited or mismatch_on_line0() ~= nil end, 50)
-if exited then fail("server exited after the save") end
+ok = vim.wait(30000, function() return server.exited or mismatch_on_line0() ~= nil end, 50)
+if server.exited then fail("server server.exited after the save") end
 if not ok then
   dump("FAIL after", ours())
   fail("no mismatch on line 0 after the save")
@@ -107,5 +95,5 @@ end
 if not d.message:find("13.9", 1, true) or not d.message:find("gold 12.5", 1, true) then
   fail("message " .. d.message)
 end
-vim.lsp.stop_client(id)
+vim.lsp.stop_client(server.id)
 vim.cmd("qall!")

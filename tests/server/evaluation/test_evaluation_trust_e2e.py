@@ -17,9 +17,9 @@ import json
 import re
 import shutil
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
-from eval_session import Session
+from eval_session import Session, read_code_actions_as_the_spec_says
 from eval_workspace import GOLD, write_suite
 from lsprotocol import types
 
@@ -42,19 +42,6 @@ def full_text_change(lsp: Session, path: Path, text: str) -> None:
     lsp.client.text_document_did_change(types.DidChangeTextDocumentParams(
         types.VersionedTextDocumentIdentifier(uri=uri, version=lsp.versions[uri]),
         [types.TextDocumentContentChangeWholeDocument(text=text)]))
-
-
-def read_code_actions_as_the_spec_says(lsp: Session) -> None:
-    """lsprotocol's client reads any code action that has a ``command`` as a Command, but
-    a CodeAction's ``command`` is an object, a Command's a string (LSP 3.17): tell them
-    apart by that, as VS Code does."""
-    converter = lsp.client.protocol._converter
-
-    def hook(obj: Any, _: type) -> types.Command | types.CodeAction:
-        kind = types.Command if isinstance(obj.get("command"), str) else types.CodeAction
-        return converter.structure(obj, kind)  # type: ignore[no-any-return]
-
-    converter.register_structure_hook(Union[types.Command, types.CodeAction], hook)  # noqa: UP007
 
 
 def _record_id(line: str) -> str | None:

@@ -13,6 +13,8 @@ export const ServerCommands = {
   listFindings: "evalschema.server.listFindings",
   fieldExamples: "evalschema.server.fieldExamples",
   clearResults: "evalschema.server.clearResults",
+  openGold: "evalschema.server.openGold",
+  recordDiff: "evalschema.server.recordDiff",
 } as const;
 
 /** The statuses a finding can have (the engine's results.FINDINGS), in the engine's order. */
@@ -37,6 +39,8 @@ export interface CommandResults {
   "evalschema.server.listFindings": FindingList;
   "evalschema.server.fieldExamples": FieldExamples;
   "evalschema.server.clearResults": null;
+  "evalschema.server.openGold": GoldLocation;
+  "evalschema.server.recordDiff": RecordDiff;
 }
 
 /** The params of each notification. */
@@ -73,6 +77,12 @@ export interface CommandArgs {
   status?: string[];
   /** At most this many (listFindings: default 5,000; fieldExamples: default 10); ``total`` counts them all. */
   limit?: number;
+  /** openGold: the range of a finding's diagnostic in ``uri`` (an extracted file). */
+  range?: LspRange;
+  /** openGold: the diagnostic's code (mismatch, omission or hallucination). */
+  code?: string;
+  /** recordDiff: a position in the record of ``uri`` (an extracted file) to compare. */
+  position?: LspPosition;
 }
 
 /** A run's figures: precision, recall and F1 macro (mean over records), F1 micro. null when undefined (nothing was judged for it; docs/metrics.md): shown as "—". */
@@ -330,6 +340,27 @@ export interface FindingList {
   findings: Finding[];
   /** Findings that matched, including those past ``limit``. */
   total: number;
+}
+
+/** The answer of openGold: where the finding's gold value is (for a key gold does not have, its nearest parent's key), shown with ``window/showDocument`` when the client supports it. */
+export interface GoldLocation {
+  uri: string;
+  range: LspRange;
+  /** The client was asked to show it and said it did. */
+  shown: boolean;
+}
+
+export interface RecordText {
+  /** For a tab or a buffer name: the file, the record and the side. */
+  title: string;
+  /** The record as JSON, indented by 2 spaces ("" when there is no such record). */
+  text: string;
+}
+
+/** The answer of recordDiff: a record of an extracted file and its gold record, both pretty-printed, the extracted keys in gold's order, to show side by side. */
+export interface RecordDiff {
+  gold: RecordText;
+  extracted: RecordText;
 }
 
 /** The params of runQueued and runStarted. */
