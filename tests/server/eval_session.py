@@ -155,7 +155,8 @@ class Session:
         uri = path.as_uri()
         self.versions[uri] = 1
         self.client.text_document_did_open(types.DidOpenTextDocumentParams(
-            types.TextDocumentItem(uri, language_id, 1, path.read_text(encoding="utf-8"))))
+            # as the editor opens it: the line endings kept (read_text would turn CRLF to LF)
+            types.TextDocumentItem(uri, language_id, 1, path.read_bytes().decode("utf-8"))))
         return uri
 
     def edit(self, path: Path, rng: types.Range, text: str) -> None:

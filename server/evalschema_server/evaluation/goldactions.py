@@ -23,6 +23,7 @@ from .findings import extracted_span, short_label
 from .goldfix import REMOVE, GoldFixError, gold_edits
 from .locate import RecordLocator, Span
 from .runner import RunOutcome, ScoredRecord, SuiteOutcome
+from .suspects import outcome_suspects, suspect_span
 
 #: The diagnostic codes these actions answer, and the status each stands for.
 KINDS = {"mismatch": Status.MISMATCH, "omission": Status.OMISSION,
@@ -131,6 +132,33 @@ def accept(found: Located, gold_text: str, locator: RecordLocator) -> GoldChange
     shown = show_value(value, TITLE_VALUE)
     verb = "" if r.status is Status.MISMATCH else "add "
     return GoldChange(gold_path, edit, f"{ACCEPT}: {verb}{r.path} = {shown}")
+
+
+def accept_suspects(outcomes: Iterable[SuiteOutcome], path: Path, text: str, start: int,
+                    end: int, locator: RecordLocator) -> list[GoldChange]:
+    """The edits that put the agreed value into gold for each suspect gold value shown
+    exactly at ``[start, end)`` of the gold file ``path``: found again in the server's own
+    outcomes computed from this very ``text`` (never from what the editor sends back), and
+    none while results are stale."""
+    out: list[GoldChange] = []
+    for o in outcomes:
+        g = o.gold
+        if o.suite.config.gold != path or o.texts.get(path) != text or o.stale is not None \
+                or g is None:
+            continue
+        for s in outcome_suspects(o):
+            rec = g.records[s.gold_index]
+            a, b = suspect_span(s, rec.text, locator)
+            if (rec.start + a, rec.start + b) != (start, end):
+                continue
+            try:
+                [edit] = gold_edits(text, rec, s.gold_pointer, s.agreed)
+            except GoldFixError:
+                continue
+            out.append(GoldChange(path, edit, f"{ACCEPT}: {s.path} = "
+                                  f"{show_value(s.agreed, TITLE_VALUE)} ({s.agreeing} of "
+                                  f"{s.scored} runs)"))
+    return out
 
 
 def _prefix(segs: list[str]) -> str:

@@ -1,6 +1,7 @@
 """Code actions: in a schema, quick fixes from our diagnostics' data and "Annotate schema"
 (``authoring.actions``); on a finding in an extracted file, accept its value as gold, open
-the gold value, compare the record with gold (``evaluation.goldactions``); on the note of
+the gold value, compare the record with gold (``evaluation.goldactions``); on suspect gold
+in a gold file, accept the value the runs agree on; on the note of
 findings not shown, the way to all of them."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from ..authoring.analysis import SchemaAnalysis
 from ..diagnostic_store import DIAGNOSTIC_SOURCE
 from ..document import LineIndex
 from ..evaluation import goldactions
+from ..evaluation.suspects import CODE as SUSPECT_CODE
 from ..guard import guarded
 from ..ranges import to_offset, to_range
 from ..store import OpenDocument
@@ -75,6 +77,9 @@ async def _gold_actions(ls: EvalSchemaServer, doc: OpenDocument,
     records: set[tuple[str, int]] = set()
     for diag in diagnostics:
         code = diag.code
+        if diag.source == DIAGNOSTIC_SOURCE and code == SUSPECT_CODE:
+            out.extend(_suspect_actions(ls, doc, diag))
+            continue
         if diag.source != DIAGNOSTIC_SOURCE or not isinstance(code, str) \
                 or code not in goldactions.KINDS:
             continue
@@ -109,6 +114,21 @@ async def _gold_actions(ls: EvalSchemaServer, doc: OpenDocument,
                                           arguments=[{"uri": doc.uri, "position": at["start"],
                                                       "suite": outcome.suite.key}])))
     return out
+
+
+def _suspect_actions(ls: EvalSchemaServer, doc: OpenDocument, diag: types.Diagnostic
+                     ) -> list[types.CodeAction]:
+    """On a suspect gold value in the gold file: put the value the runs agree on there."""
+    if doc.path is None:
+        return []
+    lines = doc.line_index
+    start = to_offset(lines, diag.range.start, ls.encoding)
+    end = to_offset(lines, diag.range.end, ls.encoding)
+    svc = ls.evaluation
+    return [types.CodeAction(title=change.title, kind=types.CodeActionKind.QuickFix,
+                             diagnostics=[diag], edit=_gold_edit(ls, change, doc.text))
+            for change in goldactions.accept_suspects(svc.outcomes_for(doc.path), doc.path,
+                                                      doc.text, start, end, svc.locator)]
 
 
 def _gold_edit(ls: EvalSchemaServer, change: goldactions.GoldChange, gold_text: str

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_session import Session
-from lsp_helpers import span
+from lsp_helpers import apply_text_edits, span
 from lsprotocol import types
 
 SCHEMA = {"type": "object", "x-eval-id": "id", "properties": {
@@ -144,3 +144,60 @@ async def test_three_runs_with_gold_marks_a_severity_and_the_limit(lsp: Session,
         {"evalschema": {"severity": {"suspect": "off"}, "goldDiagnostics": True}}))
     await lsp.run_finished(mark)
     assert suspects(lsp, files["gold"]) == [] and len(lsp.diags(files["gold"])) == 11
+
+
+async def test_accepting_suspect_gold_writes_the_agreed_value_at_exactly_that_place(
+        lsp: Session, tmp_path: Path) -> None:
+    files = write(tmp_path / "proj", {"a": [R1, R2], "b": [R1, R2]})
+    gold = files["gold"]
+    await lsp.boot([tmp_path / "proj"], {"watchFiles": False})
+    await lsp.run_finished(0)
+    lsp.open(gold)
+    found = {d.message: d for d in lsp.diags(gold) if d.code == "suspect-gold"}
+    vendor = found['2 of 2 runs say "Acme GmbH"; gold says "Acme Gmbh"']
+    po = found['2 of 2 runs say "PO-1"; gold has no value']
+    qty = found["2 of 2 runs say 2; gold says 1"]
+
+    def accept_of(actions: list[types.CodeAction]) -> tuple[str, list[types.TextEdit]]:
+        [action] = actions
+        assert action.kind == types.CodeActionKind.QuickFix and not action.is_preferred
+        assert action.edit is not None and action.edit.document_changes
+        [change] = action.edit.document_changes
+        assert isinstance(change, types.TextDocumentEdit)
+        assert change.text_document.uri == gold.as_uri()
+        assert change.text_document.version == lsp.versions[gold.as_uri()]
+        return action.title, [e for e in change.edits if isinstance(e, types.TextEdit)]
+
+    title, edits = accept_of(await lsp.code_actions(gold, [vendor]))
+    assert title == 'Accept extracted value as gold: vendor = "Acme GmbH" (2 of 2 runs)'
+    assert edits == [types.TextEdit(at(0, '"Acme Gmbh"'), '"Acme GmbH"')]
+    title, edits = accept_of(await lsp.code_actions(gold, [qty]))
+    assert title == "Accept extracted value as gold: items[1].qty = 2 (2 of 2 runs)"
+    assert edits == [types.TextEdit(at(1, "1"), "2")]
+    # A key gold lacks goes in inline, after the record's last key (CRLF untouched).
+    title, edits = accept_of(await lsp.code_actions(gold, [po]))
+    assert title == 'Accept extracted value as gold: po = "PO-1" (2 of 2 runs)'
+    before = gold.read_bytes().decode("utf-8")
+    after = apply_text_edits(before, edits)
+    assert after == before.replace('"city": "Lyon"}', '"city": "Lyon", "po": "PO-1"}')
+    assert after.count("\r\n") == 2 and "\n" not in after.replace("\r\n", "")
+    assert gold.read_bytes().decode("utf-8") == before, "the server never writes gold"
+
+    # Not trusted: a forged diagnostic at another place gets nothing.
+    forged = types.Diagnostic(at(0, "Zürich"), vendor.message, code="suspect-gold",
+                              source="evalschema", data=vendor.data)
+    assert await lsp.code_actions(gold, [forged]) == []
+
+    # Applied as the editor applies it and saved: that suspect is gone, the others stay.
+    for e in edits:
+        lsp.edit(gold, e.range, e.new_text)
+    gold.write_bytes(after.encode("utf-8"))
+    mark = lsp.mark
+    lsp.save(gold)
+    await lsp.run_finished(mark)
+    assert sorted(m for _, m, _ in suspects(lsp, gold)) == [
+        '2 of 2 runs say "Acme GmbH"; gold says "Acme Gmbh"',
+        '2 of 2 runs say "Paris"; gold says "Lyon"', "2 of 2 runs say 2; gold says 1"]
+    # While the gold text is not the one the run read, no edit is offered.
+    lsp.edit(gold, at(1, "1"), "7")
+    assert await lsp.code_actions(gold, [qty]) == []
