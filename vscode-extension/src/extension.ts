@@ -37,6 +37,7 @@ import { registerSchemaFormatter } from "./schemaFormatter";
 import { ServerManager, currentSettings } from "./server";
 import { Session } from "./session";
 import { suiteOfUri } from "./status";
+import { RecordTests } from "./testing";
 
 /** A command's argument as a file URI, when it is one (a file from the explorer or an editor title). */
 function uriOf(arg: unknown): string | undefined {
@@ -48,6 +49,7 @@ class Extension implements vscode.Disposable {
   private readonly status: vscode.StatusBarItem;
   private readonly results: ResultsPanel;
   private readonly findings: FindingsView;
+  private readonly tests: RecordTests;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -63,6 +65,7 @@ class Extension implements vscode.Disposable {
       (suite, field, run) => void this.guard(COMMANDS.showReport.title, () => this.fieldFindings(suite, field, run)),
     );
     this.findings = new FindingsView(() => void this.refreshFindings());
+    this.tests = new RecordTests(server);
     // One handler for each of COMMANDS (the type says so; test/commands.test.ts checks COMMANDS
     // against package.json).
     const handlers: Record<keyof typeof COMMANDS, (arg: unknown) => Promise<unknown>> = {
@@ -89,11 +92,18 @@ class Extension implements vscode.Disposable {
       registerSchemaFormatter(),
       this.status,
       this.findings,
+      this.tests,
       this.results,
       vscode.window.onDidChangeActiveTextEditor(() => {
         this.updateStatus();
       }),
-      server.onDidStart(() => void this.refreshSuites()),
+      server.onDidStart(() => {
+        void this.refreshSuites();
+        this.tests.scheduleRefresh();
+      }),
+      server.onSuitesChanged(() => {
+        this.tests.scheduleRefresh();
+      }),
       server.onRunStarted((p) => {
         if (!this.session.runStarted(p)) return;
         this.updateStatus();
@@ -102,6 +112,7 @@ class Extension implements vscode.Disposable {
       server.onRunFinished((p) => {
         const outcome = this.session.runFinished(p, this.results.suites);
         if (!outcome) return;
+        if (!p.cancelled) this.tests.scheduleRefresh(); // new statuses, or new texts' records
         if (outcome.listSuites) void this.refreshSuites();
         this.updateStatus();
         if (outcome.refreshPanel !== undefined) void this.refreshPanel(outcome.refreshPanel);
