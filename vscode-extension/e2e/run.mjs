@@ -10,7 +10,8 @@
 //   3. "evalschema: Evaluate suite" from the command palette: the status-bar F1 naming the run and
 //      its pass/fail, and the results view (the runs side by side with Δ and pass/fail badges;
 //      sortable; a click on a field lists its findings, record by record); the Findings view;
-//      Compare two runs (fields by F1 change, names intact).
+//      Compare two runs (fields by F1 change, names intact); the Test Explorer's records as tests
+//      (Run All Tests, a failed record of model-b, its message's expected/actual diff in the peek).
 // The workspace is hostile and untrusted (VS Code's workspace trust is on; the folder is not
 // trusted): it plants a package evalschema_server/ and a module lsprotocol.py, workspace settings
 // that choose an interpreter of its own, server arguments and a comparator module, and a schema
@@ -581,6 +582,39 @@ async function main() {
   if (!firstDelta.startsWith("−")) fail(`the first field of the comparison is not a regression: ${firstDelta}`);
   ok(`compare view: ${compareFields.length} fields, first ${compareFields[0]} ${firstDelta}`);
   await shot("3-compare.png");
+
+  // Records as tests: the Test Explorer lists suites → runs → records; "Run All Tests" scores them
+  // through the server; a failed record of model-b has one message per wrong field, located at
+  // the extracted value, and the test peek shows its expected and actual in VS Code's diff.
+  const s3t = Date.now();
+  await openFile(extracted);
+  await runCommand("View: Show Testing");
+  const testView = page.locator(".pane", { hasText: "Test Explorer" }).first();
+  const testRow = (name) => testView.locator(".monaco-list-row", { hasText: name }).first();
+  await testRow("invoices").waitFor({ timeout: STEP_TIMEOUT });
+  ok("test explorer lists the suite invoices");
+  await runCommand("Test: Run All Tests");
+  await testView.locator(".monaco-list-row .codicon-testing-failed-icon").first().waitFor({ timeout: 120000 });
+  for (const name of ["invoices", "model-b"]) {
+    const row = testRow(name);
+    if ((await row.getAttribute("aria-expanded")) === "false") await row.click();
+  }
+  const failedRecord = testView.locator(".monaco-list-row", { has: page.locator(".codicon-testing-failed-icon"), hasText: /INV-\d{4}-\d{5}/ }).first();
+  await failedRecord.waitFor({ timeout: STEP_TIMEOUT });
+  const failedLabel = /INV-\d{4}-\d{5}/.exec(await failedRecord.innerText())?.[0];
+  ok(`test explorer: failed record of model-b: ${failedLabel}`);
+  // The test peek at its first message: the message, then the expected/actual diff.
+  await failedRecord.click();
+  await runCommand("Test: Go to Next Test Failure");
+  const peek = page.locator(".test-output-peek").first();
+  await peek.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  const diff = peek.locator(".monaco-diff-editor").first();
+  await diff.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  const peekText = (await peek.innerText()).replace(/\s+/g, " ").trim();
+  if (!/≠ gold|missing|invented/.test(peekText)) fail(`the test peek does not show a field's message: ${peekText.slice(0, 300)}`);
+  ok(`test peek with the expected/actual diff (${((Date.now() - s3t) / 1000).toFixed(1)}s): ${peekText.slice(0, 160)}`);
+  await shot("3-test-explorer.png");
+  await page.keyboard.press("Escape");
 
   // 4. Untrusted: none of the workspace's code ran, though the server served steps 1-3.
   const ran = markersWritten();
