@@ -14,9 +14,6 @@ import {
   readRange,
 } from "./protocol";
 
-/** Separates the parts of an item's id (a suite key and a URI never hold it). */
-const SEP = "\u0000";
-
 /** Where an item is in the tree: a suite, one of its runs, one record of a run. */
 export interface ItemRef {
   suite: string;
@@ -26,15 +23,25 @@ export interface ItemRef {
   record?: string;
 }
 
+/**
+ * An item's id: the parts of its ref as a JSON array (VS Code joins the ids of an item's parents
+ * with NUL, so no part of an id may hold one; JSON writes control characters escaped).
+ */
 export function itemId(ref: ItemRef): string {
-  if (ref.run === undefined) return ref.suite;
-  return ref.record === undefined ? `${ref.suite}${SEP}${ref.run}` : `${ref.suite}${SEP}${ref.run}${SEP}${ref.record}`;
+  const parts = ref.run === undefined ? [ref.suite] : ref.record === undefined ? [ref.suite, ref.run] : [ref.suite, ref.run, ref.record];
+  return JSON.stringify(parts);
 }
 
 export function parseItemId(id: string): ItemRef {
-  const [suite = "", run, ...rest] = id.split(SEP);
-  if (run === undefined) return { suite };
-  return rest.length ? { suite, run, record: rest.join(SEP) } : { suite, run };
+  let parts: unknown;
+  try {
+    parts = JSON.parse(id);
+  } catch {
+    return { suite: id };
+  }
+  const [suite, run, record] = Array.isArray(parts) ? parts.map((x) => (typeof x === "string" ? x : "")) : [id];
+  if (run === undefined) return { suite: suite ?? "" };
+  return record === undefined ? { suite: suite ?? "", run } : { suite: suite ?? "", run, record };
 }
 
 function str(v: unknown): string {

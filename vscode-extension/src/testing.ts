@@ -4,7 +4,7 @@
 // (listTests, runTests); what its answers become is src/testTree.ts's.
 import * as vscode from "vscode";
 import { messageOf } from "./errors";
-import { type LspRange, ServerCommands, type TestMessage } from "./protocol";
+import { type LspRange, ServerCommands, type TestMessage, type TestSuite } from "./protocol";
 import type { ServerManager } from "./server";
 import {
   type ItemRef,
@@ -59,13 +59,14 @@ export class RecordTests implements vscode.Disposable {
 
   async refresh(): Promise<void> {
     if (!this.server.running) return;
-    let suites;
     try {
-      suites = readTestTree(await this.server.execute(ServerCommands.listTests, {}, "listing records as tests"));
+      this.show(readTestTree(await this.server.execute(ServerCommands.listTests, {}, "listing records as tests")));
     } catch (e) {
       this.server.output.warn(messageOf(e));
-      return;
     }
+  }
+
+  private show(suites: readonly TestSuite[]): void {
     const items: vscode.TestItem[] = [];
     for (const s of suites) {
       const suite = this.controller.createTestItem(itemId({ suite: s.key }), s.name, s.uri ? vscode.Uri.parse(s.uri) : undefined);
@@ -110,7 +111,7 @@ export class RecordTests implements vscode.Disposable {
     if (this.controller.items.size === 0) await this.refresh();
     const run = this.controller.createTestRun(request);
     const suites: string[] = [];
-    this.controller.items.forEach((s) => suites.push(s.id));
+    this.controller.items.forEach((s) => suites.push(parseItemId(s.id).suite));
     const plans = planRuns(request.include?.map((i) => parseItemId(i.id)), (request.exclude ?? []).map((i) => parseItemId(i.id)), suites);
     try {
       for (const plan of plans) {

@@ -12,6 +12,8 @@ test("item ids name a suite, a run and a record, and read back", () => {
     assert.deepEqual(parseItemId(itemId(ref)), ref);
   }
   assert.notEqual(itemId({ suite: "shop", run: A, record: "a" }), itemId({ suite: "shop", run: B, record: "a" }));
+  // VS Code joins the ids of an item's parents with NUL: none may hold one.
+  assert.equal(itemId({ suite: "shop", run: A, record: "odd\u0000id" }).includes("\u0000"), false);
 });
 
 test("a listTests answer: records of the wrong shape dropped, a missing status is not run", () => {
