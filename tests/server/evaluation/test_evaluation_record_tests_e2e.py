@@ -126,19 +126,28 @@ async def test_one_record_and_bad_arguments(lsp: Session, shop: dict[str, Path])
             await lsp.command("runTests", bad)
 
 
-async def test_a_record_missing_from_the_run_is_located_in_gold(
+INVENTED = '{"id": "z", "price": 1}'
+
+
+async def test_records_missing_from_either_side_are_one_message_each(
         lsp: Session, tmp_path: Path) -> None:
     files = {k: p.resolve() for k, p in write_suite(tmp_path / "proj").items()}
-    files["extracted"].write_text(LINE0 + "\n", encoding="utf-8")  # b and c are missing
+    # b and c are missing from the run; z is not in gold.
+    files["extracted"].write_text(LINE0 + "\n" + INVENTED + "\n", encoding="utf-8")
     await lsp.boot([files["schema"].parent])
     await lsp.run_finished(0, "shop")
-    got = await lsp.command("runTests", {"suite": "shop", "records": ["c"]})
+    got = await lsp.command("runTests", {"suite": "shop", "records": ["c", "z"]})
     gold = files["gold"].as_uri()
     whole_c = '{\n  "id": "c",\n  "name": "Gadget",\n  "price": 7.25,\n  "currency": "GBP",' \
         '\n  "items": []\n}'
-    assert got["runs"][0]["records"] == [{"id": "c", "status": "failed", "messages": [message(
-        "record c: no extracted record with this id", None,
-        "record-omitted", gold, whole(2, GOLD_LINES[2]), whole_c, "")]}]
+    assert sorted(got["runs"][0]["records"], key=lambda r: r["id"]) == [
+        {"id": "c", "status": "failed", "messages": [message(
+            "record c: no extracted record with this id", None, "record-omitted", gold,
+            whole(2, GOLD_LINES[2]), whole_c, "")]},
+        {"id": "z", "status": "failed", "messages": [message(
+            "record z: no gold record with this id", None, "record-hallucinated",
+            files["extracted"].as_uri(), whole(1, INVENTED), "",
+            '{\n  "id": "z",\n  "price": 1\n}')]}]
     tree = await lsp.command("listTests")
     [c] = [r for r in tree["suites"][0]["runs"][0]["records"] if r["id"] == "c"]
     assert c == {"id": "c", "label": "c", "uri": gold, "range": whole(2, GOLD_LINES[2]),
