@@ -17,48 +17,17 @@ test("item ids name a suite, a run and a record, and read back", () => {
 });
 
 test("a listTests answer: records of the wrong shape dropped, a missing status is not run", () => {
-  const suites = readTestTree({
-    suites: [
-      {
-        key: "shop",
-        name: "shop",
-        uri: "file:///w/shop.eval.json",
-        runs: [
-          {
-            uri: A,
-            label: "run1",
-            version: 3,
-            records: [
-              { id: "a", label: "a", uri: A, range: range(0, 0, 133), gold: { uri: "file:///w/shop.gold.jsonl", range: range(0, 0, 133) }, status: "failed" },
-              { id: "#4", uri: A, range: range(2, 0, 30), gold: null },
-              { id: 5, uri: A, range: range(3, 0, 1) },
-              { id: "no range", uri: A },
-            ],
-          },
-          { label: "no uri" },
-        ],
-      },
-      { name: "no key" },
-    ],
+  const failed = { id: "a", label: "a", uri: A, range: range(0, 0, 133), gold: { uri: "file:///w/shop.gold.jsonl", range: range(0, 0, 133) }, status: "failed" };
+  const tree = (records: unknown[], extra: unknown[]) => ({
+    suites: [{ key: "shop", name: "shop", uri: "file:///w/shop.eval.json", runs: [{ uri: A, label: "run1", version: 3, records }, ...extra] }, ...extra],
   });
-  assert.deepEqual(suites, [
-    {
-      key: "shop",
-      name: "shop",
-      uri: "file:///w/shop.eval.json",
-      runs: [
-        {
-          uri: A,
-          label: "run1",
-          version: 3,
-          records: [
-            { id: "a", label: "a", uri: A, range: range(0, 0, 133), gold: { uri: "file:///w/shop.gold.jsonl", range: range(0, 0, 133) }, status: "failed" },
-            { id: "#4", label: "#4", uri: A, range: range(2, 0, 30), gold: null, status: "not run" },
-          ],
-        },
-      ],
-    },
-  ]);
+  const suites = readTestTree(
+    tree(
+      [failed, { id: "#4", uri: A, range: range(2, 0, 30), gold: null }, { id: 5, uri: A, range: range(3, 0, 1) }, { id: "no range", uri: A }],
+      [{ label: "no uri", name: "no key" }],
+    ),
+  );
+  assert.deepEqual(suites, tree([failed, { id: "#4", label: "#4", uri: A, range: range(2, 0, 30), gold: null, status: "not run" }], []).suites);
   assert.deepEqual(readTestTree(null), []);
   const [first, second] = suites[0]?.runs[0]?.records ?? [];
   assert.ok(first && second);
