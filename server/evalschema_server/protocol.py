@@ -26,6 +26,8 @@ RUN_FINISHED = "evalschema/runFinished"
 #: The statuses a finding can have (the engine's ``results.FINDINGS``), in the engine's
 #: order: what listFindings' ``status`` filter takes.
 FINDING_STATUSES: tuple[str, ...] = tuple(str(s) for s in Status if s in FINDINGS)
+#: The suites were found again and some are new, changed or gone: list the tests again.
+SUITES_CHANGED = "evalschema/suitesChanged"
 
 
 class LspPosition(TypedDict):
@@ -51,7 +53,8 @@ class CommandArgs(TypedDict, total=False):
     #: listFindings: only this field; fieldExamples: this field (its path with ``[]``:
     #: ``line_items[].amount``).
     field: str
-    #: listFindings: only this run; fieldExamples: this run (its extracted file's URI).
+    #: listFindings, listTests, runTests: only this run; fieldExamples: this run (its
+    #: extracted file's URI).
     run: str
     #: listFindings: only these statuses.
     status: list[str]
@@ -64,6 +67,8 @@ class CommandArgs(TypedDict, total=False):
     code: str
     #: recordDiff: a position in the record of ``uri`` (an extracted file) to compare.
     position: LspPosition
+    #: runTests: only these records (their ``TestRecord.id``s; all when absent).
+    records: list[str]
 
 
 class Figures(TypedDict):
@@ -368,6 +373,103 @@ class RecordDiff(TypedDict):
     extracted: RecordText
 
 
+class TestLocation(TypedDict):
+    uri: str
+    range: LspRange
+
+
+class TestRecord(TypedDict):
+    """One record of a run, as a test: it passes when every field of it matches."""
+
+    #: Unique in its run and stable across runs: the record's id, else ``#N`` (its place
+    #: in the run); a repeated id gets `` (2)``, `` (3)``…
+    id: str
+    #: The record's id, else the file's name, its place and line: ``run1.jsonl #3 (line 3)``.
+    label: str
+    #: The whole record in the run's file; a record only in gold: in the gold file.
+    uri: str
+    range: LspRange
+    #: The gold record (null: gold has none).
+    gold: TestLocation | None
+    #: passed, failed, errored (unreadable, its scoring failed, a field errored) or
+    #: "not run" (the suite has not run, or a file changed since).
+    status: str
+
+
+class TestRun(TypedDict):
+    """One extracted file of a suite and its records, in the order of the run."""
+
+    uri: str
+    label: str
+    #: The LSP version of the open document the records were read from (null: the disk's
+    #: text). Results for another version are of an older text: not current.
+    version: int | None
+    records: list[TestRecord]
+
+
+class TestSuite(TypedDict):
+    key: str
+    name: str
+    #: The schema's URI.
+    uri: str
+    runs: list[TestRun]
+
+
+class TestTree(TypedDict):
+    """The answer of listTests: suites, their runs, their records."""
+
+    suites: list[TestSuite]
+
+
+class TestMessage(TypedDict):
+    """Why a record failed: one per wrong field, or one about the whole record."""
+
+    message: str
+    #: The field's path (``items[0].qty``); null for a message about the whole record.
+    field: str | None
+    #: The field's status (mismatch, omission, hallucination, error, batch_error), or
+    #: record-omitted, record-hallucinated, unreadable-record.
+    status: str
+    #: At the extracted value (an invented key: the key; a missing value: its nearest
+    #: parent present); a record missing from the run: the gold record.
+    uri: str
+    range: LspRange
+    #: The gold and extracted sub-trees of the field (of the whole record for a message
+    #: about it), as 2-space indented JSON; "" for a side that has no value.
+    expected: str
+    actual: str
+
+
+class TestRecordResult(TypedDict):
+    id: str
+    status: str
+    messages: list[TestMessage]
+
+
+class TestRunResult(TypedDict):
+    uri: str
+    label: str
+    #: As in TestRun: the document version the results are for.
+    version: int | None
+    #: A file of the suite changed while it ran: the results are of an older text.
+    stale: bool
+    records: list[TestRecordResult]
+
+
+class TestResults(TypedDict):
+    """The answer of runTests."""
+
+    #: The suite's key.
+    suite: str
+    runs: list[TestRunResult]
+
+
+class SuitesChangedParams(TypedDict):
+    #: Keys of the suites that are new or changed, and of those that are gone.
+    changed: list[str]
+    removed: list[str]
+
+
 class RunStartedParams(TypedDict):
     """The params of runQueued and runStarted."""
 
@@ -396,6 +498,8 @@ COMMANDS: Mapping[str, type | None] = {
     "compareRuns": CompareResult,
     "listFindings": FindingList,
     "fieldExamples": FieldExamples,
+    "listTests": TestTree,
+    "runTests": TestResults,
     "clearResults": None,
     "openGold": GoldLocation,
     "recordDiff": RecordDiff,
@@ -406,4 +510,5 @@ NOTIFICATIONS: Mapping[str, type] = {
     RUN_QUEUED: RunStartedParams,
     RUN_STARTED: RunStartedParams,
     RUN_FINISHED: RunFinishedParams,
+    SUITES_CHANGED: SuitesChangedParams,
 }

@@ -13,6 +13,9 @@ OPENAI_API_KEY is set, and another schema that would spend the user's own judge 
 listener, EVALSCHEMA_JUDGE_BASE_URL). No planted code runs and neither listener gets a request;
 once the folder is trusted, the server restarts, imports the comparator module (and still
 nothing else) and asks the user's own endpoint, with the key; the schema's listener never.
+Then records as tests (VS Code runs tests in trusted folders only): the Test Explorer lists the
+suite, Run All Tests marks a record of model-b failed, and the test peek shows its message with the
+expected/actual diff.
 
 Needs the toolchain of vscode-extension/scripts/install-e2e.sh (code-server and its Node) and
 Chromium (apt-get install chromium); CI installs both, so this only skips where they are absent.
@@ -138,10 +141,16 @@ def test_vscode_end_to_end(tmp_path: Path) -> None:
     ok("trusted workspace: the server restarted and imported workspace_cmp.py, and nothing else")
     ok("trusted workspace: the judge asked the user's own endpoint, with the key")
     ok("judge listener named by a schema got no request")
+    # 6. Records as tests: the suite listed, Run All Tests, a failed record of model-b and the
+    # expected/actual diff of its first message in the test peek.
+    ok("test explorer lists the suite invoices")
+    assert re.search(r"failed record of model-b: INV-\d{4}-\d{5}$", ok("test explorer: failed")), \
+        ok("test explorer: failed")
+    assert re.search(r"(≠ gold|missing|invented)", ok("test peek with the expected/actual diff"))
     for name in ("1-diagnostic.png", "1-quick-fix.png", "2-extracted-problems.png",
                  "2-problems-summary.png",
                  "2-extracted-hover.png", "3-results.png", "3-field-findings.png",
                  "3-worst-example.png", "3-findings-view.png", "3-compare.png",
-                 "5-trusted.png"):
+                 "5-trusted.png", "6-test-explorer.png"):
         shot = ARTIFACTS / name
         assert shot.exists() and shot.stat().st_size > 10_000, shot

@@ -27,6 +27,7 @@ STOPPED_EARLY = 15.0
 QUEUED = "evalschema/runQueued"
 STARTED = "evalschema/runStarted"
 FINISHED = "evalschema/runFinished"
+SUITES_CHANGED = "evalschema/suitesChanged"
 PUBLISH = types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
 
 
@@ -65,6 +66,7 @@ class Session:
         client.feature(QUEUED)(lambda params: None)
         client.feature(STARTED)(lambda params: None)
         client.feature(FINISHED)(lambda params: None)
+        client.feature(SUITES_CHANGED)(lambda params: None)
         proto = client.protocol
         original = proto._handle_notification
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from evalschema_server.evaluation.runner import CancelToken, SuiteCache, SuiteOutcome, run_suite
 from evalschema_server.evaluation.suites import Suite, discover
@@ -71,3 +72,58 @@ def scored_suite(folder: Path, *, config: bool = False) -> tuple[dict[str, Path]
     files = {k: p.resolve() for k, p in write_suite(folder, config=config).items()}
     [suite] = discover([files["schema"].parent], lambda p: p.read_text("utf-8")).suites
     return files, suite, run_suite(suite, {}, SuiteCache(), CancelToken())
+
+
+def jsonl(records: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+
+# -- a slow suite: runs that take long enough to cancel --------------------------------
+
+SLOW_MODULE = '''\
+"""A comparator that takes its time: sleeps delay.txt seconds per call (tests)."""
+import time
+from pathlib import Path
+
+from evalschema import register_comparator
+
+_DELAY = Path(__file__).with_name("delay.txt")
+
+
+def slow_equal(gold, extracted, params):
+    try:
+        delay = float(_DELAY.read_text())
+    except (OSError, ValueError):
+        delay = 0.0
+    if delay:
+        time.sleep(delay)
+    return float(gold == extracted)
+
+
+register_comparator("slow_equal", slow_equal, doc="Equal, slowly.")
+'''
+SLOW_OPTIONS = {"comparatorModules": ["evalschema_slow_cmp.py"], "workspaceTrusted": True}
+
+
+def slow_suite(folder: Path, records: int, delay: float) -> dict[str, Path]:
+    """Suite ``slow``: ``records`` records whose price is judged by ``slow_equal``; the
+    extracted price of the first record (line 0) is wrong."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "evalschema_slow_cmp.py").write_text(SLOW_MODULE, encoding="utf-8")
+    set_delay(folder, delay)
+    schema = {"type": "object", "x-eval-id": "id", "properties": {
+        "id": {"type": "string"},
+        "price": {"type": "number", "x-eval-compare": "slow_equal"}}}
+    gold = [{"id": f"r{i:05d}", "price": i} for i in range(records)]
+    extracted = [dict(r) for r in gold]
+    extracted[0]["price"] = 999
+    paths = {"schema": folder / "slow.eval.json", "gold": folder / "slow.gold.jsonl",
+             "extracted": folder / "slow.run1.extracted.jsonl"}
+    paths["schema"].write_text(json.dumps(schema, indent=2) + "\n", encoding="utf-8")
+    paths["gold"].write_text(jsonl(gold), encoding="utf-8")
+    paths["extracted"].write_text(jsonl(extracted), encoding="utf-8")
+    return {k: p.resolve() for k, p in paths.items()}
+
+
+def set_delay(folder: Path, seconds: float) -> None:
+    (folder / "delay.txt").write_text(str(seconds), encoding="utf-8")

@@ -106,7 +106,7 @@ def test_the_schema_covers_every_command_and_notification() -> None:
     schema = gen.protocol_schema()
     assert set(schema["x-commands"]) == {protocol.COMMAND_PREFIX + n for n in protocol.COMMANDS}
     assert set(schema["x-notifications"]) == {protocol.RUN_QUEUED, protocol.RUN_STARTED,
-                                            protocol.RUN_FINISHED}
+                                            protocol.RUN_FINISHED, protocol.SUITES_CHANGED}
     # A field that is not always there is optional in the schema and the TypeScript.
     summary = schema["$defs"]["SuiteSummary"]
     assert "problems" in summary["properties"] and "problems" not in summary["required"]

@@ -143,6 +143,12 @@ async def test_answers_and_notifications_match_the_schema(client: LanguageClient
     pair = await command("recordDiff", {"uri": wrong["uri"], "position": wrong["range"]["start"],
                                         "suite": "invoices"})
     assert json.loads(pair["gold"]["text"])["invoice_id"] == wrong["record"]
+    tests = await command("listTests", {"suite": "invoices"})
+    assert [r["label"] for r in tests["suites"][0]["runs"]] == ["model-a", "model-b"]
+    model_b = listed["suites"][0]["extracted"][1]
+    tested = await command("runTests", {"suite": "invoices", "run": model_b})
+    messages = [m for r in tested["runs"][0]["records"] for m in r["messages"]]
+    assert {m["field"] is None for m in messages} == {True, False}, "both kinds to validate"
     await command("clearResults")
 
     for _ in range(int(TIMEOUT / 0.05)):  # notifications may trail the answers

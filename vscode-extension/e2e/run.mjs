@@ -22,7 +22,9 @@
 //      was not asked either (the judge is not asked in an untrusted workspace);
 //   5. trusting the folder (Manage Workspace Trust) restarts the server, which then imports the
 //      comparator module the workspace settings name (and still not the planted packages) and
-//      asks the user's own endpoint, with the key; the schema's listener still gets nothing.
+//      asks the user's own endpoint, with the key; the schema's listener still gets nothing;
+//   6. the Test Explorer's records as tests (VS Code runs tests in trusted folders only): Run All
+//      Tests, a failed record of model-b, its message's expected/actual diff in the test peek.
 // A screenshot of each step goes to the artifacts folder (and one on failure). Prints "OK ..."
 // lines the pytest wrapper checks; exits non-zero on any failure. code-server's whole process
 // group is killed at the end.
@@ -582,6 +584,7 @@ async function main() {
   ok(`compare view: ${compareFields.length} fields, first ${compareFields[0]} ${firstDelta}`);
   await shot("3-compare.png");
 
+
   // 4. Untrusted: none of the workspace's code ran, though the server served steps 1-3.
   const ran = markersWritten();
   if (ran.length) fail(`code planted in the untrusted workspace ran: ${ran.join(", ")}`);
@@ -609,6 +612,41 @@ async function main() {
   await waitFor("the trusted server to ask the user's own judge endpoint", () => userJudgeRequests.length > 0, 90000);
   if (!userJudgeRequests.every((r) => r.key && r.url === "/v1/chat/completions")) fail(`the user's endpoint got ${JSON.stringify(userJudgeRequests)}`);
   ok("trusted workspace: the judge asked the user's own endpoint, with the key");
+
+  // 6. Records as tests (after trust: VS Code asks to trust a folder before it runs any test).
+  // Records as tests: the Test Explorer lists suites → runs → records; "Run All Tests" scores them
+  // through the server; a failed record of model-b has one message per wrong field, located at
+  // the extracted value, and the test peek shows its expected and actual in VS Code's diff.
+  const s3t = Date.now();
+  await runCommand("View: Close All Editors"); // one group again: the file, its peek and the explorer
+  await openFile(extracted);
+  await runCommand("View: Show Testing");
+  const testView = page.locator(".pane", { hasText: "Test Explorer" }).first();
+  const testRow = (name) => testView.locator(".monaco-list-row", { hasText: name }).first();
+  await testRow("invoices").waitFor({ timeout: STEP_TIMEOUT });
+  ok("test explorer lists the suite invoices");
+  await runCommand("Test: Run All Tests");
+  await testView.locator(".monaco-list-row .codicon-testing-failed-icon").first().waitFor({ timeout: 120000 });
+  for (const name of ["invoices", "model-b"]) {
+    const row = testRow(name);
+    if ((await row.getAttribute("aria-expanded")) === "false") await row.click();
+  }
+  const failedRecord = testView.locator(".monaco-list-row", { has: page.locator(".codicon-testing-failed-icon"), hasText: /INV-\d{4}-\d{5}/ }).first();
+  await failedRecord.waitFor({ timeout: STEP_TIMEOUT });
+  const failedLabel = /INV-\d{4}-\d{5}/.exec(await failedRecord.innerText())?.[0];
+  ok(`test explorer: failed record of model-b: ${failedLabel}`);
+  // The test peek at its first message: the message, then the expected/actual diff.
+  await failedRecord.click();
+  await runCommand("Test: Go to Next Test Failure");
+  const peek = page.locator(".test-output-peek").first();
+  await peek.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  const diff = peek.locator(".monaco-diff-editor").first();
+  await diff.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  const peekText = (await peek.innerText()).replace(/\s+/g, " ").trim();
+  if (!/≠ gold|missing|invented/.test(peekText)) fail(`the test peek does not show a field's message: ${peekText.slice(0, 300)}`);
+  ok(`test peek with the expected/actual diff (${((Date.now() - s3t) / 1000).toFixed(1)}s): ${peekText.slice(0, 160)}`);
+  await shot("6-test-explorer.png");
+  await page.keyboard.press("Escape");
   ok(`scenario passed in ${elapsed()}`);
 }
 

@@ -40,6 +40,7 @@ import { registerSchemaFormatter } from "./schemaFormatter";
 import { ServerManager, currentSettings } from "./server";
 import { Session } from "./session";
 import { suiteOfUri } from "./status";
+import { RecordTests } from "./testing";
 
 /** How many of a field's worst values a click on its figure lists. */
 const WORST_LISTED = 20;
@@ -56,6 +57,7 @@ class Extension implements vscode.Disposable {
   private readonly results: ResultsPanel;
   private readonly findings: FindingsView;
   private readonly records = new RecordDiffView();
+  private readonly tests: RecordTests;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -72,6 +74,7 @@ class Extension implements vscode.Disposable {
       (suite, field, run) => void this.guard(COMMANDS.showReport.title, () => this.fieldExamples(suite, field, run)),
     );
     this.findings = new FindingsView(() => void this.refreshFindings());
+    this.tests = new RecordTests(server);
     // One handler for each of COMMANDS (the type says so; test/commands.test.ts checks COMMANDS
     // against package.json).
     const handlers: Record<keyof typeof COMMANDS, (arg: unknown) => Promise<unknown>> = {
@@ -98,12 +101,19 @@ class Extension implements vscode.Disposable {
       registerSchemaFormatter(),
       this.status,
       this.findings,
+      this.tests,
       this.results,
       this.records,
       vscode.window.onDidChangeActiveTextEditor(() => {
         this.updateStatus();
       }),
-      server.onDidStart(() => void this.refreshSuites()),
+      server.onDidStart(() => {
+        void this.refreshSuites();
+        this.tests.scheduleRefresh();
+      }),
+      server.onSuitesChanged(() => {
+        this.tests.scheduleRefresh();
+      }),
       server.onRunStarted((p) => {
         if (!this.session.runStarted(p)) return;
         this.updateStatus();
@@ -112,6 +122,7 @@ class Extension implements vscode.Disposable {
       server.onRunFinished((p) => {
         const outcome = this.session.runFinished(p, this.results.suites);
         if (!outcome) return;
+        if (!p.cancelled) this.tests.scheduleRefresh(); // new statuses, or new texts' records
         if (outcome.listSuites) void this.refreshSuites();
         this.updateStatus();
         if (outcome.refreshPanel !== undefined) void this.refreshPanel(outcome.refreshPanel);

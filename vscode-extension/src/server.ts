@@ -108,6 +108,9 @@ export class ServerManager implements vscode.Disposable {
   readonly onRunStarted = this.runStartedEmitter.event;
   private readonly runFinishedEmitter = new vscode.EventEmitter<RunFinishedParams>();
   readonly onRunFinished = this.runFinishedEmitter.event;
+  private readonly suitesChangedEmitter = new vscode.EventEmitter<void>();
+  /** Suites were found again and some are new, changed or gone. */
+  readonly onSuitesChanged = this.suitesChangedEmitter.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -259,6 +262,9 @@ export class ServerManager implements vscode.Disposable {
       client.onNotification(Notifications.runFinished, (p: RunFinishedParams) => {
         this.runFinishedEmitter.fire(p);
       }),
+      client.onNotification(Notifications.suitesChanged, () => {
+        this.suitesChangedEmitter.fire();
+      }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration("evalschema") && client.state === State.Running) {
           void client.sendNotification("workspace/didChangeConfiguration", { settings: { evalschema: currentServerSettings() } });
@@ -306,14 +312,15 @@ export class ServerManager implements vscode.Disposable {
     return this.lifecycle.restart();
   }
 
-  /** Runs a server command (workspace/executeCommand with one argument object). */
-  async execute(command: string, arg: object, what: string): Promise<unknown> {
+  /** Runs a server command (workspace/executeCommand with one argument object); `token` cancels the request ($/cancelRequest). */
+  async execute(command: string, arg: object, what: string, token?: vscode.CancellationToken): Promise<unknown> {
     await this.lifecycle.ensureStarted();
     const client = this.client;
     if (!client || client.state !== State.Running) throw notRunningError(this.problem, what);
     try {
-      return await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg] });
+      return await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg] }, token);
     } catch (e) {
+      if (token?.isCancellationRequested) throw e;
       this.output.error(`${command} failed: ${detailOf(e)}`);
       throw new UserError(describeCommandError(what, e));
     }
@@ -325,5 +332,6 @@ export class ServerManager implements vscode.Disposable {
     this.startedEmitter.dispose();
     this.runStartedEmitter.dispose();
     this.runFinishedEmitter.dispose();
+    this.suitesChangedEmitter.dispose();
   }
 }

@@ -114,24 +114,12 @@ def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, s
         how = f" ({label})" if label else ""  # no empty "()" for a node without a comparator
         gold_span = locator.value(g.text, r.gold_pointer)
         span = extracted_span(r, e.text, locator)
-        if st is Status.MISMATCH:
-            # The engine's reason, the one text the reports show too.
-            out.append(Mark("extracted", span, "mismatch", "mismatch",
-                            f"{r.path}: {r.explanation}", r.field, r.schema_pointer, gold_span))
-        elif st is Status.HALLUCINATION:
-            if _in_items(r.field) and merge_item_keys(out, r, span):
-                continue
-            out.append(Mark("extracted", span, "hallucination", "hallucination",
-                            f"{r.path}: invented {show_value(r.extracted)} (gold has no value here)",
-                            r.field, r.schema_pointer))
-        elif st is Status.OMISSION:
-            out.append(Mark("extracted", span, "omission", "omission",
-                            f"{r.path}: missing (gold {show_value(r.gold)})", r.field,
-                            r.schema_pointer, gold_span))
-        else:  # error, batch_error
-            out.append(Mark("extracted", span, "error", str(st),
-                            f"{r.path}: {r.explanation or st}{how}", r.field,
-                            r.schema_pointer, gold_span))
+        message = finding_message(r, labels)
+        if st is Status.HALLUCINATION and _in_items(r.field) and merge_item_keys(out, r, span):
+            continue
+        kind = "error" if st is Status.ERROR or st is Status.BATCH_ERROR else str(st)
+        out.append(Mark("extracted", span, kind, str(st), message, r.field, r.schema_pointer,
+                        None if st is Status.HALLUCINATION else gold_span))
         if st is Status.MISMATCH and gold_span is not None:
             out.append(Mark("gold", gold_span, "mismatch", "mismatch",
                             f"{r.path}: {r.explanation}", r.field, r.schema_pointer, gold_span))
@@ -142,16 +130,30 @@ def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, s
     return tuple(out)
 
 
-def extracted_span(r: FieldResult, text: str, locator: RecordLocator) -> Span:
-    """Where a finding of a paired record is shown in its extracted record's ``text``: the
-    wrong value, the invented key, the nearest parent of a missing value. A value that
-    cannot be pointed at (a record read out of a JSON string or prose) goes on its nearest
-    parent present: never nowhere, or it would look like a match."""
-    ep, where = r.extracted_pointer, r.extracted_pointer or r.gold_pointer
+def finding_message(r: FieldResult, labels: Mapping[str, str]) -> str:
+    """A finding's text at the extracted value: the engine's reason, the one text the
+    reports show too (diagnostics and the records' test messages)."""
     st = r.status
-    if st is Status.OMISSION:
-        return locator.near(text, where)
+    if st is Status.MISMATCH:
+        return f"{r.path}: {r.explanation}"
     if st is Status.HALLUCINATION:
+        return f"{r.path}: invented {show_value(r.extracted)} (gold has no value here)"
+    if st is Status.OMISSION:
+        return f"{r.path}: missing (gold {show_value(r.gold)})"
+    label = labels.get(r.schema_pointer) or r.comparator
+    how = f" ({label})" if label else ""  # no empty "()" for a node without a comparator
+    return f"{r.path}: {r.explanation or st}{how}"  # error, batch_error
+
+
+def extracted_span(r: FieldResult, text: str, locator: RecordLocator) -> Span:
+    """Where a finding goes in its extracted record's text: the value (an invented key:
+    the key; a missing value: its nearest parent present). A value that cannot be
+    pointed at (a record read out of a JSON string or prose) goes on its nearest parent
+    present: never nowhere, or it would look like a match."""
+    ep, where = r.extracted_pointer, r.extracted_pointer or r.gold_pointer
+    if r.status is Status.OMISSION:
+        return locator.near(text, where)
+    if r.status is Status.HALLUCINATION:
         return locator.key(text, ep) or locator.near(text, where)
     return locator.value(text, ep) or locator.near(text, where)
 

@@ -284,7 +284,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         cache.fingerprint, cache.evaluator, cache.records = fingerprint, None, {}
         cache.memos = {}
         try:
-            cache.evaluator = _evaluator(suite, schema_text)
+            cache.evaluator = evaluator_of(suite, schema_text)
         except EvalSchemaError as exc:
             cache.fingerprint = None
             return SuiteOutcome(suite, schema_text=schema_text, issues=tuple(issues),
@@ -390,7 +390,7 @@ def label_of(suite: Suite, path: Path) -> str:
     return name[len(stem):] if name.startswith(stem) and len(name) > len(stem) else name
 
 
-def _evaluator(suite: Suite, schema_text: str) -> Evaluator:
+def evaluator_of(suite: Suite, schema_text: str) -> Evaluator:
     """The suite's schema bound as ``evalschema eval --allow-schema-errors`` binds it: read
     by the engine's reader (JSONC), a field with errors scored ``error``, the rest as
     usual; ``EvalSchemaError`` only when the schema does not read or its root is unusable."""

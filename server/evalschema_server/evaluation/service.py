@@ -29,8 +29,10 @@ from ..protocol import (
     RUN_FINISHED,
     RUN_QUEUED,
     RUN_STARTED,
+    SUITES_CHANGED,
     RunFinishedParams,
     RunStartedParams,
+    SuitesChangedParams,
     SuiteSummary,
 )
 from ..ranges import range_json
@@ -60,7 +62,8 @@ class Client(Protocol):
     """What the service needs from the language server."""
 
     def schemas_named(self, paths: set[Path]) -> None: ...
-    def notify(self, method: str, params: RunStartedParams | RunFinishedParams) -> None: ...
+    def notify(self, method: str,
+               params: RunStartedParams | RunFinishedParams | SuitesChangedParams) -> None: ...
     def progress_begin(self, token: str, title: str) -> None: ...
     def progress_report(self, token: str, done: int, total: int) -> None: ...
     def progress_end(self, token: str, message: str) -> None: ...
@@ -147,6 +150,9 @@ class EvaluationService:
                 self.diagnostics.publish(uri)
         self._publish_config(found.config_problems, config_texts)
         self.client.schemas_named({s.config.schema for s in found.suites if s.origin})
+        if changed or gone:  # a client's list of tests (suites, runs) is out of date
+            self.client.notify(SUITES_CHANGED, SuitesChangedParams(changed=sorted(changed),
+                                                                   removed=sorted(gone)))
         return changed
 
     async def set_roots(self, roots: Iterable[Path]) -> None:
@@ -406,6 +412,14 @@ class EvaluationService:
         self.client.notify(RUN_FINISHED, RunFinishedParams(
             suite=summary(outcome, self._uri_of, self.client.encoding), cancelled=False,
             pending=self.scheduler.pending(key)))
+
+    def versions(self, paths: Iterable[Path]) -> dict[Path, int | None]:
+        """The LSP version of each open file (None: not open, read from disk)."""
+        out: dict[Path, int | None] = {}
+        for path in paths:
+            doc = self.documents.get(self._uri_of(path))
+            out[path] = doc.version if doc is not None else None
+        return out
 
     def stale_paths(self, outcome: SuiteOutcome) -> list[Path]:
         """Files whose editor text changed while the run read an older one."""

@@ -27,7 +27,7 @@ from evalschema.safetext import finite
 from ..authoring import actions
 from ..authoring.analysis import SchemaAnalysis, analyze
 from ..document import LineIndex
-from ..evaluation import goldactions, views
+from ..evaluation import goldactions, record_tests, views
 from ..evaluation.locate import RecordLocator
 from ..evaluation.runner import RunOutcome, ScoredRecord, SuiteOutcome
 from ..evaluation.suites import Suite
@@ -50,6 +50,9 @@ from ..protocol import (
     SuiteList,
     SuiteReports,
     SuiteSummaries,
+    TestResults,
+    TestSuite,
+    TestTree,
     WorstExample,
 )
 from ..ranges import range_json, to_range
@@ -405,6 +408,61 @@ async def record_diff(ls: EvalSchemaServer, *args: Any) -> RecordDiff:
             "extracted": {"title": pair.extracted_title, "text": pair.extracted_text}}
 
 
+def _suite_uris(ls: EvalSchemaServer, suite: Suite) -> record_tests.ToUri:
+    """The suite's files' URIs, taken on the event loop for a worker thread."""
+    uris = {p: ls.store.uri_of(p) for p in suite.files}
+    return lambda p: uris.get(p) or p.as_uri()
+
+
+async def list_tests(ls: EvalSchemaServer, *args: Any) -> TestTree:
+    """Suites, runs and records with their last statuses; runs nothing."""
+    await ls.evaluation.wait_ready()
+    arg = _arg(args)
+    svc = ls.evaluation
+    run_path = path_of(arg.get("run"))
+    out: list[TestSuite] = []
+    for suite in _pick(ls, {k: v for k, v in arg.items() if k in ("suite", "uri")}):
+        outcome = svc.outcomes.get(suite.key)
+        current = None
+        if outcome is None or outcome.gold is None or outcome.stale \
+                or svc.stale_paths(outcome):  # no current results: the records, not run
+            current = {p: t for p in suite.files if (t := await svc.text_of(p)) is not None}
+        got = await in_thread(record_tests.tree, suite, outcome, current,
+                              svc.versions(suite.files), _suite_uris(ls, suite), ls.encoding)
+        if run_path is not None:
+            got["runs"] = [r for r in got["runs"] if path_of(r["uri"]) == run_path]
+        out.append(got)
+    return {"suites": out}
+
+
+async def run_tests(ls: EvalSchemaServer, *args: Any) -> TestResults:
+    """Scores the suite (the run machinery: unchanged records are not scored again) and
+    answers the results of the records asked for. ``$/cancelRequest`` cancels the run."""
+    await ls.evaluation.wait_ready()
+    arg = _arg(args)
+    name = arg.get("suite")
+    if not isinstance(name, str) or not name:
+        raise CommandError("runTests needs {\"suite\": KEY}")
+    raw = arg.get("records")
+    if raw is not None and not (isinstance(raw, list) and all(isinstance(x, str) for x in raw)):
+        raise CommandError("runTests: records must be a list of record ids")
+    ids = frozenset(raw) if raw else None
+    [suite] = _pick(ls, {"suite": name})
+    ran = await _run(ls, [suite])
+    if not ran:
+        raise CommandError(f"the run of suite {suite.name} was cancelled")
+    outcome = ran[0]
+    if outcome.stopped is not None:  # a field with an error is scored (error): not this
+        first = outcome.stopped.problem
+        raise CommandError(f"suite {suite.name} cannot run: the schema has errors "
+                           f"({first.code}: {first.message})")
+    svc = ls.evaluation
+    runs = await in_thread(record_tests.results, outcome, path_of(arg.get("run")), ids,
+                           set(svc.stale_paths(outcome)), svc.versions(suite.files),
+                           _suite_uris(ls, suite), ls.encoding)
+    return {"suite": suite.key, "runs": runs}
+
+
 def clear(ls: EvalSchemaServer, *args: Any) -> None:
     ls.evaluation.clear()
     return None
@@ -414,8 +472,8 @@ def clear(ls: EvalSchemaServer, *args: Any) -> None:
 COMMANDS = {"runSuite": run_suite, "runAll": run_all, "listSuites": list_suites,
             "showReport": show_report, "inferSchema": infer, "annotate": annotate,
             "compareRuns": compare, "listFindings": list_findings,
-            "fieldExamples": field_examples, "clearResults": clear,
-            "openGold": open_gold, "recordDiff": record_diff}
+            "fieldExamples": field_examples, "listTests": list_tests, "runTests": run_tests,
+            "clearResults": clear, "openGold": open_gold, "recordDiff": record_diff}
 
 
 def register(server: EvalSchemaServer) -> None:

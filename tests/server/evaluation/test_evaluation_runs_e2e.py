@@ -18,11 +18,18 @@ import contextlib
 import json
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 from eval_session import CMD, STOPPED_EARLY, TIMEOUT, Session
-from eval_workspace import EXTRACTED_LINES, GOLD, write_suite
+from eval_workspace import (
+    EXTRACTED_LINES,
+    GOLD,
+    SLOW_OPTIONS,
+    jsonl,
+    set_delay,
+    slow_suite,
+    write_suite,
+)
 from lsp_helpers import position, span
 from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
@@ -49,10 +56,6 @@ def found(diags: list[types.Diagnostic]) -> list[tuple[str, int]]:
     return sorted((str(d.code), d.range.start.line) for d in diags)
 
 
-def jsonl(records: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
-
-
 def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
     """Every file and folder under ``folder``: size and modification time."""
     return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
@@ -68,55 +71,6 @@ def shop(tmp_path: Path) -> dict[str, Path]:
 #: Expected findings of EXTRACTED_LINES: (code, line).
 SHOP_FINDINGS = [("hallucination", 1), ("mismatch", 0), ("mismatch", 1), ("omission", 1),
                  ("unreadable-record", 2)]
-
-SLOW_MODULE = '''\
-"""A comparator that takes its time: sleeps delay.txt seconds per call (tests)."""
-import time
-from pathlib import Path
-
-from evalschema import register_comparator
-
-_DELAY = Path(__file__).with_name("delay.txt")
-
-
-def slow_equal(gold, extracted, params):
-    try:
-        delay = float(_DELAY.read_text())
-    except (OSError, ValueError):
-        delay = 0.0
-    if delay:
-        time.sleep(delay)
-    return float(gold == extracted)
-
-
-register_comparator("slow_equal", slow_equal, doc="Equal, slowly.")
-'''
-SLOW_OPTIONS = {"comparatorModules": ["evalschema_slow_cmp.py"], "workspaceTrusted": True}
-
-
-def slow_suite(folder: Path, records: int, delay: float) -> dict[str, Path]:
-    """Suite ``slow``: ``records`` records whose price is judged by ``slow_equal``; the
-    extracted price of the first record (line 0) is wrong."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "evalschema_slow_cmp.py").write_text(SLOW_MODULE, encoding="utf-8")
-    set_delay(folder, delay)
-    schema = {"type": "object", "x-eval-id": "id", "properties": {
-        "id": {"type": "string"},
-        "price": {"type": "number", "x-eval-compare": "slow_equal"}}}
-    gold = [{"id": f"r{i:05d}", "price": i} for i in range(records)]
-    extracted = [dict(r) for r in gold]
-    extracted[0]["price"] = 999
-    paths = {"schema": folder / "slow.eval.json", "gold": folder / "slow.gold.jsonl",
-             "extracted": folder / "slow.run1.extracted.jsonl"}
-    paths["schema"].write_text(json.dumps(schema, indent=2) + "\n", encoding="utf-8")
-    paths["gold"].write_text(jsonl(gold), encoding="utf-8")
-    paths["extracted"].write_text(jsonl(extracted), encoding="utf-8")
-    return {k: p.resolve() for k, p in paths.items()}
-
-
-def set_delay(folder: Path, seconds: float) -> None:
-    (folder / "delay.txt").write_text(str(seconds), encoding="utf-8")
-
 
 def slow_line0(path: Path) -> str:
     return path.read_text(encoding="utf-8").split("\n")[0]

@@ -118,11 +118,14 @@ async def test_a_run_publishes_each_file_of_the_suite_once(
                                   uri: [SHOP_CODES]}
     for params in editor.sent:  # the open document's version; the others have none
         assert params.get("version") == (3 if params["uri"] == uri else None)
-    assert [m for m, _ in editor.client.notes] == ["evalschema/runQueued",
+    # The suites found first (a client lists its tests), then the run.
+    assert [m for m, _ in editor.client.notes] == ["evalschema/suitesChanged",
+                                                   "evalschema/runQueued",
                                                    "evalschema/runStarted",
                                                    "evalschema/runFinished"]
-    assert editor.client.notes[2][1]["cancelled"] is False
-    assert editor.client.notes[2][1]["pending"] is False
+    assert editor.client.notes[0][1] == {"changed": ["shop"], "removed": []}
+    assert editor.client.notes[3][1]["cancelled"] is False
+    assert editor.client.notes[3][1]["pending"] is False
 
 
 async def test_results_of_a_text_changed_during_the_run_are_dropped(

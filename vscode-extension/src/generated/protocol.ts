@@ -12,6 +12,8 @@ export const ServerCommands = {
   compareRuns: "evalschema.server.compareRuns",
   listFindings: "evalschema.server.listFindings",
   fieldExamples: "evalschema.server.fieldExamples",
+  listTests: "evalschema.server.listTests",
+  runTests: "evalschema.server.runTests",
   clearResults: "evalschema.server.clearResults",
   openGold: "evalschema.server.openGold",
   recordDiff: "evalschema.server.recordDiff",
@@ -25,6 +27,7 @@ export const Notifications = {
   runQueued: "evalschema/runQueued",
   runStarted: "evalschema/runStarted",
   runFinished: "evalschema/runFinished",
+  suitesChanged: "evalschema/suitesChanged",
 } as const;
 
 /** The answer of each command. */
@@ -38,6 +41,8 @@ export interface CommandResults {
   "evalschema.server.compareRuns": CompareResult;
   "evalschema.server.listFindings": FindingList;
   "evalschema.server.fieldExamples": FieldExamples;
+  "evalschema.server.listTests": TestTree;
+  "evalschema.server.runTests": TestResults;
   "evalschema.server.clearResults": null;
   "evalschema.server.openGold": GoldLocation;
   "evalschema.server.recordDiff": RecordDiff;
@@ -48,6 +53,7 @@ export interface NotificationParams {
   "evalschema/runQueued": RunStartedParams;
   "evalschema/runStarted": RunStartedParams;
   "evalschema/runFinished": RunFinishedParams;
+  "evalschema/suitesChanged": SuitesChangedParams;
 }
 
 export interface LspPosition {
@@ -71,7 +77,7 @@ export interface CommandArgs {
   runs?: string[];
   /** listFindings: only this field; fieldExamples: this field (its path with ``[]``: ``line_items[].amount``). */
   field?: string;
-  /** listFindings: only this run; fieldExamples: this run (its extracted file's URI). */
+  /** listFindings, listTests, runTests: only this run; fieldExamples: this run (its extracted file's URI). */
   run?: string;
   /** listFindings: only these statuses. */
   status?: string[];
@@ -83,6 +89,8 @@ export interface CommandArgs {
   code?: string;
   /** recordDiff: a position in the record of ``uri`` (an extracted file) to compare. */
   position?: LspPosition;
+  /** runTests: only these records (their ``TestRecord.id``s; all when absent). */
+  records?: string[];
 }
 
 /** A run's figures: precision, recall and F1 macro (mean over records), F1 micro. null when undefined (nothing was judged for it; docs/metrics.md): shown as "—". */
@@ -361,6 +369,92 @@ export interface RecordText {
 export interface RecordDiff {
   gold: RecordText;
   extracted: RecordText;
+}
+
+export interface TestLocation {
+  uri: string;
+  range: LspRange;
+}
+
+/** One record of a run, as a test: it passes when every field of it matches. */
+export interface TestRecord {
+  /** Unique in its run and stable across runs: the record's id, else ``#N`` (its place in the run); a repeated id gets `` (2)``, `` (3)``… */
+  id: string;
+  /** The record's id, else the file's name, its place and line: ``run1.jsonl #3 (line 3)``. */
+  label: string;
+  /** The whole record in the run's file; a record only in gold: in the gold file. */
+  uri: string;
+  range: LspRange;
+  /** The gold record (null: gold has none). */
+  gold: TestLocation | null;
+  /** passed, failed, errored (unreadable, its scoring failed, a field errored) or "not run" (the suite has not run, or a file changed since). */
+  status: string;
+}
+
+/** One extracted file of a suite and its records, in the order of the run. */
+export interface TestRun {
+  uri: string;
+  label: string;
+  /** The LSP version of the open document the records were read from (null: the disk's text). Results for another version are of an older text: not current. */
+  version: number | null;
+  records: TestRecord[];
+}
+
+export interface TestSuite {
+  key: string;
+  name: string;
+  /** The schema's URI. */
+  uri: string;
+  runs: TestRun[];
+}
+
+/** The answer of listTests: suites, their runs, their records. */
+export interface TestTree {
+  suites: TestSuite[];
+}
+
+/** Why a record failed: one per wrong field, or one about the whole record. */
+export interface TestMessage {
+  message: string;
+  /** The field's path (``items[0].qty``); null for a message about the whole record. */
+  field: string | null;
+  /** The field's status (mismatch, omission, hallucination, error, batch_error), or record-omitted, record-hallucinated, unreadable-record. */
+  status: string;
+  /** At the extracted value (an invented key: the key; a missing value: its nearest parent present); a record missing from the run: the gold record. */
+  uri: string;
+  range: LspRange;
+  /** The gold and extracted sub-trees of the field (of the whole record for a message about it), as 2-space indented JSON; "" for a side that has no value. */
+  expected: string;
+  actual: string;
+}
+
+export interface TestRecordResult {
+  id: string;
+  status: string;
+  messages: TestMessage[];
+}
+
+export interface TestRunResult {
+  uri: string;
+  label: string;
+  /** As in TestRun: the document version the results are for. */
+  version: number | null;
+  /** A file of the suite changed while it ran: the results are of an older text. */
+  stale: boolean;
+  records: TestRecordResult[];
+}
+
+/** The answer of runTests. */
+export interface TestResults {
+  /** The suite's key. */
+  suite: string;
+  runs: TestRunResult[];
+}
+
+export interface SuitesChangedParams {
+  /** Keys of the suites that are new or changed, and of those that are gone. */
+  changed: string[];
+  removed: string[];
 }
 
 /** The params of runQueued and runStarted. */
