@@ -4,7 +4,8 @@ comparator, the mismatch diagnostics of an extracted file in the Problems panel,
 "Evaluate suite" from the command palette: the status-bar F1 (against the engine's own figure
 for that run, naming the run and its pass/fail) and the results view (the runs side by side,
 with Δ and pass/fail badges). model-b's Problems stay under VS Code's 1,000 per file and end
-with the server's summary of the findings not shown. Screenshots go to vscode-extension/e2e/artifacts/.
+with the server's summary of the findings not shown. Then, trusted: records as tests in the Test
+Explorer (a failed record and its expected/actual diff) and suspect gold in the gold file. Screenshots go to vscode-extension/e2e/artifacts/.
 
 All of it in a hostile, untrusted workspace (issue 11): it plants ``evalschema_server/`` and
 ``lsprotocol.py``, workspace settings naming its own interpreter, server arguments and a
@@ -129,7 +130,9 @@ def test_vscode_end_to_end(tmp_path: Path) -> None:
     assert "Field | model-a | model-b | Δ model-b" in side, side
     assert f"model-a {_engine_f1('model-a')} ✓; model-b {expected} ✗ < 0.85" in side, side
     assert f"F1 {expected} macro" in ok("results view invoices.model-b.extracted.jsonl")
-    runs = ok("results view: 3 run(s)")  # model-a and model-b, and the planted "spend" suite's
+    # model-a and model-b, and the planted suites' runs: "spend", and "leak", whose schema names a
+    # judge endpoint (refused: that field is an error, the rest of the schema is scored)
+    runs = ok("results view: 4 run(s)")
     assert "model-a" in runs and "model-b" in runs
     ok("sorting by F1 toggles to best first")
     assert re.search(r"listed its findings: INV-\d{4}-\d{5} · ", ok("clicking")), ok("clicking")
@@ -147,10 +150,12 @@ def test_vscode_end_to_end(tmp_path: Path) -> None:
     assert re.search(r"failed record of model-b: INV-\d{4}-\d{5}$", ok("test explorer: failed")), \
         ok("test explorer: failed")
     assert re.search(r"(≠ gold|missing|invented)", ok("test peek with the expected/actual diff"))
+    # 7. Suspect gold in the gold file, where both runs agree against it.
+    assert re.search(r"2 of 2 runs say .+; gold (says|has no value)", ok("suspect gold in the gold file"))
     for name in ("1-diagnostic.png", "1-quick-fix.png", "2-extracted-problems.png",
                  "2-problems-summary.png",
                  "2-extracted-hover.png", "3-results.png", "3-field-findings.png",
                  "3-worst-example.png", "3-findings-view.png", "3-compare.png",
-                 "5-trusted.png", "6-test-explorer.png"):
+                 "5-trusted.png", "6-test-explorer.png", "7-suspect-gold.png"):
         shot = ARTIFACTS / name
         assert shot.exists() and shot.stat().st_size > 10_000, shot

@@ -24,7 +24,8 @@
 //      comparator module the workspace settings name (and still not the planted packages) and
 //      asks the user's own endpoint, with the key; the schema's listener still gets nothing;
 //   6. the Test Explorer's records as tests (VS Code runs tests in trusted folders only): Run All
-//      Tests, a failed record of model-b, its message's expected/actual diff in the test peek.
+//      Tests, a failed record of model-b, its message's expected/actual diff in the test peek;
+//   7. suspect gold: the gold file's information diagnostic where both runs agree against it.
 // A screenshot of each step goes to the artifacts folder (and one on failure). Prints "OK ..."
 // lines the pytest wrapper checks; exits non-zero on any failure. code-server's whole process
 // group is killed at the end.
@@ -162,6 +163,7 @@ async function shot(name) {
 }
 
 async function runCommand(title) {
+  log(`command: ${title}`);
   await page.keyboard.press("F1");
   const input = page.locator(".quick-input-widget input");
   await input.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
@@ -169,6 +171,33 @@ async function runCommand(title) {
   const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
   await row.waitFor({ timeout: STEP_TIMEOUT });
   await page.keyboard.press("Enter");
+}
+
+/** The Quick Fix menu's row holding `text`, at the cursor. The menu can open before the code
+ * actions arrive, or close when VS Code re-requests them (a cancelled request): ask again, a
+ * few times, before calling it a failure. */
+async function quickFix(text) {
+  const fix = page.locator(".action-widget .monaco-list-row", { hasText: text }).first();
+  for (let attempt = 1; ; attempt++) {
+    await runCommand("Quick Fix...");
+    try {
+      await fix.waitFor({ state: "visible", timeout: attempt < 3 ? 15000 : STEP_TIMEOUT });
+      return fix;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      log(`quick fix menu not shown (attempt ${attempt}); asking again`);
+      await page.keyboard.press("Escape");
+    }
+  }
+}
+
+/** The Problems panel, filtered to `text`: its rows from evalschema. */
+async function problemsMatching(text) {
+  await runCommand("View: Focus Problems");
+  const panel = page.locator(".markers-panel");
+  await panel.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  await page.locator('.part.panel input[placeholder^="Filter"]').first().fill(text);
+  return panel.locator(".monaco-list-row", { hasText: "evalschema" });
 }
 
 /** The frame (a webview's) that shows `selector`, once one does. */
@@ -369,20 +398,7 @@ async function main() {
   await shot("1-diagnostic.png");
   await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
   await page.mouse.move(10, 10);
-  const fix = page.locator(".action-widget .monaco-list-row", { hasText: "numeric" }).first();
-  // The menu can open before the code actions arrive, or close when VS Code re-requests them
-  // (a cancelled request): ask again, a few times, before calling it a failure.
-  for (let attempt = 1; ; attempt++) {
-    await runCommand("Quick Fix...");
-    try {
-      await fix.waitFor({ state: "visible", timeout: attempt < 3 ? 15000 : STEP_TIMEOUT });
-      break;
-    } catch (e) {
-      if (attempt >= 3) throw e;
-      log(`quick fix menu not shown (attempt ${attempt}); asking again`);
-      await page.keyboard.press("Escape");
-    }
-  }
+  const fix = await quickFix("numeric");
   ok(`quick fix offered: ${(await fix.innerText()).trim()}`);
   await shot("1-quick-fix.png");
   await fix.click();
@@ -647,6 +663,18 @@ async function main() {
   ok(`test peek with the expected/actual diff (${((Date.now() - s3t) / 1000).toFixed(1)}s): ${peekText.slice(0, 160)}`);
   await shot("6-test-explorer.png");
   await page.keyboard.press("Escape");
+
+  // 7. Suspect gold: both runs agree against a gold value; the gold file says so where it is.
+  await runCommand("View: Close All Editors");
+  await openFile("invoices.gold.jsonl");
+  const suspectRows = await problemsMatching("runs say");
+  await suspectRows.first().waitFor({ timeout: STEP_TIMEOUT }).catch(() => fail("no suspect-gold diagnostic in the gold file"));
+  const suspectText = (await suspectRows.first().innerText()).replace(/\s+/g, " ").trim();
+  if (!/2 of 2 runs say .+; gold (says .+|has no value)/.test(suspectText)) fail(`suspect gold: ${suspectText}`);
+  await suspectRows.first().click(); // the gold value, selected in the editor
+  ok(`suspect gold in the gold file: ${suspectText.slice(0, 160)}`);
+  await shot("7-suspect-gold.png");
+
   ok(`scenario passed in ${elapsed()}`);
 }
 
