@@ -217,6 +217,15 @@ class EvalSchemaServer(LanguageServer):
                 warm.cancel()
             self.warming[uri] = loop.call_later(min(delay / 2, 0.015), self.warm, uri)
 
+    def stop_publishing(self) -> None:
+        """Nothing is published after ``shutdown``: a debounced publish that fired while
+        the event loop closes would write to a closed stream (and pygls, reporting that
+        failure by writing again, would never end)."""
+        for handle in (*self.pending.values(), *self.warming.values()):
+            handle.cancel()
+        self.pending.clear()
+        self.warming.clear()
+
     def recheck_all(self) -> None:
         for uri in list(self.store.docs):
             self.schedule(uri, immediate=True)
@@ -363,6 +372,7 @@ async def on_initialized(ls: EvalSchemaServer, params: types.InitializedParams) 
 def on_shutdown(ls: EvalSchemaServer, params: None) -> None:
     ls.shutdown_requested = True
     ls.evaluation.shutdown()
+    ls.stop_publishing()
 
 
 async def _pull_configuration(ls: EvalSchemaServer) -> None:
