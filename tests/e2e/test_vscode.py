@@ -5,7 +5,8 @@ comparator, the mismatch diagnostics of an extracted file in the Problems panel,
 for that run, naming the run and its pass/fail) and the results view (the runs side by side,
 with Δ and pass/fail badges). model-b's Problems stay under VS Code's 1,000 per file and end
 with the server's summary of the findings not shown. Then, trusted: records as tests in the Test
-Explorer (a failed record and its expected/actual diff) and suspect gold in the gold file. Screenshots go to vscode-extension/e2e/artifacts/.
+Explorer (a failed record and its expected/actual diff), "Accept extracted value as gold" on each
+finding of one record until its test passes, and suspect gold in the gold file. Screenshots go to vscode-extension/e2e/artifacts/.
 
 All of it in a hostile, untrusted workspace (issue 11): it plants ``evalschema_server/`` and
 ``lsprotocol.py``, workspace settings naming its own interpreter, server arguments and a
@@ -83,6 +84,39 @@ def _engine_f1(run: str) -> str:
     return f"{result.mean_f1:.3f}"
 
 
+def _record_to_fix() -> dict[str, str]:
+    """The first record of model-b (in its file's order) with one or two findings, each a value
+    wrong, missing or invented: accepting each as gold makes it pass. Its id, and each finding's
+    path and place (1-based line and UTF-16 column, one character inside the diagnostic the
+    server publishes there), for run.mjs."""
+    from evalschema import evaluate
+    from evalschema.results import FINDINGS, Status
+    from evalschema_server.evaluation.findings import extracted_span
+    from evalschema_server.evaluation.locate import RecordLocator
+
+    ex = ROOT / "examples"
+    run = ex / "invoices.model-b.extracted.jsonl"
+    result = evaluate(str(ex / "invoices.gold.jsonl"), str(run), str(ex / "invoices.eval.json"))
+    lines = run.read_text(encoding="utf-8").splitlines()
+    fixable = {Status.MISMATCH, Status.OMISSION, Status.HALLUCINATION}
+    for rec in sorted((r for r in result.records if r.extracted_index is not None
+                       and r.gold_index is not None), key=lambda r: r.extracted_index or 0):
+        found = [f for f in rec.field_results if f.status in FINDINGS]
+        if not (0 < len(found) <= 2 and all(f.status in fixable for f in found)):
+            continue
+        line = (rec.extracted_index or 0) + 1
+        text = lines[line - 1]
+        assert f'"{rec.record_id}"' in text, (line, rec.record_id)
+        places = []
+        for f in found:
+            start, _ = extracted_span(f, text, RecordLocator())
+            column = len(text[:start].encode("utf-16-le")) // 2 + 2
+            places.append(f"{line}:{column}:{f.path}")
+        return {"EVALSCHEMA_E2E_FIX_RECORD": str(rec.record_id),
+                "EVALSCHEMA_E2E_FIX_PLACES": ";".join(places)}
+    raise AssertionError("model-b has no record with one or two findings to accept")
+
+
 def test_vscode_end_to_end(tmp_path: Path) -> None:
     env, reason = _toolchain()
     if reason:
@@ -93,7 +127,8 @@ def test_vscode_end_to_end(tmp_path: Path) -> None:
     assert node is not None, "node is not on PATH"
     run_env = {**os.environ, **env, "EVALSCHEMA_VSIX": str(vsix),
                "EVALSCHEMA_PYTHON": sys.executable, "EVALSCHEMA_CHROMIUM": CHROMIUM,
-               "EVALSCHEMA_E2E_ARTIFACTS": str(ARTIFACTS), "EVALSCHEMA_E2E_TMP": str(tmp_path)}
+               "EVALSCHEMA_E2E_ARTIFACTS": str(ARTIFACTS), "EVALSCHEMA_E2E_TMP": str(tmp_path),
+               **_record_to_fix()}
     started = time.monotonic()
     proc = subprocess.run([node, str(EXT / "e2e" / "run.mjs")], cwd=EXT, env=run_env,
                           capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
@@ -150,12 +185,20 @@ def test_vscode_end_to_end(tmp_path: Path) -> None:
     assert re.search(r"failed record of model-b: INV-\d{4}-\d{5}$", ok("test explorer: failed")), \
         ok("test explorer: failed")
     assert re.search(r"(≠ gold|missing|invented)", ok("test peek with the expected/actual diff"))
-    # 7. Suspect gold in the gold file, where both runs agree against it.
+    # 7. Accept extracted value as gold on each finding of one record, save: its test passes.
+    fix = _record_to_fix()
+    record, places = fix["EVALSCHEMA_E2E_FIX_RECORD"], fix["EVALSCHEMA_E2E_FIX_PLACES"].split(";")
+    accepted = [ln for ln in lines if ln.startswith(f"OK quick fix on {record} ")]
+    assert len(accepted) == len(places), accepted
+    assert all(": Accept extracted value as gold: " in ln for ln in accepted), accepted
+    ok(f"record {record} of model-b passes once its gold is accepted and saved")
+    # 8. Suspect gold in the gold file, where both runs agree against it.
     assert re.search(r"2 of 2 runs say .+; gold (says|has no value)", ok("suspect gold in the gold file"))
     for name in ("1-diagnostic.png", "1-quick-fix.png", "2-extracted-problems.png",
                  "2-problems-summary.png",
                  "2-extracted-hover.png", "3-results.png", "3-field-findings.png",
                  "3-worst-example.png", "3-findings-view.png", "3-compare.png",
-                 "5-trusted.png", "6-test-explorer.png", "7-suspect-gold.png"):
+                 "5-trusted.png", "6-test-explorer.png", "7-accept-as-gold.png",
+                 "7-record-passes.png", "8-suspect-gold.png"):
         shot = ARTIFACTS / name
         assert shot.exists() and shot.stat().st_size > 10_000, shot

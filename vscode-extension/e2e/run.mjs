@@ -25,7 +25,9 @@
 //      asks the user's own endpoint, with the key; the schema's listener still gets nothing;
 //   6. the Test Explorer's records as tests (VS Code runs tests in trusted folders only): Run All
 //      Tests, a failed record of model-b, its message's expected/actual diff in the test peek;
-//   7. suspect gold: the gold file's information diagnostic where both runs agree against it.
+//   7. "Accept extracted value as gold" on each finding of one record of model-b (the gold file
+//      edited, then saved): the record's test passes;
+//   8. suspect gold: the gold file's information diagnostic where both runs agree against it.
 // A screenshot of each step goes to the artifacts folder (and one on failure). Prints "OK ..."
 // lines the pytest wrapper checks; exits non-zero on any failure. code-server's whole process
 // group is killed at the end.
@@ -215,7 +217,11 @@ async function frameWith(selector) {
 async function openFile(name) {
   await page.keyboard.press("Control+P");
   const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  if (!(await input.waitFor({ state: "visible", timeout: 5000 }).then(() => true, () => false))) {
+    // Ctrl+P can go unheard once the Problems panel had the focus: the palette's Go to File
+    await runCommand("Go to File...");
+    await input.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  }
   await input.fill(name);
   await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor({ timeout: STEP_TIMEOUT });
   await page.keyboard.press("Enter");
@@ -664,7 +670,51 @@ async function main() {
   await shot("6-test-explorer.png");
   await page.keyboard.press("Escape");
 
-  // 7. Suspect gold: both runs agree against a gold value; the gold file says so where it is.
+  // 7. Fixing gold from a finding: on each finding of one record of model-b, the quick fix
+  // "Accept extracted value as gold" edits the gold file (the editor applies it, unsaved); saved,
+  // the suite runs again, and that record's test then passes.
+  const s7 = Date.now();
+  const fixRecord = env.EVALSCHEMA_E2E_FIX_RECORD;
+  // line:column:path of each finding, the column one character inside its diagnostic
+  const fixPlaces = (env.EVALSCHEMA_E2E_FIX_PLACES || "").split(";").filter(Boolean).map((p) => p.split(":"));
+  if (!fixRecord || !fixPlaces.length) fail("EVALSCHEMA_E2E_FIX_* are not set (tests/e2e/test_vscode.py sets them)");
+  await runCommand("View: Close All Editors");
+  await openFile(extracted);
+  for (const [line, column, path] of fixPlaces) {
+    await runCommand("Go to Line/Column...");
+    await page.keyboard.type(`${line}:${column}`);
+    await page.keyboard.press("Enter");
+    // Offered once the results are of the gold text as it is now (after the last save's run).
+    const p = path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const accept = await quickFix(new RegExp(`Accept extracted value as gold: (${p} =|add ${p} =|remove ${p} from gold)`));
+    const title = (await accept.innerText()).replace(/\s+/g, " ").trim();
+    ok(`quick fix on ${fixRecord} ${path}: ${title.slice(0, 120)}`);
+    if (path === fixPlaces[0][2]) await shot("7-accept-as-gold.png");
+    await accept.click();
+    const goldTab = page.locator(".tab.dirty", { hasText: "invoices.gold.jsonl" });
+    await goldTab.waitFor({ timeout: STEP_TIMEOUT }).catch(() => fail("the gold file was not edited (no unsaved gold tab)"));
+    await runCommand("File: Save All Files");
+    await goldTab.waitFor({ state: "detached", timeout: STEP_TIMEOUT });
+  }
+  await runCommand("View: Show Testing");
+  // The Test Explorer's filter is an editor, not an input: click it and type.
+  const testFilter = page.locator(".testing-filter-action-item").first();
+  if (await testFilter.count()) await testFilter.click();
+  else await page.getByText("Filter (e.g. text, !exclude, @tag)").first().click();
+  await page.keyboard.type(fixRecord);
+  await runCommand("Test: Run All Tests");
+  const passedRecord = testView.locator(".monaco-list-row", { has: page.locator(".codicon-testing-passed-icon"), hasText: fixRecord }).first();
+  await waitFor(`${fixRecord} passing in the Test Explorer`, async () => {
+    for (const name of ["invoices", "model-b"]) {
+      const row = testRow(name);
+      if ((await row.count()) && (await row.getAttribute("aria-expanded")) === "false") await row.click().catch(() => {});
+    }
+    return (await passedRecord.count()) > 0;
+  }, 120000);
+  ok(`record ${fixRecord} of model-b passes once its gold is accepted and saved (${((Date.now() - s7) / 1000).toFixed(1)}s)`);
+  await shot("7-record-passes.png");
+
+  // 8. Suspect gold: both runs agree against a gold value; the gold file says so where it is.
   await runCommand("View: Close All Editors");
   await openFile("invoices.gold.jsonl");
   const suspectRows = await problemsMatching("runs say");
@@ -673,7 +723,7 @@ async function main() {
   if (!/2 of 2 runs say .+; gold (says .+|has no value)/.test(suspectText)) fail(`suspect gold: ${suspectText}`);
   await suspectRows.first().click(); // the gold value, selected in the editor
   ok(`suspect gold in the gold file: ${suspectText.slice(0, 160)}`);
-  await shot("7-suspect-gold.png");
+  await shot("8-suspect-gold.png");
 
   ok(`scenario passed in ${elapsed()}`);
 }
