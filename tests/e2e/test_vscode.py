@@ -194,11 +194,21 @@ def test_vscode_end_to_end(tmp_path: Path) -> None:
     ok(f"record {record} of model-b passes once its gold is accepted and saved")
     # 8. Suspect gold in the gold file, where both runs agree against it.
     assert re.search(r"2 of 2 runs say .+; gold (says|has no value)", ok("suspect gold in the gold file"))
+    # 9. A comparator typo typed and saved: the schema's error; the data file keeps its other
+    # findings, and the field with the typo is an error there.
+    assert ("unknown comparator 'normalzed' (did you mean 'normalized'?) evalschema "
+            "unknown-comparator") in ok("typo in the schema")
+    assert re.search(r"INV-\d{4}-\d{5} · vendor\.vat_id: schema error: unknown comparator "
+                     r"'normalzed' \(did you mean 'normalized'\?\) evalschema error",
+                     ok("the field with the typo is an error")), ok("the field with the typo")
+    assert re.search(r"INV-\d{4}-\d{5} · \S+: .+ ≠ gold .+ evalschema mismatch",
+                     ok("other findings of invoices.model-b.extracted.jsonl stay"))
     for name in ("1-diagnostic.png", "1-quick-fix.png", "2-extracted-problems.png",
                  "2-problems-summary.png",
                  "2-extracted-hover.png", "3-results.png", "3-field-findings.png",
                  "3-worst-example.png", "3-findings-view.png", "3-compare.png",
                  "5-trusted.png", "6-test-explorer.png", "7-accept-as-gold.png",
-                 "7-record-passes.png", "8-suspect-gold.png"):
+                 "7-record-passes.png", "8-suspect-gold.png", "9-schema-typo.png",
+                 "9-other-findings.png"):
         shot = ARTIFACTS / name
         assert shot.exists() and shot.stat().st_size > 10_000, shot

@@ -27,7 +27,9 @@
 //      Tests, a failed record of model-b, its message's expected/actual diff in the test peek;
 //   7. "Accept extracted value as gold" on each finding of one record of model-b (the gold file
 //      edited, then saved): the record's test passes;
-//   8. suspect gold: the gold file's information diagnostic where both runs agree against it.
+//   8. suspect gold: the gold file's information diagnostic where both runs agree against it;
+//   9. a comparator typo typed into the schema and saved: its error in the schema, and the suite
+//      still scored: the extracted file keeps its other findings, that field an error in each.
 // A screenshot of each step goes to the artifacts folder (and one on failure). Prints "OK ..."
 // lines the pytest wrapper checks; exits non-zero on any failure. code-server's whole process
 // group is killed at the end.
@@ -164,14 +166,22 @@ async function shot(name) {
   return file;
 }
 
+/** Runs a command from the palette. The palette lists the commands there are when it opens: one
+ * that an extension registers a moment later (the Testing view's, once a test controller exists)
+ * is only listed when it opens again. */
 async function runCommand(title) {
   log(`command: ${title}`);
-  await page.keyboard.press("F1");
   const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
-  await input.fill(`>${title}`);
   const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
-  await row.waitFor({ timeout: STEP_TIMEOUT });
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press("F1");
+    await input.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+    await input.fill(`>${title}`);
+    if (await row.waitFor({ timeout: attempt < 3 ? 20000 : STEP_TIMEOUT }).then(() => true, () => false)) break;
+    if (attempt >= 3) fail(`the command palette does not list "${title}"`);
+    log(`"${title}" not listed (attempt ${attempt}); opening the palette again`);
+    await page.keyboard.press("Escape");
+  }
   await page.keyboard.press("Enter");
 }
 
@@ -199,7 +209,32 @@ async function problemsMatching(text) {
   const panel = page.locator(".markers-panel");
   await panel.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
   await page.locator('.part.panel input[placeholder^="Filter"]').first().fill(text);
-  return panel.locator(".monaco-list-row", { hasText: "evalschema" });
+  // rows still of the last filter until the panel catches up: only those that match
+  return panel.locator(".monaco-list-row", { hasText: "evalschema" }).filter({ hasText: text });
+}
+
+/** The texts of the Problems panel's rows for the active file that match `text`, once there are
+ * some ("Show Active File Only" is on: see `showActiveFileOnly`). */
+async function problemsOfActiveFile(text) {
+  const rows = await problemsMatching(text);
+  let found = [];
+  await waitFor(`problems of the active file matching ${text}`, async () => {
+    const texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
+    found = texts.filter((t) => t.includes(text)); // the filter also matches fuzzily
+    return found.length > 0;
+  }, STEP_TIMEOUT);
+  return found;
+}
+
+/** Turns the Problems panel's "Show Active File Only" filter on or off (from its filter menu). */
+async function showActiveFileOnly(on) {
+  await runCommand("View: Focus Problems");
+  await page.locator('.markers-panel-action-filter-container .action-label, .part.panel .codicon-filter').first().click();
+  const item = page.locator(".monaco-menu .action-item", { hasText: "Show Active File Only" }).first();
+  await item.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  const checked = (await item.locator(".action-menu-item").getAttribute("aria-checked")) === "true";
+  if (checked !== on) await item.click();
+  else await page.keyboard.press("Escape");
 }
 
 /** The frame (a webview's) that shows `selector`, once one does. */
@@ -227,6 +262,42 @@ async function openFile(name) {
   await page.keyboard.press("Enter");
   await page.locator(".tab.active", { hasText: name }).waitFor({ timeout: STEP_TIMEOUT });
   await page.locator(".monaco-editor .view-lines").first().waitFor({ timeout: STEP_TIMEOUT });
+}
+
+/** 9. A comparator typo typed into the schema and saved: the schema shows the error, and the
+ * suite is still scored: the extracted file keeps its other findings and gains an error on that
+ * field in every record. */
+async function schemaTypo() {
+  const s9 = Date.now();
+  const schemaName = "invoices.eval.json";
+  const text = readFileSync(join(ws, schemaName), "utf8");
+  const quote = text.indexOf('"normalized"', text.indexOf('"vat_id"'));
+  const line = text.slice(0, quote).split("\n").length;
+  const column = quote - text.lastIndexOf("\n", quote - 1); // 1-based, at the opening quote
+  await runCommand("View: Close All Editors");
+  await openFile(schemaName);
+  await runCommand("Go to Line/Column...");
+  await page.keyboard.type(`${line}:${column + 8}`); // after "normali
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Backspace"); // "normalzed"
+  await page.keyboard.press("Control+S");
+  await page.locator(".tab.dirty", { hasText: schemaName }).waitFor({ state: "detached", timeout: STEP_TIMEOUT });
+  const typo = await problemsMatching("normalzed");
+  await typo.first().waitFor({ timeout: STEP_TIMEOUT }).catch(() => fail("no diagnostic for the comparator typo in the schema"));
+  const typoText = (await typo.first().innerText()).replace(/\s+/g, " ").trim();
+  ok(`typo in the schema: ${typoText.slice(0, 160)}`);
+  await shot("9-schema-typo.png");
+  const extracted = "invoices.model-b.extracted.jsonl";
+  await openFile(extracted);
+  await showActiveFileOnly(true);
+  const errors = await problemsOfActiveFile("schema error: unknown comparator 'normalzed'");
+  if (!errors.every((t) => t.includes("vendor.vat_id"))) fail(`schema errors on other fields: ${errors.join(" | ")}`);
+  ok(`the field with the typo is an error in ${extracted}: ${errors[0].slice(0, 200)}`);
+  const others = await problemsOfActiveFile("≠ gold");
+  if (others.some((t) => t.includes("vendor.vat_id"))) fail(`a mismatch on vendor.vat_id with a schema error: ${others.join(" | ")}`);
+  ok(`other findings of ${extracted} stay (${((Date.now() - s9) / 1000).toFixed(1)}s): ${others[0].slice(0, 200)}`);
+  await shot("9-other-findings.png");
+  await showActiveFileOnly(false);
 }
 
 /** Python that writes a marker file named `name` when it runs. */
@@ -724,6 +795,8 @@ async function main() {
   await suspectRows.first().click(); // the gold value, selected in the editor
   ok(`suspect gold in the gold file: ${suspectText.slice(0, 160)}`);
   await shot("8-suspect-gold.png");
+
+  await schemaTypo();
 
   ok(`scenario passed in ${elapsed()}`);
 }

@@ -27,7 +27,7 @@ from ..protocol import LspRange
 from ..ranges import range_json
 from .locate import RecordLocator, Span, key_span, problem_span
 from .runner import RunOutcome, ScoredRecord, SuiteOutcome
-from .suspects import CODE, outcome_suspects, suspect_data, suspect_message, suspect_span
+from .suspects import CODE, suspect_data, suspect_message, suspect_span
 
 SEVERITIES = {"error": 1, "warning": 2, "information": 3, "info": 3, "hint": 4}
 #: Finding kind -> default severity name ("off" hides the kind).
@@ -427,7 +427,7 @@ class DiagnosticBuilder:
         o = self.o
         if self.severity("suspect") is None or o.gold is None:
             return
-        for s in outcome_suspects(o):
+        for s in o.suspects:
             rec = o.gold.records[s.gold_index]
             start, end = suspect_span(s, rec.text, self.locator)
             self.add(o.suite.config.gold, rec.start + start, rec.start + end, "suspect", CODE,

@@ -23,7 +23,7 @@ from .findings import extracted_span, short_label
 from .goldfix import REMOVE, GoldFixError, gold_edits
 from .locate import RecordLocator, Span
 from .runner import RunOutcome, ScoredRecord, SuiteOutcome
-from .suspects import outcome_suspects, suspect_span
+from .suspects import suspect_span
 
 #: The diagnostic codes these actions answer, and the status each stands for.
 KINDS = {"mismatch": Status.MISMATCH, "omission": Status.OMISSION,
@@ -146,7 +146,7 @@ def accept_suspects(outcomes: Iterable[SuiteOutcome], path: Path, text: str, sta
         if o.suite.config.gold != path or o.texts.get(path) != text or o.stale is not None \
                 or g is None:
             continue
-        for s in outcome_suspects(o):
+        for s in o.suspects:
             rec = g.records[s.gold_index]
             a, b = suspect_span(s, rec.text, locator)
             if (rec.start + a, rec.start + b) != (start, end):

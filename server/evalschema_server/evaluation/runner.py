@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from evalschema.run.pairing import (
     pairs_by_id,
     pairs_by_position,
 )
+from evalschema.run.suspects import SuspectGold, find_suspects
 
 from .. import files
 from .datafile import DataFile, RecordSlice, SliceParser
@@ -134,6 +136,23 @@ class SuiteOutcome:
         if self.evaluator is None:
             return {}
         return {n.pointer: n.label for n in self.evaluator.root.walk()}
+
+    @cached_property
+    def suspects(self) -> tuple[SuspectGold, ...]:
+        """The suite's suspect gold (none with fewer than two runs): once per outcome, as
+        the gold file's diagnostics and each code-action request there both read it."""
+        runs, gold, evaluator = self.runs, self.gold, self.evaluator
+        if len(runs) < 2 or gold is None or evaluator is None:
+            return ()
+        gold_records = gold.records
+
+        def extracted(k: int, rec: Any) -> Any:
+            return runs[k].data.records[rec.extracted_index].value
+
+        return find_suspects([[s.record for s in r.scored] for r in runs],
+                             [r.label for r in runs], evaluator.root,
+                             lambda i: gold_records[i].value, extracted,
+                             policy=evaluator.policy)
 
     @property
     def field_pointers(self) -> dict[str, str]:

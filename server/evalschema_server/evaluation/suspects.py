@@ -1,4 +1,4 @@
-"""Suspect gold in the editor: the engine's ``find_suspects`` over a suite's runs, and
+"""Suspect gold in the editor: the engine's ``find_suspects`` over a suite's runs (``SuiteOutcome.suspects``), and
 what its diagnostics in the gold file say and carry.
 
 A suite with two or more runs gets one ``suspect-gold`` diagnostic per gold value (or gold
@@ -12,11 +12,10 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from evalschema.results import show_value
-from evalschema.run.suspects import SuspectGold, find_suspects
+from evalschema.run.suspects import SuspectGold
 from evalschema.safetext import finite, json_text
 
 from .locate import RecordLocator, Span
-from .runner import SuiteOutcome
 
 #: The diagnostics' code.
 CODE = "suspect-gold"
@@ -45,21 +44,6 @@ class SuspectGoldData(TypedDict):
     runs: list[str]
     agreeing: int
     scored: int
-
-
-def outcome_suspects(outcome: SuiteOutcome) -> tuple[SuspectGold, ...]:
-    """The suspect gold of a suite's runs (none with fewer than two runs)."""
-    runs, gold, evaluator = outcome.runs, outcome.gold, outcome.evaluator
-    if len(runs) < 2 or gold is None or evaluator is None:
-        return ()
-    gold_records = gold.records
-
-    def extracted(k: int, rec: Any) -> Any:
-        return runs[k].data.records[rec.extracted_index].value
-
-    return find_suspects([[s.record for s in r.scored] for r in runs],
-                         [r.label for r in runs], evaluator.root,
-                         lambda i: gold_records[i].value, extracted, policy=evaluator.policy)
 
 
 def suspect_message(s: SuspectGold) -> str:

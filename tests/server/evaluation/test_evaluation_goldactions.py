@@ -11,11 +11,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from evalschema_server.evaluation import goldactions
+import pytest
+
+from evalschema.run.suspects import find_suspects
+from evalschema_server.evaluation import goldactions, runner
 from evalschema_server.evaluation.findings import extracted_span
 from evalschema_server.evaluation.locate import RecordLocator
 from evalschema_server.evaluation.runner import CancelToken, SuiteCache, SuiteOutcome, run_suite
 from evalschema_server.evaluation.suites import discover
+from evalschema_server.evaluation.suspects import suspect_span
 
 SCHEMA = {
     "type": "object", "x-eval-id": "id",
@@ -129,3 +133,37 @@ def test_the_record_pair_is_pretty_printed_with_the_extracted_keys_in_gold_order
         '  ],\n  "extra": true\n}\n')
     assert json.loads(pair.gold_text) == {"id": "a", "vendor": {"name": "A", "city": "P"},
                                           "items": [{"sku": "x1", "qty": 1}]}
+
+
+def test_suspect_gold_is_found_once_per_outcome_however_often_actions_are_asked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gold file's diagnostics and each code-action request there read the suite's
+    suspects: one search per outcome, not one per request (each walks every record)."""
+    calls: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return find_suspects(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "find_suspects", counted)
+    folder = tmp_path / "s"
+    folder.mkdir()
+    (folder / "t.eval.json").write_text(json.dumps(SCHEMA), encoding="utf-8")
+    gold = '{"id": "a", "vendor": {"name": "Acme Gmbh"}}\n'
+    (folder / "t.gold.jsonl").write_text(gold, encoding="utf-8")
+    for run_name in ("one", "two"):
+        (folder / f"t.{run_name}.extracted.jsonl").write_text(
+            '{"id": "a", "vendor": {"name": "Acme GmbH"}}\n', encoding="utf-8")
+    [suite] = discover([folder.resolve()], lambda p: p.read_text("utf-8")).suites
+    outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
+    [suspect] = outcome.suspects
+    assert outcome.gold is not None
+    rec = outcome.gold.records[suspect.gold_index]
+    loc = RecordLocator()
+    start, end = suspect_span(suspect, rec.text, loc)
+    for _ in range(3):
+        [change] = goldactions.accept_suspects([outcome], suite.config.gold, gold,
+                                               rec.start + start, rec.start + end, loc)
+        assert change.title == ('Accept extracted value as gold: vendor.name = "Acme GmbH" '
+                                "(2 of 2 runs)")
+    assert len(calls) == 1
