@@ -100,9 +100,11 @@ class FieldComparison:
 
     @property
     def only_extracted(self) -> bool:
-        """Gold never has this field: every run's results are hallucinations (keys an
-        extractor invented), so its F1 is 0 or 1 and says little."""
-        return self.gold == 0
+        """Gold never has this field and a run invented it: every result is a
+        hallucination, so its F1 is 0 and says little. (A field gold has but that is
+        skipped, or an error in every record, counts no gold position either: it is not
+        one of these.)"""
+        return self.gold == 0 and any(self.hallucinations)
 
     def to_dict(self) -> dict[str, Any]:
         return {"field": self.field, "gold": self.gold, "precision": self.precision.to_dict(),

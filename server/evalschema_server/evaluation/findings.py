@@ -493,9 +493,12 @@ class DiagnosticBuilder:
                     continue
                 c = agg.counts
                 if f1 is None:  # a threshold nothing was measured against is not met
+                    unjudged = ", ".join(f"{n} {what}" for n, what in (
+                        (c.errors, "errors"), (c.skipped, "skipped"), (c.pending, "pending"),
+                        (c.batch_errors, "batch errors")) if n) or "no values"
                     self.add(cfg.schema, *span, "threshold", "below-threshold",
                              f"{name}: F1 undefined: nothing was judged in {run.label} "
-                             f"({c.skipped} skipped; needs >= {limit:g})",
+                             f"({unjudged}; needs >= {limit:g})",
                              data={"field": name, "run": run.label})
                     continue
                 self.add(cfg.schema, *span, "threshold", "below-threshold",

@@ -1,5 +1,5 @@
-"""Suspect gold in the editor: the engine's ``find_suspects`` over a suite's runs (``SuiteOutcome.suspects``), and
-what its diagnostics in the gold file say and carry.
+"""Suspect gold in the editor: what its diagnostics in the gold file say and carry (the
+search itself, the engine's ``find_suspects`` over a suite's runs, is ``SuiteOutcome.suspects``).
 
 A suite with two or more runs gets one ``suspect-gold`` diagnostic per gold value (or gold
 gap) that at least two runs agree against, at the gold value (at the nearest parent present

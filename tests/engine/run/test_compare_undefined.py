@@ -54,3 +54,23 @@ def test_compare_reports_show_undefined_figures_as_dashes() -> None:
     assert "<tr><td>macro F1</td><td class=num>—</td><td class=num>—</td>" in html
     assert '<span class="ns">—</span>' in html
     assert "None" not in html and 'data-delta="nan"' not in html
+
+
+def test_a_skipped_field_is_not_a_key_only_in_extracted_output() -> None:
+    """Gold has ``id`` in every record, skipped: nothing judged, so no gold position is
+    counted; it is a field with undefined figures, not a key the runs invented."""
+    from evalschema.report.html_compare import compare_html
+    from evalschema.report.markdown import compare_markdown
+
+    other = [dict(g) for g in GOLD]
+    other[0]["extra"] = "invented"
+    cmp = compare_runs([evaluate(GOLD, [dict(g) for g in GOLD], SCHEMA),
+                        evaluate(GOLD, other, SCHEMA)], resamples=50)
+    assert [(f.field, f.only_extracted) for f in cmp.fields if f.field in ("id", "extra")] \
+        == [("id", False), ("extra", True)]
+    md = compare_markdown(cmp)
+    keys_only = md[md.index("## Keys only in extracted output"):]
+    assert "`extra`" in keys_only and "`id`" not in keys_only
+    assert "| `id` | — | — | — |" in md
+    html = compare_html(cmp)
+    assert "<h2>Keys only in extracted output (1)</h2>" in html

@@ -186,6 +186,14 @@ def test_a_threshold_on_a_field_nothing_judged_says_so(tmp_path: Path) -> None:
     # The fields after it are still checked (here against a threshold for every field).
     every = build(outcome, FindingOptions(field_threshold=1.0))[files["schema"].as_uri()]
     assert [d["data"]["field"] for d in every] == ["price", "currency", "items[].qty", "color"]
+    # A comparator typo: every value of the field is an error; the message counts them.
+    schema["properties"]["price"] = {"type": "number", "x-eval-compare": "numerc"}
+    files["schema"].write_text(json.dumps(schema), encoding="utf-8")
+    [suite] = discover([files["schema"].parent], lambda p: p.read_text("utf-8")).suites
+    outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
+    lows = [d for d in build(outcome)[files["schema"].as_uri()] if d["code"] == "below-threshold"]
+    assert [d["message"] for d in lows] == [
+        "price: F1 undefined: nothing was judged in run1 (3 errors; needs >= 0.9)"]
 
 
 def test_marks_are_relative_to_the_record_and_reused_while_the_schema_stays(
