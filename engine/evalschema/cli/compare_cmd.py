@@ -24,13 +24,12 @@ from evalschema.cli.options import (
 )
 from evalschema.cli.suites import one_suite_runs, score_runs
 from evalschema.errors import EvalSchemaError
-from evalschema.report.figures import UNDEFINED, figure
+from evalschema.report.figures import difference, figure
 from evalschema.report.layout import clip, fit_lines, shorten_all, terminal_width
 from evalschema.run.compare import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     Comparison,
-    Difference,
     compare_runs,
 )
 from evalschema.safetext import json_text, one_line, shown
@@ -159,7 +158,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
         if worse:
             for label, d in worse:
                 print(f"evalschema: {shown(label)}: {args.fail_metric} F1 is significantly lower "
-                      f"than {shown(comparison.labels[0])}'s ({_d(d).rstrip(' *')})",
+                      f"than {shown(comparison.labels[0])}'s ({difference(d).rstrip(' *')})",
                       file=sys.stderr)
             return EXIT_THRESHOLD
     return EXIT_OK
@@ -172,12 +171,6 @@ def compare_json(c: Comparison, runs: list[str]) -> dict[str, Any]:
                 **{key: m.values[k] for key, m in c.overall.items()}}
                for k, (label, path) in enumerate(zip(c.labels, runs, strict=True))]
     return {"runs": entries, **c.to_dict()}
-
-
-def _d(d: Difference) -> str:
-    if d.delta is None or d.low is None or d.high is None:
-        return UNDEFINED  # undefined on one side
-    return f"{d.delta:+.4f} [{d.low:+.4f}, {d.high:+.4f}]{' *' if d.significant else '  '}"
 
 
 def compare_text(c: Comparison, *, flips: int = 20, width: int | None = None) -> str:
@@ -214,14 +207,14 @@ def _compare_text(c: Comparison, *, flips: int, width: int | None) -> str:
     for m in c.overall.values():
         lines.append(f"{m.metric:<{w}}  " + "  ".join(
             figure(v, 4, n) for v, n in zip(m.values, cols, strict=True)) + "  "
-            + "  ".join(f"{_d(d):<{dw}}" for d in m.differences))
+            + "  ".join(f"{difference(d):<{dw}}" for d in m.differences))
     lines += ["", f"F1 per field{'':<{max(0, w - 12)}}  " + head[w + 2:]
               + "  match→wrong  wrong→match", "─" * (len(head) + 26)]
     for f, name in zip(c.fields, fields, strict=True):
         name = name or "(record)"
         lines.append(name + " " * (w - cell_len(name)) + "  " + "  ".join(
             figure(v, 3, n) for v, n in zip(f.f1.values, cols, strict=True)) + "  "
-            + "  ".join(f"{_d(d):<{dw}}" for d in f.f1.differences)
+            + "  ".join(f"{difference(d):<{dw}}" for d in f.f1.differences)
             + f"  {'/'.join(str(x) for x in f.regressed):>11}  "
             f"{'/'.join(str(x) for x in f.fixed):>11}")
     if c.flips:
