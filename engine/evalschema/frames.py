@@ -28,17 +28,19 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("schema_pointer", "string"), ("weight", "float64"),
 )
 
-EXTRA = "frames"
+#: The extra that installs an optional package, where one does.
+EXTRAS = {"pyarrow": "frames", "mlflow": "mlflow"}
 
 
 def need(module: str, what: str) -> Any:
-    """Import ``module`` for ``what``, or an ImportError that says what to install."""
+    """Import the optional ``module`` for ``what``, or an ImportError that says what to
+    install (``pip install 'evalschema[frames]'``)."""
     import importlib
 
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        package = {"pyarrow": f"evalschema[{EXTRA}]"}.get(module, module)
+        package = f"evalschema[{EXTRAS[module]}]" if module in EXTRAS else module
         raise ImportError(f"{what} needs {module}: pip install '{package}'") from exc
 
 

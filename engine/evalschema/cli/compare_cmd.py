@@ -11,16 +11,20 @@ from rich.cells import cell_len
 from evalschema.cli.gold_audit_cmd import suite_suspects
 from evalschema.cli.options import (
     EXIT_CODES,
+    EXIT_INPUT,
     EXIT_OK,
     EXIT_THRESHOLD,
     Formatter,
     add_label_option,
+    add_mlflow_options,
     add_output_options,
     add_source_options,
     command_line,
     emit,
     positive_int,
     print_error,
+    to_mlflow,
+    wants_mlflow,
 )
 from evalschema.cli.suites import one_suite_runs, score_runs
 from evalschema.errors import EvalSchemaError
@@ -48,6 +52,7 @@ examples:
   evalschema compare --schema s.json --gold g.jsonl a.jsonl b.jsonl c.jsonl --seed 7 \\
       --resamples 5000 --format json
   evalschema compare --suite invoices prod.jsonl candidate.jsonl --fail-on-regression
+  evalschema compare --suite invoices --mlflow       # and log the deltas to MLflow
 
 Differences are against the first run, each with a paired bootstrap confidence interval
 over records (records are resampled together for every run); an interval that excludes
@@ -84,6 +89,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="exit 1 when a run's overall F1 is significantly below the first's")
     b.add_argument("--fail-metric", choices=("macro", "micro"), default="macro",
                    help="overall F1 for --fail-on-regression (default macro)")
+    add_mlflow_options(p)
     p.set_defaults(run=run, command_parser=p)
     return p
 
@@ -107,6 +113,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
         argv: list[str] | None = None) -> int:
     if not 0.0 < args.confidence < 1.0:
         parser.error("--confidence must be between 0 and 1 (e.g. 0.95)")
+    mlflow = wants_mlflow(args, parser)
     schema_pos, runs_given = _runs_form(args, parser)
     suite, runs, labels, inputs = one_suite_runs(args, parser, "compare", "RUN_A RUN_B ...",
                                                  positional_schema=schema_pos,
@@ -143,6 +150,15 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
                             else None)
     emit(text, args.output, kind="json" if fmt == "json" else "text", inputs=inputs,
          force=args.force)
+    if mlflow:
+        from evalschema.mlflow import log_comparison
+
+        settings = suite.settings(runs, args.workers, command)
+        if not to_mlflow(lambda: log_comparison(comparison, schema=suite.schema,
+                                                settings=settings,
+                                                experiment=args.mlflow_experiment),
+                         "the comparison"):
+            return EXIT_INPUT
     if args.fail_on_regression:
         key = f"{args.fail_metric}_f1"
         undefined = [label for label, v in zip(comparison.labels, comparison.overall[key].values,
