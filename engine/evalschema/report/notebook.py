@@ -60,7 +60,8 @@ margin-right:5px}
 .evalschema-nb .s-omission{background:var(--omission)}
 .evalschema-nb .s-hallucination{background:var(--hallucination)}
 .evalschema-nb .s-error,.evalschema-nb .s-skipped{background:var(--error)}
-.evalschema-nb table{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:6px 0}
+.evalschema-nb table{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:6px 0;
+font-size:inherit}
 .evalschema-nb table th,.evalschema-nb table td{padding:3px 8px;text-align:left;
 border-bottom:1px solid var(--line);background:transparent;color:inherit}
 .evalschema-nb table th{font-size:11px;text-transform:uppercase;letter-spacing:.04em;
