@@ -46,23 +46,31 @@ def _mlflow() -> Any:
     return need("mlflow", "logging to MLflow")
 
 
-class Names:
-    """Safe, unique MLflow names for field paths (and run labels), one per path."""
+def safe_name(path: str, room: int = MAX_KEY) -> str:
+    """``path`` in the characters MLflow accepts: ``[]`` dropped, others ``_``."""
+    name = _BAD.sub("_", path.replace("[]", "").replace("/", "_")) or "_record"
+    if not name.strip("."):  # "." or "..": a path segment MLflow refuses
+        name = name.replace(".", "_")
+    return name[:room]
 
-    def __init__(self, room: int) -> None:
+
+class Names:
+    """Safe, unique MLflow names for field paths (or run labels), one per path. A path
+    that is already a safe name keeps it; one that had to change yields to it (``a:b``
+    becomes ``a_b_2`` when the schema also has ``a_b``)."""
+
+    def __init__(self, room: int, paths: Iterable[str] = ()) -> None:
         self.room = room
         self.safe: dict[str, str] = {}
+        for path in sorted(paths, key=lambda p: safe_name(p, room) != p):
+            self(path)
 
     def __call__(self, path: str) -> str:
         if path in self.safe:
             return self.safe[path]
-        name = _BAD.sub("_", path.replace("[]", "").replace("/", "_")) or "_record"
-        if not name.strip("."):  # "." or "..": a path segment MLflow refuses
-            name = name.replace(".", "_")
-        name = name[:self.room]
+        name = base = safe_name(path, self.room)
         taken = set(self.safe.values())
         n = 2
-        base = name
         while name in taken:
             suffix = f"_{n}"
             name = base[:self.room - len(suffix)] + suffix
@@ -95,7 +103,7 @@ def run_metrics(run: RunResult) -> tuple[dict[str, float], list[str], dict[str, 
                     "matches": t.matches, "mismatches": t.mismatches,
                     "omissions": t.omissions, "hallucinations": t.hallucinations,
                     "errors": t.errors, "skipped": t.skipped})
-    names = Names(MAX_KEY - len("precision/"))
+    names = Names(MAX_KEY - len("precision/"), run.per_field)
     for path, agg in run.per_field.items():
         name = names(path)
         _figures("", [(f"f1/{name}", agg.f1), (f"precision/{name}", agg.precision),
@@ -117,8 +125,8 @@ def comparison_metrics(c: Comparison) -> tuple[dict[str, float], list[str], dict
     differences name the run (``delta/<label>/macro_f1``)."""
     metrics: dict[str, float] = {"records": c.records}
     undefined: list[str] = []
-    labels = Names(60)
-    fields = Names(MAX_KEY - 60 - len("delta_high//precision/"))
+    labels = Names(60, c.labels)
+    fields = Names(MAX_KEY - 60 - len("delta_high//precision/"), (f.field for f in c.fields))
     for i, label in enumerate(c.labels):
         _figures(f"value/{labels(label)}/", [(key, m.values[i]) for key, m in c.overall.items()],
                  metrics, undefined)
