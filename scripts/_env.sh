@@ -10,10 +10,10 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$VENV/bin/python" -m pip install -q --upgrade pip >&2
 fi
 stamp="$VENV/.evalschema-installed"
-want="$(sha256sum "$ROOT/pyproject.toml" | cut -d' ' -f1)-${EVALSCHEMA_EXTRAS:-dev,server}"
+want="$(sha256sum "$ROOT/pyproject.toml" | cut -d' ' -f1)-${EVALSCHEMA_EXTRAS:-dev,server,frames,mlflow}"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "installing evalschema and its dependencies into $VENV…" >&2
-  "$VENV/bin/python" -m pip install -q -e "$ROOT[${EVALSCHEMA_EXTRAS:-dev,server}]" >&2
+  "$VENV/bin/python" -m pip install -q -e "$ROOT[${EVALSCHEMA_EXTRAS:-dev,server,frames,mlflow}]" >&2
   echo "$want" > "$stamp"
 fi
 export PATH="$VENV/bin:$PATH"

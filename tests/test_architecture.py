@@ -23,13 +23,13 @@ SOURCES = {"evalschema": ROOT / "engine" / "evalschema",
 #: (``evalschema`` itself, the public API, sits on top: it re-exports from every stage.)
 ENGINE_LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"results", "errors", "pointer", "policy", "limits", "safetext", "jsontypes",
-               "judge", "version"}),
+               "judge", "version", "display", "frames"}),
     frozenset({"io"}),
     frozenset({"rules"}),
     frozenset({"schema"}),
     frozenset({"scoring"}),
     frozenset({"run", "project"}),
-    frozenset({"report", "compat"}),
+    frozenset({"report", "compat", "mlflow"}),
     frozenset({"cli"}),
 )
 

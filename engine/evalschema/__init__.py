@@ -4,6 +4,7 @@ The names mirror struct_extract_eval's so its users can move over by changing
 an import.
 """
 
+from evalschema import display
 from evalschema.errors import EvalSchemaError, GoldValidationError, InputError, Problem, SchemaError
 from evalschema.io.lenient import LenientParseError, parse_lenient
 from evalschema.results import (
@@ -45,6 +46,17 @@ from evalschema.scoring.postprocess import propagate_batch_errors, reclassify_nu
 from evalschema.version import __version__
 
 register_builtins(default_registry)
+
+
+def _render(kind: display.Kind, result: object) -> str | None:
+    """Results show themselves with the report's pieces (``report/notebook.py``), imported
+    on first show so that importing evalschema does not load the reports."""
+    from evalschema.report.notebook import render
+
+    return render(kind, result)
+
+
+display.use(_render)
 
 
 __all__ = [

@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from evalschema import display
+from evalschema.errors import InputError, Problem
+
 
 class Status(StrEnum):
     """The outcome of judging one field (a StrEnum, so it compares equal to its name)."""
@@ -388,9 +391,11 @@ class RecordResult(NamedTuple):
 _EMPTY = Counts()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class FieldAggregation:
-    """Aggregate of every result judged by one schema field across a run."""
+    """Aggregate of every result judged by one schema field across a run.
+
+    Shows itself as its figures and counts, in a REPL and (with its bar) in a notebook."""
 
     field: str
     counts: Counts = _EMPTY
@@ -429,6 +434,12 @@ class FieldAggregation:
 
     def merge(self, other: FieldAggregation) -> FieldAggregation:
         return FieldAggregation(self.field, self.counts.merge(other.counts))
+
+    def __repr__(self) -> str:
+        return display.show(self, "text") or f"<FieldAggregation {self.field!r}>"
+
+    def _repr_html_(self) -> str | None:
+        return display.show(self, "html")
 
     def to_dict(self) -> dict[str, Any]:
         return {"field": self.field, "count": self.count, "mean_score": self.mean_score,
@@ -496,12 +507,16 @@ _NONE_UNDEFINED = Undefined()
 _NO_COVERAGE = Coverage()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class RunResult:
     """A whole run: records, macro and micro metrics, and per-field aggregates.
 
     A mean is over the records whose figure is defined; ``undefined`` says how many were
-    left out of each, and a mean with no record to average is None."""
+    left out of each, and a mean with no record to average is None.
+
+    In a REPL it shows a few lines (records, overall figures, the worst fields), in a
+    notebook the report's summary and per-field table (``report/notebook.py``); its
+    field results are a table with ``field_results_table`` (docs/notebooks.md)."""
 
     records: tuple[RecordResult, ...]
     per_field: dict[str, FieldAggregation]
@@ -580,3 +595,39 @@ class RunResult:
         if include_records:
             out["records"] = [r.to_dict() for r in self.records]
         return out
+
+    def __repr__(self) -> str:
+        return display.show(self, "text") or f"<RunResult of {self.total_records} records>"
+
+    def _repr_html_(self) -> str | None:
+        return display.show(self, "html")
+
+    @property
+    def kept_records(self) -> bool:
+        """Whether the run holds its per-record results (``evaluate(keep_records=True)``,
+        the default; the CLI's streamed runs and ``keep_records=False`` drop them)."""
+        return bool(self.records) or not self.total_records
+
+    def field_results_table(self) -> Any:
+        """One row per field result, as a ``pyarrow.Table`` (``frames.COLUMNS``): needs
+        pyarrow (``pip install 'evalschema[frames]'``) and a run that kept its records."""
+        from evalschema.frames import field_results_table
+
+        if not self.kept_records:
+            raise InputError([Problem(
+                "no-records", f"this run of {self.total_records} records kept no per-record "
+                "results, so it has no field results to tabulate",
+                suggestion="evaluate it with keep_records=True (the default of evaluate())")])
+        return field_results_table(self.records)
+
+    def to_pandas(self) -> Any:
+        """``field_results_table`` as a pandas DataFrame (pandas installed)."""
+        from evalschema.frames import to_pandas
+
+        return to_pandas(self.field_results_table())
+
+    def to_polars(self) -> Any:
+        """``field_results_table`` as a polars DataFrame (polars installed)."""
+        from evalschema.frames import to_polars
+
+        return to_polars(self.field_results_table())

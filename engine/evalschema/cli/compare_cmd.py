@@ -11,26 +11,29 @@ from rich.cells import cell_len
 from evalschema.cli.gold_audit_cmd import suite_suspects
 from evalschema.cli.options import (
     EXIT_CODES,
+    EXIT_INPUT,
     EXIT_OK,
     EXIT_THRESHOLD,
     Formatter,
     add_label_option,
+    add_mlflow_options,
     add_output_options,
     add_source_options,
     command_line,
     emit,
     positive_int,
     print_error,
+    to_mlflow,
+    wants_mlflow,
 )
 from evalschema.cli.suites import one_suite_runs, score_runs
 from evalschema.errors import EvalSchemaError
-from evalschema.report.figures import UNDEFINED, figure
+from evalschema.report.figures import difference, figure
 from evalschema.report.layout import clip, fit_lines, shorten_all, terminal_width
 from evalschema.run.compare import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     Comparison,
-    Difference,
     compare_runs,
 )
 from evalschema.safetext import json_text, one_line, shown
@@ -49,6 +52,7 @@ examples:
   evalschema compare --schema s.json --gold g.jsonl a.jsonl b.jsonl c.jsonl --seed 7 \\
       --resamples 5000 --format json
   evalschema compare --suite invoices prod.jsonl candidate.jsonl --fail-on-regression
+  evalschema compare --suite invoices --mlflow       # and log the deltas to MLflow
 
 Differences are against the first run, each with a paired bootstrap confidence interval
 over records (records are resampled together for every run); an interval that excludes
@@ -85,6 +89,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="exit 1 when a run's overall F1 is significantly below the first's")
     b.add_argument("--fail-metric", choices=("macro", "micro"), default="macro",
                    help="overall F1 for --fail-on-regression (default macro)")
+    add_mlflow_options(p)
     p.set_defaults(run=run, command_parser=p)
     return p
 
@@ -108,6 +113,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
         argv: list[str] | None = None) -> int:
     if not 0.0 < args.confidence < 1.0:
         parser.error("--confidence must be between 0 and 1 (e.g. 0.95)")
+    mlflow = wants_mlflow(args, parser)
     schema_pos, runs_given = _runs_form(args, parser)
     suite, runs, labels, inputs = one_suite_runs(args, parser, "compare", "RUN_A RUN_B ...",
                                                  positional_schema=schema_pos,
@@ -144,6 +150,15 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
                             else None)
     emit(text, args.output, kind="json" if fmt == "json" else "text", inputs=inputs,
          force=args.force)
+    if mlflow:
+        from evalschema.mlflow import log_comparison
+
+        settings = suite.settings(runs, args.workers, command)
+        if not to_mlflow(lambda: log_comparison(comparison, schema=suite.schema,
+                                                settings=settings,
+                                                experiment=args.mlflow_experiment),
+                         "the comparison"):
+            return EXIT_INPUT
     if args.fail_on_regression:
         key = f"{args.fail_metric}_f1"
         undefined = [label for label, v in zip(comparison.labels, comparison.overall[key].values,
@@ -159,7 +174,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
         if worse:
             for label, d in worse:
                 print(f"evalschema: {shown(label)}: {args.fail_metric} F1 is significantly lower "
-                      f"than {shown(comparison.labels[0])}'s ({_d(d).rstrip(' *')})",
+                      f"than {shown(comparison.labels[0])}'s ({difference(d).rstrip(' *')})",
                       file=sys.stderr)
             return EXIT_THRESHOLD
     return EXIT_OK
@@ -172,12 +187,6 @@ def compare_json(c: Comparison, runs: list[str]) -> dict[str, Any]:
                 **{key: m.values[k] for key, m in c.overall.items()}}
                for k, (label, path) in enumerate(zip(c.labels, runs, strict=True))]
     return {"runs": entries, **c.to_dict()}
-
-
-def _d(d: Difference) -> str:
-    if d.delta is None or d.low is None or d.high is None:
-        return UNDEFINED  # undefined on one side
-    return f"{d.delta:+.4f} [{d.low:+.4f}, {d.high:+.4f}]{' *' if d.significant else '  '}"
 
 
 def compare_text(c: Comparison, *, flips: int = 20, width: int | None = None) -> str:
@@ -214,14 +223,14 @@ def _compare_text(c: Comparison, *, flips: int, width: int | None) -> str:
     for m in c.overall.values():
         lines.append(f"{m.metric:<{w}}  " + "  ".join(
             figure(v, 4, n) for v, n in zip(m.values, cols, strict=True)) + "  "
-            + "  ".join(f"{_d(d):<{dw}}" for d in m.differences))
+            + "  ".join(f"{difference(d):<{dw}}" for d in m.differences))
     lines += ["", f"F1 per field{'':<{max(0, w - 12)}}  " + head[w + 2:]
               + "  match→wrong  wrong→match", "─" * (len(head) + 26)]
     for f, name in zip(c.fields, fields, strict=True):
         name = name or "(record)"
         lines.append(name + " " * (w - cell_len(name)) + "  " + "  ".join(
             figure(v, 3, n) for v, n in zip(f.f1.values, cols, strict=True)) + "  "
-            + "  ".join(f"{_d(d):<{dw}}" for d in f.f1.differences)
+            + "  ".join(f"{difference(d):<{dw}}" for d in f.f1.differences)
             + f"  {'/'.join(str(x) for x in f.regressed):>11}  "
             f"{'/'.join(str(x) for x in f.fixed):>11}")
     if c.flips:

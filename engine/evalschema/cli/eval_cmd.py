@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 from typing import Any
 
 from evalschema.cli.options import (
     EXIT_CODES,
+    EXIT_INPUT,
     EXIT_OK,
     EXIT_THRESHOLD,
     Formatter,
+    add_mlflow_options,
     add_suite_arguments,
     command_line,
     emit,
@@ -18,6 +21,8 @@ from evalschema.cli.options import (
     print_error,
     run_inputs,
     table_top,
+    to_mlflow,
+    wants_mlflow,
 )
 from evalschema.cli.progress import ProgressBar, count_lines
 from evalschema.cli.suites import Suite, resolve
@@ -43,6 +48,7 @@ examples:
   evalschema eval --suite invoices --failing --top 20   # table: the 20 worst below F1 1.0
   evalschema eval s.eval.json --gold g.jsonl --extracted r.jsonl --threshold total=0.95 \\
       --field total --field 'line_items[].amount' --workers 2
+  evalschema eval --suite invoices --mlflow --mlflow-experiment invoices   # and log to MLflow
 
 On a terminal the table fits its width (paths shortened in the middle) and shows the
 {DEFAULT_TOP} worst fields when there are more (--all: every field). --format json prints
@@ -102,6 +108,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     m.add_argument("--metric-option", action="append", default=[], metavar="KEY=VALUE",
                    help="an option for --metric; VALUE is JSON if it parses, else text "
                    "(e.g. weights='{\"price\": 0.5}'); repeatable")
+    add_mlflow_options(p)
     p.set_defaults(run=run, command_parser=p)
     return p
 
@@ -109,6 +116,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
         argv: list[str] | None = None) -> int:
     if args.metric:
+        if args.mlflow or args.mlflow_experiment:
+            parser.error("--mlflow logs evalschema's own runs, not a peer's --metric")
         from evalschema.cli.metric_cmd import run_metric_cmd
 
         if args.schema_pos is None and args.schema is None:
@@ -124,6 +133,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
         parser.error("--top must be 0 or more (0: every field)")
     if args.all_fields and args.top:
         parser.error("give --all or --top N, not both")
+    mlflow = wants_mlflow(args, parser)
     suites = resolve(args, parser, positional_schema=args.schema_pos)
     inputs = run_inputs(suites)
     if args.output is not None:
@@ -150,6 +160,12 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
                 schema=suite.schema))
     emit(render(reports, args, command), args.output,
          kind="json" if args.format == "json" else "text", inputs=inputs, force=args.force)
+    if mlflow:
+        from evalschema.mlflow import log_run
+
+        for r in reports:
+            if not to_mlflow(partial(log_run, r, experiment=args.mlflow_experiment), r.label):
+                return EXIT_INPUT
     failed = [(r, c) for r in reports for c in r.failed_checks]
     if failed:
         print(f"evalschema: {len(failed)} threshold(s) not met", file=sys.stderr)

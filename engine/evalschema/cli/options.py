@@ -7,7 +7,7 @@ import dataclasses
 import re
 import shlex
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
@@ -19,6 +19,7 @@ from evalschema.errors import (
     SchemaError,
     did_you_mean,
 )
+from evalschema.frames import need
 from evalschema.io.atomicwrite import Input, check_target, write_text
 from evalschema.judge.settings import (
     JudgeLimits,
@@ -219,6 +220,43 @@ def add_output_options(p: argparse.ArgumentParser, formats: Sequence[str]) -> No
     add_force_option(g)
     g.add_argument("--no-progress", action="store_true",
                    help="no progress bar (it only shows on a terminal, for long runs)")
+
+
+def add_mlflow_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("MLflow (the optional extra: pip install 'evalschema[mlflow]')")
+    g.add_argument("--mlflow", action="store_true",
+                   help="also log to MLflow: the tracking server and experiment you configured "
+                   "(MLFLOW_TRACKING_URI, MLFLOW_EXPERIMENT_NAME), else MLflow's defaults "
+                   "(docs/integrations.md)")
+    g.add_argument("--mlflow-experiment", metavar="NAME",
+                   help="the MLflow experiment, created when missing (implies --mlflow)")
+
+
+def wants_mlflow(args: argparse.Namespace, parser: argparse.ArgumentParser) -> bool:
+    """--mlflow was asked for; checked before anything is scored, so a missing extra
+    fails at once."""
+    if not (args.mlflow or args.mlflow_experiment):
+        return False
+    try:
+        need("mlflow", "--mlflow")
+    except ImportError as exc:
+        parser.error(str(exc))
+    return True
+
+
+def to_mlflow(log: Callable[[], str], what: str) -> bool:
+    """Run ``log`` (which returns the MLflow run's id) and say where it went; a failure
+    of the tracking store (an unreachable server, a refused value) is one line, and
+    False."""
+    try:
+        run_id = log()
+    except Exception as exc:  # whatever the user's tracking store raises
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        print(f"evalschema: could not log {shown(what)} to MLflow: {shown(first)}",
+              file=sys.stderr)
+        return False
+    print(f"evalschema: logged {shown(what)} to MLflow run {run_id}", file=sys.stderr)
+    return True
 
 
 def add_force_option(g: argparse._ActionsContainer) -> None:

@@ -5,6 +5,7 @@ format figures here so they agree."""
 from __future__ import annotations
 
 from evalschema.results import Counts, RunResult
+from evalschema.run.compare import Difference
 
 #: What an undefined precision, recall or F1 shows as.
 UNDEFINED = "—"
@@ -25,6 +26,15 @@ def f1_figure(counts: Counts, value: float | None, digits: int = 3, width: int =
         if counts.skipped:
             return f"{'skipped':>{width}}"
     return figure(value, digits, width)
+
+
+def difference(d: Difference, digits: int = 4) -> str:
+    """``+0.0500 [+0.0100, +0.0900] *`` (``*``: the interval excludes zero, else two
+    spaces, so columns stay aligned); "—" when the difference is undefined."""
+    if d.delta is None or d.low is None or d.high is None:
+        return UNDEFINED  # undefined on one side
+    return (f"{d.delta:+.{digits}f} [{d.low:+.{digits}f}, {d.high:+.{digits}f}]"
+            + (" *" if d.significant else "  "))
 
 
 def sort_key(value: float | None) -> tuple[bool, float]:

@@ -29,7 +29,7 @@ from evalschema.report.html_page import (
     th,
 )
 from evalschema.report.model import RunReport
-from evalschema.results import FINDINGS, FieldAggregation, FieldResult, Status
+from evalschema.results import FINDINGS, FieldAggregation, FieldResult, RunResult, Status
 from evalschema.run.parallel import PROBLEMS
 
 #: Differing fields listed in a worst record's table (all are highlighted in its JSON).
@@ -249,8 +249,30 @@ def _unreadable(w: Any, open_: bool) -> str:
 # -- eval --------------------------------------------------------------------------------
 
 
+def run_summary(run: RunResult) -> str:
+    """The run's headline figures as cards, and its status counts as a stacked bar."""
+    t = run.totals
+    return _cards([
+        ("F1 (macro)", num(run.mean_f1, 4), True), ("F1 (micro)", num(run.micro_f1, 4), True),
+        ("precision", num(run.mean_precision, 4), False),
+        ("recall", num(run.mean_recall, 4), False),
+        ("weighted score", num(run.mean_weighted_score, 4), False),
+        ("records", f"{run.total_records:,}", False),
+        ("fields judged", f"{run.total_fields:,}", False)]) + _status_stack(
+        {"match": t.matches, "mismatch": t.mismatches, "omission": t.omissions,
+         "hallucination": t.hallucinations, "error": t.errors, "skipped": t.skipped})
+
+
+def run_notes(run: RunResult) -> list[str]:
+    """What the figures alone do not say: gold coverage, records left out of the means."""
+    notes = [run.coverage.describe()]
+    if (undefined := undefined_note(run)) is not None:
+        notes.append(undefined)
+    return notes
+
+
 def _run_section(rep: RunReport, anchor: str, worst: int) -> str:
-    run, t = rep.run, rep.run.totals
+    run = rep.run
     parts = [f'<section class="run" id="{e(anchor)}"><h2>{e(rep.label)}</h2>']
     if rep.checks:
         failed = rep.failed_checks
@@ -260,19 +282,8 @@ def _run_section(rep: RunReport, anchor: str, worst: int) -> str:
         if failed:
             parts.append("<ul>" + "".join(f"<li>{e(c.describe())}</li>" for c in failed)
                          + "</ul>")
-    parts.append(_cards([
-        ("F1 (macro)", num(run.mean_f1, 4), True), ("F1 (micro)", num(run.micro_f1, 4), True),
-        ("precision", num(run.mean_precision, 4), False),
-        ("recall", num(run.mean_recall, 4), False),
-        ("weighted score", num(run.mean_weighted_score, 4), False),
-        ("records", f"{run.total_records:,}", False),
-        ("fields judged", f"{run.total_fields:,}", False)]))
-    parts.append(_status_stack({"match": t.matches, "mismatch": t.mismatches,
-                                "omission": t.omissions, "hallucination": t.hallucinations,
-                                "error": t.errors, "skipped": t.skipped}))
-    notes = [run.coverage.describe()]
-    if (undefined := undefined_note(run)) is not None:
-        notes.append(undefined)
+    parts.append(run_summary(run))
+    notes = run_notes(run)
     if rep.repaired_count:
         notes.append(rep.repaired_note)
     if rep.seconds is not None:

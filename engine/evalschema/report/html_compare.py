@@ -94,7 +94,20 @@ def diff_chart(c: Comparison) -> str:
     return "".join(out)
 
 
-def _compare_table(c: Comparison) -> str:
+def overall_table(c: Comparison) -> str:
+    """Micro and macro precision, recall and F1 of each run, and each difference with its
+    interval."""
+    head = "<tr><th>metric</th>" + "".join(f"<th class=num>{e(lab)}</th>" for lab in c.labels) \
+        + "".join(f"<th class=num>Δ {e(lab)} [CI]</th>" for lab in c.labels[1:]) + "</tr>"
+    rows = "".join(
+        f"<tr><td>{e(m.metric)}</td>" + "".join(f"<td class=num>{num(v, 4)}</td>" for v in m.values)
+        + "".join(f"<td class=num>{_diff_text(d)}</td>" for d in m.differences) + "</tr>"
+        for m in c.overall.values())
+    return f'<table class="overall"><thead>{head}</thead><tbody>{rows}</tbody></table>'
+
+
+def compare_table(c: Comparison, fields: Sequence[FieldComparison] | None = None) -> str:
+    """The per-field table of F1s and differences (``fields``: which, default all)."""
     head = "<thead><tr>" + th("field", "field", text=True)
     for i, lab in enumerate(c.labels):
         head += th(f"F1 {lab}", f"f1_{i}")
@@ -102,7 +115,8 @@ def _compare_table(c: Comparison) -> str:
         head += th(f"Δ {lab} [CI]", f"d_{k}") + th(f"match→wrong {lab}", f"reg_{k}") \
             + th(f"wrong→match {lab}", f"fix_{k}")
     head += "</tr></thead>"
-    body = [_compare_row(n, f) for n, f in enumerate(c.fields) if not f.only_extracted]
+    body = [_compare_row(n, f) for n, f in enumerate(c.fields if fields is None else fields)
+            if not f.only_extracted]
     return (f'<div class="scroll"><table class="fields compare sortable" '
             f'data-default-sort="d_1:asc">{head}<tbody>' + "".join(body) + "</tbody></table></div>")
 
@@ -163,16 +177,9 @@ def compare_html(c: Comparison, *, settings: Mapping[str, Any] | None = None,
             f"({c.resamples:,} resamples, seed {c.seed}); "
             '<span class="pos">green</span>/<span class="neg">red</span> intervals exclude '
             "zero.</p>"]
-    head = "<tr><th>metric</th>" + "".join(f"<th class=num>{e(lab)}</th>" for lab in c.labels) \
-        + "".join(f"<th class=num>Δ {e(lab)} [CI]</th>" for lab in c.labels[1:]) + "</tr>"
-    rows = "".join(
-        f"<tr><td>{e(m.metric)}</td>" + "".join(f"<td class=num>{num(v, 4)}</td>" for v in m.values)
-        + "".join(f"<td class=num>{_diff_text(d)}</td>" for d in m.differences) + "</tr>"
-        for m in c.overall.values())
-    body.append(f'<h2>Overall</h2><table class="overall"><thead>{head}</thead><tbody>{rows}'
-                "</tbody></table>")
+    body.append("<h2>Overall</h2>" + overall_table(c))
     body.append("<h2>F1 difference per field</h2><figure>" + diff_chart(c) + "</figure>")
-    body.append("<h2>Fields</h2>" + _compare_table(c))
+    body.append("<h2>Fields</h2>" + compare_table(c))
     extra = [f for f in c.fields if f.only_extracted]
     if extra:
         head = "".join(f"<th class=num>{e(lab)}</th>" for lab in c.labels)

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from evalschema import display
 from evalschema.errors import InputError, Problem
 from evalschema.results import RecordResult, RunResult, Status, record_label
 
@@ -132,11 +133,12 @@ class RecordFlip:
                 "fixed": list(self.fixed)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Comparison:
     """Runs side by side. ``overall`` holds micro (pooled) and macro (mean over
     records) precision, recall and F1; ``fields`` each field's; ``flips`` the records
-    that changed, in record order, run by run."""
+    that changed, in record order, run by run. Shows itself in a REPL (a few lines) and a
+    notebook (the overall and per-field tables, ``report/notebook.py``)."""
 
     labels: tuple[str, ...]
     records: int
@@ -149,6 +151,12 @@ class Comparison:
 
     def field(self, name: str) -> FieldComparison:
         return next(f for f in self.fields if f.field == name)
+
+    def __repr__(self) -> str:
+        return display.show(self, "text") or f"<Comparison of {' vs '.join(self.labels)}>"
+
+    def _repr_html_(self) -> str | None:
+        return display.show(self, "html")
 
     def to_dict(self) -> dict[str, Any]:
         return {"labels": list(self.labels), "records": self.records,
