@@ -48,6 +48,7 @@ def run_message(report: RunReport) -> str:
                                  n_problems=report.problem_count
                                  if report.from_digest else None)]
     table = field_table(report.run.per_field, sort="f1", failing=True, top=TOP_FIELDS)
+    table = [line for line in table if not line.startswith("… ")]  # names CLI options
     if len(table) > 2:
         lines += ["", "worst fields:", *table]
     if report.worst:
@@ -70,7 +71,7 @@ def record_message(rec: RecordResult) -> str:
         lines.append(f"  … and {len(wrong) - TOP_WRONG} more")
     diffed = [r for r in wrong[:TOP_WRONG] if r.status in _DIFFED]
     if diffed:
-        lines += ["", "extracted == gold", *dict_diff(*_sides(diffed))]
+        lines += ["", "extracted (left) == gold (right)", *dict_diff(*_sides(diffed))]
     return "\n".join(lines)
 
 
@@ -113,6 +114,6 @@ def dict_diff(left: Mapping[str, Any], right: Mapping[str, Any]) -> list[str]:
         lines += [f"{_one({k: left[k]})} != {_one({k: right[k]})}" for k in differing]
     lines += _more("Left", {k: v for k, v in left.items() if k not in right})
     lines += _more("Right", {k: v for k, v in right.items() if k not in left})
-    lines += ["Full diff:", *(line.rstrip() for line in
-                              difflib.ndiff(_pformat(right), _pformat(left)))]
+    lines += ["", "Full diff: (-: missing in left side, +: extra in left side)",
+              *(line.rstrip() for line in difflib.ndiff(_pformat(right), _pformat(left)))]
     return lines

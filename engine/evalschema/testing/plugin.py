@@ -213,6 +213,14 @@ class _Scored:
             node = node.parent
         return node.suite
 
+    @property
+    def suite_label(self) -> str:
+        """``suite · run``, as the CLI names a run."""
+        node = self.parent
+        while not isinstance(node, SuiteNode):
+            node = node.parent
+        return f"{node.name} · {Path(self.extracted).name}"
+
     @cached_property
     def outcome(self) -> EvalOutcome:
         if isinstance(self.parent, _Scored):  # the thresholds of a run with record items
@@ -237,7 +245,8 @@ class _Scored:
             source = error_source(exc, self.suite)
         except EvalSchemaError:
             source = None
-        return ProblemFailure(one_line(str(exc).splitlines()[0]), [
+        head = f"{self.suite_label} cannot be scored: {str(exc).splitlines()[0]}"
+        return ProblemFailure(one_line(head), [
             p if p.source or source is None else replace(p, source=source)
             for p in exc.problems])
 
