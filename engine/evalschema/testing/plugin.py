@@ -81,12 +81,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if file_path.name not in (CONFIG_FILE, PYPROJECT) or find_config(file_path.parent) != \
-            file_path:  # a pyproject.toml without [tool.evalschema], or beside evalschema.toml
+    """A configuration, when asked for; not a ``pyproject.toml`` without ``[tool.evalschema]``
+    or beside an ``evalschema.toml`` (``find_config``: the one the CLI would read)."""
+    if file_path.name not in (CONFIG_FILE, PYPROJECT) or not (
+            _enabled(parent.config) or parent.session.isinitpath(file_path)):
         return None
-    if _enabled(parent.config) or parent.session.isinitpath(file_path):
-        return ConfigFile.from_parent(parent, path=file_path)
-    return None
+    if find_config(file_path.parent) != file_path:
+        return None
+    return ConfigFile.from_parent(parent, path=file_path)
 
 
 @pytest.fixture
