@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from failure_text import RUN_STORY
 
 from evalschema.errors import InputError, SchemaError
 from evalschema.testing import assert_extraction
@@ -36,35 +37,7 @@ def test_below_min_f1_raises_with_the_story() -> None:
 extraction: 1 of 2 threshold(s) not met
   FAIL  overall macro F1 0.7000 < 0.7500
 
-2 records, 6 fields judged
-  F1 0.7000 (macro)  0.7273 (micro)   precision 0.7500  recall 0.6667   weighted score 0.6667
-  4 match  1 mismatch  1 omission  0 hallucination  0 skipped  0 error
-  gold coverage 100.0% (6 of 6 values)
-
-worst fields:
-field      F1                 prec  recall  match  mism  omit  hall  skip  err
-──────────────────────────────────────────────────────────────────────────────
-total   0.500  ██████······  0.500   0.500      1     1     0     0     0    0
-vendor  0.667  ████████····  1.000   0.500      1     0     1     0     0    0
-
-worst record B: F1 0.4000, 2 wrong field(s)
-  total: mismatch: 25.0 ≠ gold 20.0 (numeric)
-  vendor: omission: missing from extracted
-
-extracted (left) == gold (right)
-Differing items:
-{'total': 25.0} != {'total': 20.0}
-Right contains 1 more item:
-{'vendor': 'Bolt'}
-
-Full diff: (-: missing in left side, +: extra in left side)
-  {
--     'total': 20.0,
-?               ^
-+     'total': 25.0,
-?               ^
--     'vendor': 'Bolt',
-  }"""
+""" + RUN_STORY
 
 
 def test_fields_alone_gate_with_min_f1_none() -> None:
