@@ -208,6 +208,22 @@ def test_a_schema_error_names_the_schema_and_pointer(project: pytest.Pytester) -
         "comparator 'numerc' (did you mean 'numeric'?)")
 
 
+def test_unusable_gold_with_records_is_a_located_item_per_run(
+        project: pytest.Pytester) -> None:
+    """With --evalschema-records a run is scored while collecting: a gold problem then
+    becomes the run's one failing item, not a collection error."""
+    gold = project.path / "gold.jsonl"
+    gold.write_text(gold.read_text(encoding="utf-8").replace('"B"', '"A"'), encoding="utf-8")
+    result = run(project, "--evalschema-records", "-v", "evalschema.toml")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["evalschema.toml::inv::good.jsonl::run FAILED*",
+                                 "evalschema.toml::inv::bad.jsonl::run FAILED*"])
+    assert failure(result, "inv · bad.jsonl · run") == (
+        "inv · bad.jsonl cannot be scored: the gold records are unusable\n"
+        f'{gold}:2: error duplicate-id: gold id "A" appears again (first in record 1) (ids '
+        "must be unique within the gold file)")
+
+
 def test_a_threshold_on_an_unknown_field_is_located_in_the_configuration(
         project: pytest.Pytester) -> None:
     config = project.path / "evalschema.toml"
