@@ -6,6 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
+#: `pytester` runs pytest inside a test (tests/engine/testing: the evalschema plugin).
+pytest_plugins = ["pytester"]
+
 
 @pytest.fixture(autouse=True)
 def _no_columns(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -30,7 +30,7 @@ ENGINE_LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"scoring"}),
     frozenset({"run", "project"}),
     frozenset({"report", "compat", "mlflow"}),
-    frozenset({"cli"}),
+    frozenset({"cli", "testing"}),
 )
 
 

@@ -48,6 +48,7 @@ examples:
   evalschema check schema.eval.json
   evalschema infer gold.jsonl --id-field invoice_id > schema.eval.json
   evalschema annotate schema.json --in-place
+  evalschema meta-schema > evalschema.schema.json   # for "$schema" in any editor
   evalschema list --kind comparators
   evalschema serve --stdio
 

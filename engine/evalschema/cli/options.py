@@ -275,13 +275,17 @@ def print_problems(problems: Sequence[Problem], default_source: str | None = Non
         print(f"… and {len(problems) - limit} more problem(s)", file=sys.stderr)
 
 
+def error_source(exc: EvalSchemaError, suite: Suite | None) -> str | None:
+    """The file a problem without one is in: the suite's schema or gold file."""
+    return None if suite is None else {SchemaError: suite.schema_path,
+                                       GoldValidationError: suite.gold}.get(type(exc))
+
+
 def print_error(exc: EvalSchemaError, suite: Suite | None = None) -> int:
     """An input error as the CLI shows it: its summary, then each problem, located (a
     suite's schema or gold file when the problem names no file); returns ``EXIT_INPUT``."""
-    source = None if suite is None else {SchemaError: suite.schema_path,
-                                         GoldValidationError: suite.gold}.get(type(exc))
     print(f"evalschema: {shown(str(exc).splitlines()[0])}", file=sys.stderr)
-    print_problems(exc.problems, source)
+    print_problems(exc.problems, error_source(exc, suite))
     return EXIT_INPUT
 
 

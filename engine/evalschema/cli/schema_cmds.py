@@ -1,4 +1,4 @@
-"""``evalschema check``, ``infer`` and ``annotate``: schemas."""
+"""``evalschema check``, ``infer``, ``annotate`` and ``meta-schema``: schemas."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from evalschema.cli.options import (
 from evalschema.errors import InputError, Problem, ProblemWarning, Severity
 from evalschema.io.atomicwrite import Input, check_target, write_text
 from evalschema.io.records import load_json, load_records
+from evalschema.rules.metaschema import metaschema_text
 from evalschema.safetext import json_text, nonfinite_pointer, shown, surrogate_pointer
 from evalschema.schema.coverage import coverage_problems, gold_coverage
 from evalschema.schema.infer import annotate, annotate_xeval, infer_schema
@@ -83,6 +84,22 @@ def add_parsers(sub: Any) -> None:
     add_force_option(an)
     an.set_defaults(run=run_annotate, command_parser=an)
 
+    ms = sub.add_parser(
+        "meta-schema", help="print the JSON meta-schema of eval schemas (for editors)",
+        description="Print the JSON Schema that eval schemas follow: JSON Schema itself plus "
+        "the shape of every x-eval-* key, from the registry (the one the VS Code extension "
+        "uses). Save it, and any editor's JSON or YAML language server validates and "
+        "completes an eval schema that names it with \"$schema\".",
+        epilog="examples:\n  evalschema meta-schema > evalschema.schema.json\n"
+        "  evalschema meta-schema -o evalschema.schema.json\n\n"
+        "then, in an eval schema:\n  \"$schema\": \"./evalschema.schema.json\"\n"
+        "or at the top of a YAML source of one (evalschema reads JSON: convert it first):\n"
+        "  # yaml-language-server: $schema=./evalschema.schema.json\n\n" + EXIT_CODES,
+        formatter_class=Formatter)
+    ms.add_argument("--output", "-o", metavar="FILE", help="write it to FILE (atomically)")
+    add_force_option(ms)
+    ms.set_defaults(run=run_meta_schema, command_parser=ms)
+
 
 def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser,
               argv: list[str] | None = None) -> int:
@@ -123,6 +140,12 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser,
     if args.format == "json":
         emit(json_text(report), None, kind="json")
     return worst
+
+
+def run_meta_schema(args: argparse.Namespace, parser: argparse.ArgumentParser,
+                    argv: list[str] | None = None) -> int:
+    emit(metaschema_text(), args.output, kind="json", force=args.force)
+    return EXIT_OK
 
 
 def run_infer(args: argparse.Namespace, parser: argparse.ArgumentParser,

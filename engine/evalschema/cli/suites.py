@@ -248,18 +248,29 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser, *,
     trusted = bool(getattr(args, "trust_workspace", False))
     out = []
     for cfg in chosen:
-        own = import_config_modules(cfg, config, trusted=trusted)
-        merged = {**cfg.thresholds, **thresholds}
-        out.append(Suite(
-            cfg.name, str(cfg.schema), load_json(cfg.schema, "schema", jsonc=True),
-            str(cfg.gold),
-            tuple(extracted) or tuple(str(p) for p in cfg.extracted),
-            args.id_field or cfg.id_field, args.null_policy or cfg.null_policy,
-            tuple(args.fields or ()) or cfg.fields, args.target or cfg.target,
-            fail_under if fail_under is not None else cfg.fail_under,
-            fail_metric or cfg.fail_metric, merged, (*own, *modules), config, cfg.pointer,
-            frozenset(thresholds), allow))
+        suite = configured_suite(cfg, config, trusted=trusted)
+        out.append(replace(
+            suite, extracted=tuple(extracted) or suite.extracted,
+            id_field=args.id_field or suite.id_field,
+            null_policy=args.null_policy or suite.null_policy,
+            fields=tuple(args.fields or ()) or suite.fields, target=args.target or suite.target,
+            fail_under=fail_under if fail_under is not None else suite.fail_under,
+            fail_metric=fail_metric or suite.fail_metric,
+            thresholds={**suite.thresholds, **thresholds}, modules=(*suite.modules, *modules),
+            cli_thresholds=frozenset(thresholds), allow_schema_errors=allow))
     return out
+
+
+def configured_suite(cfg: SuiteConfig, config: Config, *, trusted: bool) -> Suite:
+    """A suite of the configuration as it stands (no command-line options): its schema
+    read (``InputError``, located, when it cannot be) and its comparator modules imported
+    when ``trusted`` (``import_config_modules``). ``resolve`` lays the options over it; the
+    pytest plugin runs it as it is."""
+    modules = import_config_modules(cfg, config, trusted=trusted)
+    return Suite(cfg.name, str(cfg.schema), load_json(cfg.schema, "schema", jsonc=True),
+                 str(cfg.gold), tuple(str(p) for p in cfg.extracted), cfg.id_field,
+                 cfg.null_policy, cfg.fields, cfg.target, cfg.fail_under, cfg.fail_metric,
+                 dict(cfg.thresholds), modules, config, cfg.pointer)
 
 
 def import_modules_cli(modules: Sequence[str]) -> tuple[str, ...]:
