@@ -162,8 +162,9 @@ def test_a_field_and_a_comparison_in_a_notebook(run: RunResult) -> None:
     assert Tags(html).text[0] == "Comparison · good vs <worse>"
     assert "&lt;worse&gt;" in html and "<worse>" not in html
     # fields gold has, largest fall first: total (-0.5), items[].sku and name<b> (-1/3),
-    # items (judged only in the baseline: undefined) last
-    assert fields_in_order(html) == ["total", "items[].sku", "name<b>", "items"]
+    # then the record id (skipped in both runs: undefined) and items (judged only in the
+    # baseline: undefined)
+    assert fields_in_order(html) == ["total", "items[].sku", "name<b>", "id", "items"]
 
 
 @pytest.mark.parametrize("cls", [RunResult, FieldAggregation, Comparison])
