@@ -1,11 +1,11 @@
-"""Stickler's comparators as evalschema's: each name and configuration read as Stickler
-reads it (``awslabs/stickler``, ``src/stickler/comparators/``), mapped to the
-``x-eval-*`` keys that judge alike, and every difference said.
+"""Stickler's comparators as evalschema's: each name and configuration read as
+stickler-eval 1.0 reads it (``stickler/comparators/``, ``comparator_registry.py``), mapped
+to the ``x-eval-*`` keys that judge alike, and every difference said.
 
 A comparator maps *exactly* when evalschema gives the same score on every pair of values
-the field can hold; otherwise it maps to the closest one, with a warning saying how they
+the field can hold; otherwise it maps to the closest one with a warning saying how they
 differ, or to nothing (the field keeps evalschema's default for its type) when nothing
-here is close: an embedding model, or Stickler's own LLM prompt.
+here is close: an embedding model, a phone-number parser, Stickler's own LLM prompt.
 """
 
 from __future__ import annotations
@@ -16,25 +16,29 @@ from typing import Any
 
 from evalschema.errors import Problem, Severity
 
-#: Stickler's registry (``comparator_registry.py``). ``BertComparator`` is not in it: the
-#: registry imports a class name its module does not define, so Stickler refuses it too.
-NAMES = ("LevenshteinComparator", "ExactComparator", "NumericComparator", "FuzzyComparator",
-         "SemanticComparator", "StructuredModelComparator", "LLMComparator")
-#: The keyword arguments each constructor takes: with any other key Stickler's registry
-#: retries the constructor without the configuration, so all of it is dropped.
+#: The keyword arguments of each comparator Stickler registers (its ``_BUILTINS``).
+#: A configuration key outside them is dropped, alone, with a warning.
 PARAMS = {
     "LevenshteinComparator": ("normalize", "threshold"),
     "ExactComparator": ("threshold", "case_sensitive"),
+    "NormalizedComparator": ("threshold", "case_sensitive", "ignore_whitespace",
+                             "ignore_punctuation"),
+    "PhoneComparator": ("threshold", "region"),
     "NumericComparator": ("threshold", "relative_tolerance", "absolute_tolerance",
                           "tolerance"),
+    "DateComparator": ("threshold", "tolerance", "dayfirst", "allow_partial_year",
+                       "range_mode", "precision_mode"),
     "FuzzyComparator": ("method", "normalize", "threshold"),
-    "SemanticComparator": ("model_id", "sim_function", "embedding_function", "threshold"),
     "StructuredModelComparator": ("threshold", "strict_types"),
+    "ANLSStarComparator": ("threshold", "leaf_threshold"),
+    "BBoxIoUComparator": ("threshold",),
+    "SemanticComparator": ("model_id", "sim_function", "embedding_function", "threshold"),
+    "BERTComparator": ("threshold",),
     "LLMComparator": ("model", "eval_guidelines"),
 }
-#: Stickler's default comparator per JSON type (``json_schema_field_converter.py``).
-DEFAULTS = {"string": "LevenshteinComparator", "number": "NumericComparator",
-            "integer": "NumericComparator", "boolean": "ExactComparator"}
+NAMES = tuple(PARAMS)
+#: ``"comparator": "auto"``: Stickler infers the comparator from the field's type and name.
+AUTO = "auto"
 
 _AS_TEXT = {"type_convert": {"to": "str"}}
 #: Stickler's Levenshtein normalisation: ``" ".join(s.strip().lower().split())``.
@@ -53,79 +57,72 @@ class Mapped:
 
 @dataclass(frozen=True)
 class Where:
-    """Pointers of the comparator's name and of its configuration (the node's when not
-    written), and the item type of list elements (their values are normalised first)."""
+    """Pointers of the comparator's name and of its configuration (the node's when they
+    are not written)."""
 
     name: str
     config: str
-    list_items: bool = False
 
 
-def _warn(code: str, message: str, pointer: str, suggestion: str,
-          severity: Severity = Severity.WARNING) -> Problem:
+def _problem(code: str, message: str, pointer: str, suggestion: str,
+             severity: Severity = Severity.WARNING) -> Problem:
     return Problem(code, message, pointer, suggestion, severity)
 
 
 def _approx(message: str, pointer: str, suggestion: str) -> Problem:
-    return _warn("approximate-comparator", message, pointer, suggestion)
+    return _problem("approximate-comparator", message, pointer, suggestion)
 
 
 def map_comparator(name: Any, config: Any, json_type: str | None, at: Where) -> Mapped:
-    """``name`` with ``config`` on a field of ``json_type`` (None: untyped list items)."""
-    if not isinstance(name, str) or name not in NAMES:
-        return _unknown(name, at)
+    """``name`` with ``config`` on a field of ``json_type`` (``string``, ``number``,
+    ``integer``, ``boolean``; ``date`` for a string with ``format: date``/``date-time``;
+    None when untyped)."""
+    if name == AUTO:
+        return Mapped({}, problems=[_problem(
+            "no-equivalent-comparator", "\"auto\": Stickler infers the comparator from the "
+            "field's type and name; evalschema does not guess, so the field keeps "
+            "evalschema's default comparator for its type", at.name,
+            "name the comparator you want")])
+    if not isinstance(name, str) or name not in PARAMS:
+        return Mapped({}, problems=[_problem(
+            "unknown-comparator", f"Stickler refuses {name!r}: not one of its comparators; "
+            "the field keeps evalschema's default comparator for its type", at.name,
+            f"Stickler's comparators: {', '.join(NAMES)}; a comparator you registered with "
+            "Stickler needs its evalschema equivalent (register_comparator)", Severity.ERROR)])
     problems: list[Problem] = []
     params: dict[str, Any] = {}
-    if config is not None and config != {}:
-        allowed = PARAMS[name]
-        bad = [k for k in config] if isinstance(config, dict) else []
-        bad = [k for k in bad if k not in allowed]
-        if not isinstance(config, dict) or bad:
-            what = f"{', '.join(map(repr, bad))} is not a parameter of {name}" if bad \
-                else "it is not an object"
-            problems.append(_warn(
-                "comparator-config-ignored", f"Stickler drops this whole configuration: "
-                f"{what} (its registry then builds {name} with its defaults)", at.config,
-                f"{name} takes {', '.join(allowed)}; the defaults were converted"))
-        else:
-            params = config
-            if "threshold" in params:
-                problems.append(_warn(
-                    "no-scoring-effect", "a comparator's own threshold is not read when "
-                    "Stickler classifies a field: the field's threshold is", at.config,
-                    "set the field's x-aws-stickler-threshold (threshold in a model "
-                    "configuration) instead", Severity.INFO))
+    if config is not None:
+        if not isinstance(config, dict):
+            return Mapped({}, problems=[_problem(
+                "invalid-value", "Stickler refuses a comparator configuration that is not "
+                "an object of parameters", at.config, "write {\"parameter\": value}",
+                Severity.ERROR)])
+        unknown = [k for k in config if k not in PARAMS[name]]
+        if unknown:
+            problems.append(_problem(
+                "comparator-config-ignored", f"Stickler drops {', '.join(map(repr, unknown))}"
+                f": not a parameter of {name}", at.config,
+                f"{name} takes {', '.join(PARAMS[name])}; remove the others"))
+        params = {k: v for k, v in config.items() if k not in unknown}
+        if "threshold" in params:
+            problems.append(_problem(
+                "no-scoring-effect", "a comparator's own threshold does not decide a field's "
+                "match: the field's threshold does (its default when not written)",
+                at.config, "set the field's threshold instead", Severity.INFO))
     mapped = _MAPPERS[name](params, json_type, at)
-    if at.list_items and mapped.keys.get("x-eval-compare") not in (None, "numeric") \
-            and name != "NumericComparator":
-        mapped = _list_items(mapped, json_type)
     return Mapped(mapped.keys, mapped.continuous, problems + mapped.problems)
-
-
-def _unknown(name: Any, at: Where) -> Mapped:
-    if name == "BertComparator":
-        why = ("Stickler cannot build it either: its registry imports BertComparator from "
-               "stickler.comparators.bert, which defines BERTComparator, so the name is "
-               "never registered")
-    else:
-        why = f"{name!r} is not one of Stickler's comparators"
-    return Mapped({}, problems=[_warn(
-        "unknown-comparator", f"{why}; the field keeps evalschema's default comparator for "
-        "its type", at.name, f"Stickler's comparators: {', '.join(NAMES)}; a comparator "
-        "you registered with Stickler needs its evalschema equivalent (register_comparator)",
-        Severity.ERROR)])
 
 
 def _text_first(json_type: str | None) -> list[Any]:
     """Stickler's string comparators compare ``str(value)``."""
-    return [] if json_type == "string" else [_AS_TEXT]
+    return [] if json_type in ("string", "date") else [_AS_TEXT]
 
 
 def _not_text(json_type: str | None, name: str, at: Where) -> list[Problem]:
-    if json_type in ("string", "integer", None):
+    if json_type not in ("number", "boolean"):
         return []
     return [_approx(f"{name} compares str() of the values Stickler's model holds: a number "
-                    "field holds floats (1 is \"1.0\") and a boolean \"True\"; evalschema "
+                    "field holds floats (1 is \"1.0\"), a boolean is \"True\"; evalschema "
                     "converts the JSON values as written (1 is \"1\", true is \"true\")",
                     at.name, "use NumericComparator for numbers, ExactComparator for "
                     "booleans")]
@@ -140,44 +137,53 @@ def _levenshtein(params: dict[str, Any], json_type: str | None, at: Where) -> Ma
 
 
 def _exact(params: dict[str, Any], json_type: str | None, at: Where) -> Mapped:
+    """``str(a) == str(b)``, casefolded unless ``case_sensitive`` (true by default)."""
     if json_type == "boolean":
         return Mapped({"x-eval-compare": "exact"})
     if json_type in ("integer", "number"):
-        return Mapped({"x-eval-compare": "numeric"}, problems=[_approx(
-            "ExactComparator compares str() of the numbers with punctuation removed, so "
-            "-5 equals 5 and 1.5 equals 15 where the digits agree; mapped to numeric "
-            "(the same number)", at.name, "nothing to do unless signs or decimal points may "
-            "differ between gold and extracted")])
+        # the model holds ints or floats: str() equality is numeric equality
+        return Mapped({"x-eval-compare": "numeric"})
     transforms = _text_first(json_type)
-    if not params.get("case_sensitive", False):
-        transforms = [*transforms, "lowercase"]
+    if params.get("case_sensitive", True) is False:
+        transforms = [*transforms, "casefold"]
     keys: dict[str, Any] = {"x-eval-compare": "exact"}
     if transforms:
         keys["x-eval-transform"] = transforms
-    return Mapped(keys, problems=[_approx(
-        "ExactComparator also removes ASCII punctuation and whitespace before comparing "
-        "(\"INV-001\" equals \"inv 001\"); evalschema has no such transform, so this field "
-        "is stricter here", at.name, "if punctuation and spacing must not count, register a "
-        "comparator that removes them (register_comparator); `normalized` ignores case, "
-        "accents and runs of whitespace")])
+    return Mapped(keys)
+
+
+def _normalized(params: dict[str, Any], json_type: str | None, at: Where) -> Mapped:
+    """NFC, casefold, and whitespace and Unicode punctuation removed."""
+    transforms = [*_text_first(json_type), {"normalize_unicode": {"form": "NFC"}}]
+    if not params.get("case_sensitive", False):
+        transforms.append("casefold")
+    dropped = [what for what, key in (("whitespace", "ignore_whitespace"),
+                                      ("punctuation", "ignore_punctuation"))
+               if params.get(key, True)]
+    problems = [] if not dropped else [_approx(
+        f"NormalizedComparator removes all {' and '.join(dropped)} before comparing "
+        "(\"INV-001\" equals \"INV 001\"); evalschema has no transform that removes them, so "
+        "this field is stricter here", at.name, "if they must not count, register a "
+        "comparator that removes them (register_comparator)")]
+    return Mapped({"x-eval-compare": "exact", "x-eval-transform": transforms},
+                  problems=problems)
 
 
 def _numeric(params: dict[str, Any], json_type: str | None, at: Where) -> Mapped:
-    problems: list[Problem] = []
     rel = params.get("relative_tolerance", 0.0)
     absolute = params.get("absolute_tolerance", 0.0)
     alias = params.get("tolerance")
     for value in (rel, absolute, alias):
         if value is not None and (not isinstance(value, int | float) or isinstance(value, bool)):
-            return Mapped({}, problems=[_warn(
+            return Mapped({}, problems=[_problem(
                 "invalid-value", f"a tolerance must be a number, not {value!r}: Stickler "
                 "fails on the first comparison", at.config, "write a number >= 0",
                 Severity.ERROR)])
     if alias is not None:
         if absolute != 0.0:
-            return Mapped({}, problems=[_warn(
-                "invalid-value", "NumericComparator refuses both tolerance and "
-                "absolute_tolerance (tolerance is absolute_tolerance's alias)", at.config,
+            return Mapped({}, problems=[_problem(
+                "invalid-value", "Stickler refuses both tolerance and absolute_tolerance "
+                "(tolerance is absolute_tolerance's other name)", at.config,
                 "keep absolute_tolerance", Severity.ERROR)])
         absolute = alias
     tolerance: dict[str, Any] = {}
@@ -187,18 +193,36 @@ def _numeric(params: dict[str, Any], json_type: str | None, at: Where) -> Mapped
         tolerance["abs"] = absolute
     keys: dict[str, Any] = {"x-eval-compare": {"numeric": {"tolerance": tolerance}}
                             if tolerance else "numeric"}
+    problems: list[Problem] = []
     if len(tolerance) == 2:
         problems.append(_approx(
             "Stickler accepts a value within either tolerance; evalschema's numeric requires "
             "both, so this field is stricter here", at.config,
             "keep the tolerance that matters (evalschema has no either-or tolerance)"))
-    if json_type in ("string", None):
+    if json_type not in ("integer", "number"):
         problems.append(_approx(
             "NumericComparator reads a number out of any text (\"$1,234.50\" is 1234.50, "
             "\"(12)\" is -12); evalschema's numeric reads numeric strings only (\"1234.50\")",
-            at.name, "type the field as a number in the gold and extracted records, or "
-            "clean the text before scoring"))
+            at.name, "type the field as a number, or clean the text before scoring"))
     return Mapped(keys, problems=problems)
+
+
+def _date(params: dict[str, Any], json_type: str | None, at: Where) -> Mapped:
+    args: dict[str, Any] = {}
+    if isinstance(params.get("dayfirst"), bool):
+        args["dayfirst"] = params["dayfirst"]
+    days = params.get("tolerance")
+    if isinstance(days, int) and not isinstance(days, bool) and days > 0:
+        args["tolerance_days"] = days
+    keys: dict[str, Any] = {"x-eval-compare": {"date": args} if args else "date"}
+    order = ("tries both day and month first and keeps the better score" if "dayfirst"
+             not in args else f"reads {'day' if args['dayfirst'] else 'month'} first")
+    return Mapped(keys, True, [_approx(
+        f"DateComparator {order}, scores date ranges and years left out (0.7) with partial "
+        "credit and takes tolerances in fractions of days; evalschema's date reads one date "
+        "per value, day first unless told, at the precision written", at.name,
+        "set \"dayfirst\" in the comparator if your dates are all one order; check a few "
+        "values")])
 
 
 _FUZZY = {
@@ -229,51 +253,55 @@ def _fuzzy(params: dict[str, Any], json_type: str | None, at: Where) -> Mapped:
                            "differ")])
 
 
-def _no_equivalent(why: str, suggestion: str) -> Callable[[dict[str, Any], str | None, Where],
-                                                           Mapped]:
-    def mapper(params: dict[str, Any], json_type: str | None, at: Where) -> Mapped:
-        return Mapped({}, problems=[_warn(
-            "no-equivalent-comparator", why + "; the field keeps evalschema's default "
-            "comparator for its type (exact for strings)", at.name, suggestion)])
-    return mapper
-
-
 def _structured(params: dict[str, Any], json_type: str | None, at: Where) -> Mapped:
     """On a value that is not a model, Stickler falls back to Python's ``==``."""
-    if json_type == "number":
-        return Mapped({"x-eval-compare": "numeric"})  # the model holds floats: 1 == 1.0
+    if json_type in ("integer", "number"):
+        return Mapped({"x-eval-compare": "numeric"})  # 1 == 1.0
     if json_type is None:
         return Mapped({"x-eval-compare": "exact"}, problems=[_approx(
             "StructuredModelComparator falls back to Python's == on values (1 equals 1.0 and "
-            "true); evalschema's exact is type-strict", at.name, "type the list's items")])
+            "true); evalschema's exact is type-strict", at.name, "type the field")])
     return Mapped({"x-eval-compare": "exact"})
 
+
+def _none(why: str, suggestion: str) -> Callable[[dict[str, Any], str | None, Where], Mapped]:
+    def mapper(params: dict[str, Any], json_type: str | None, at: Where) -> Mapped:
+        return Mapped({}, problems=[_problem(
+            "no-equivalent-comparator", why + "; the field keeps evalschema's default "
+            "comparator for its type", at.name, suggestion)])
+    return mapper
+
+
+_JUDGE = ("\"x-eval-compare\": \"semantic\" asks an LLM judge you configure instead "
+          "(docs/reference.md#semantic)")
+_REGISTER = "register a comparator that does it (register_comparator)"
 
 _MAPPERS: dict[str, Callable[[dict[str, Any], str | None, Where], Mapped]] = {
     "LevenshteinComparator": _levenshtein,
     "ExactComparator": _exact,
+    "NormalizedComparator": _normalized,
     "NumericComparator": _numeric,
+    "DateComparator": _date,
     "FuzzyComparator": _fuzzy,
-    "SemanticComparator": _no_equivalent(
-        "SemanticComparator scores the cosine similarity of two embeddings (Amazon Bedrock); "
-        "evalschema has no embedding comparator",
-        "\"x-eval-compare\": \"semantic\" asks an LLM judge you configure instead "
-        "(docs/reference.md#semantic); or register a comparator around your embedding "
-        "model (register_comparator)"),
-    "LLMComparator": _no_equivalent(
-        "LLMComparator asks a Bedrock model, with Stickler's own prompt and eval_guidelines, "
-        "whether the values are equivalent; evalschema's semantic judge uses your endpoint, "
-        "model and prompt, so it is not chosen for you",
-        "add \"x-eval-compare\": {\"semantic\": {\"prompt\": ...}} with your guidelines "
-        "to judge with your LLM (docs/reference.md#semantic)"),
     "StructuredModelComparator": _structured,
+    "PhoneComparator": _none("PhoneComparator parses phone numbers (libphonenumber) and "
+                             "compares them in E.164 form; evalschema has no such parser",
+                             _REGISTER),
+    "ANLSStarComparator": _none("ANLSStarComparator scores nested values with ANLS* (partial "
+                                "credit through dicts and lists); evalschema has no ANLS",
+                                "give the value a schema so its fields are judged one by one, "
+                                "or " + _REGISTER),
+    "BBoxIoUComparator": _none("BBoxIoUComparator scores the overlap of two bounding boxes; "
+                               "evalschema has no geometry comparator", _REGISTER),
+    "SemanticComparator": _none("SemanticComparator scores the cosine similarity of two "
+                                "embeddings (Amazon Bedrock); evalschema has no embedding "
+                                "comparator", _JUDGE + "; or " + _REGISTER),
+    "BERTComparator": _none("BERTComparator scores BERTScore F1 with a local model; "
+                            "evalschema has no BERTScore", _JUDGE + "; or " + _REGISTER),
+    "LLMComparator": _none("LLMComparator asks a Bedrock model, with Stickler's own prompt "
+                           "and eval_guidelines, whether the values are equivalent; "
+                           "evalschema's semantic judge uses your endpoint, model and prompt, "
+                           "so it is not chosen for you",
+                           "add \"x-eval-compare\": {\"semantic\": {\"prompt\": ...}} with "
+                           "your guidelines (docs/reference.md#semantic)"),
 }
-
-
-def _list_items(mapped: Mapped, json_type: str | None) -> Mapped:
-    """Stickler's Hungarian matcher turns list items into lower-cased, whitespace-collapsed
-    text before any comparator sees them (``HungarianMatcher._normalize_value``)."""
-    rest = [t for t in mapped.keys.get("x-eval-transform", []) if t != _AS_TEXT]
-    head = _text_first(json_type) + [t for t in _NORMALIZE if t not in rest]
-    return Mapped({**mapped.keys, "x-eval-transform": head + rest}, mapped.continuous,
-                  mapped.problems)
