@@ -455,7 +455,7 @@ class _Reader:
                         f"TP when its weighted similarity reaches {threshold:g}, else one FD; "
                         "evalschema counts only its fields", at, "nothing equivalent to "
                         "write", Severity.INFO)
-        for which in ("comparator", "config"):
+        for which in ("comparator", "config") if self.form == JSON_SCHEMA else ():
             self.no_effect(node, ptr, which, "Stickler judges an object by its fields, not by "
                            "a comparator")
         self.container(node, ptr, out, "an object")
