@@ -531,3 +531,36 @@ def test_cli_refuses_what_is_not_stickler_and_never_overwrites_the_input(
     broken.write_text('{"fields": ', encoding="utf-8")
     code, _, err = _run(capsys, "import", "stickler", broken)
     assert code == 2 and f"{broken}:1:" in err and "Traceback" not in err
+
+
+def test_objects_and_list_pairs_count_as_the_docs_say() -> None:
+    """company.config.json by hand (stickler-eval 1.0), the CEO's salary wrong and one
+    employee replaced:
+    name: equal: TP.
+    ceo: name Levenshtein 1 - 1/13 >= 0.8 (TP), salary 250000 vs 255000 (FD); the object's
+    weighted similarity (12/13 * 1.0 + 0 * 0.8) / 1.8 = 0.51 < 0.7: one FD in `overall`.
+    employees: Hungarian pairs Carol with Carol (TP) and Bob with Zed (similarity < 0.7: FD,
+    its fields in no count). Stickler: overall TP 2, FD 2; aggregate TP 5 (name, ceo.name,
+    Carol's three fields), FD 1 (ceo.salary). evalschema: the same 5 matches and 1
+    mismatch, and Bob and Zed, who share no field (pair F1 0), stay unpaired: 3 omissions
+    and 3 hallucinations."""
+    schema = import_stickler(_load("company.config.json")).schema
+    gold = {"name": "TechCorp Inc", "ceo": {"name": "Alice Johnson", "salary": 250000.0},
+            "employees": [{"name": "Bob Smith", "department": "Engineering", "salary": 85000.0},
+                          {"name": "Carol Davis", "department": "Marketing", "salary": 70000.0}]}
+    extracted = {"name": "TechCorp Inc", "ceo": {"name": "Alice Jonson", "salary": 255000.0},
+                 "employees": [{"name": "Carol Davis", "department": "Marketing",
+                                "salary": 70000.0},
+                               {"name": "Zed", "department": "Sales", "salary": 1.0}]}
+    [record] = evaluate([gold], [extracted], schema).records
+    assert [(f.path, str(f.status)) for f in record.field_results] == [
+        ("name", "match"), ("ceo.name", "match"), ("ceo.salary", "mismatch"),
+        ("employees[1].name", "match"), ("employees[1].department", "match"),
+        ("employees[1].salary", "match"),
+        ("employees[0].name", "omission"), ("employees[0].department", "omission"),
+        ("employees[0].salary", "omission"),
+        ("employees[1].name", "hallucination"), ("employees[1].department", "hallucination"),
+        ("employees[1].salary", "hallucination")]
+    counts = record.counts
+    assert (counts.matches, counts.mismatches, counts.omissions, counts.hallucinations) == (
+        5, 1, 3, 3)
