@@ -262,13 +262,11 @@ class _Reader:
                 for name, sub in value.items():
                     both = isinstance(sub, dict) and _json_type(sub) == "object"
                     self.scopes(sub, join(at, name), "both" if both else "field")
-            elif key in ("items", "anyOf", "oneOf", "allOf", "definitions", "$defs"):
-                sub_scope = "model" if key in ("items", "anyOf", "oneOf", "allOf") else "defs"
-                if key in ("definitions", "$defs") and isinstance(value, dict):
-                    for name, sub in value.items():
-                        self.scopes(sub, join(at, name), "model")
-                else:
-                    self.scopes(value, at, sub_scope)
+            elif key in ("definitions", "$defs") and isinstance(value, dict):
+                for name, sub in value.items():
+                    self.scopes(sub, join(at, name), "model")
+            elif key in ("items", "anyOf", "oneOf", "allOf"):
+                self.scopes(value, at, "model")
             elif key not in _DATA:
                 self.scopes(value, at, "none")
 
