@@ -1,7 +1,7 @@
 """The ``evalschema`` command line: the parser and the dispatch.
 
 Each command lives in its own module (``eval_cmd``, ``compare_cmd``, ``gold_audit_cmd``,
-``schema_cmds``, ``list_cmd``, ``serve_cmd``). Exit codes: 0 ok, 1 a threshold was not
+``schema_cmds``, ``import_cmd``, ``list_cmd``, ``serve_cmd``). Exit codes: 0 ok, 1 a threshold was not
 met, 2 bad input or configuration, always with a located message and never a traceback.
 Nothing writes a user's file unless told to (``--output``, ``annotate --in-place``).
 """
@@ -17,6 +17,7 @@ from evalschema.cli import (
     compare_cmd,
     eval_cmd,
     gold_audit_cmd,
+    import_cmd,
     list_cmd,
     schema_cmds,
     serve_cmd,
@@ -49,6 +50,7 @@ examples:
   evalschema infer gold.jsonl --id-field invoice_id > schema.eval.json
   evalschema annotate schema.json --in-place
   evalschema meta-schema > evalschema.schema.json   # for "$schema" in any editor
+  evalschema import stickler product.schema.json -o product.eval.json
   evalschema list --kind comparators
   evalschema serve --stdio
 
@@ -70,6 +72,7 @@ def build_parser() -> Parser:
     compare_cmd.add_parser(sub)
     gold_audit_cmd.add_parser(sub)
     schema_cmds.add_parsers(sub)
+    import_cmd.add_parser(sub)
     list_cmd.add_parser(sub)
     serve_cmd.add_parser(sub)
     return p

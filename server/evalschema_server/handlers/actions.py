@@ -1,5 +1,6 @@
 """Code actions: in a schema, quick fixes from our diagnostics' data and "Annotate schema"
-(``authoring.actions``); on a finding in an extracted file, accept its value as gold, open
+(``authoring.actions``); on a Stickler model, "Convert Stickler keys to x-eval-*" (a new
+eval schema next to it, ``authoring.stickler``); on a finding in an extracted file, accept its value as gold, open
 the gold value, compare the record with gold (``evaluation.goldactions``); on suspect gold
 in a gold file, accept the value the runs agree on; on the note of
 findings not shown, the way to all of them."""
@@ -11,13 +12,14 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..authoring import actions
+from ..authoring import actions, stickler
 from ..authoring.analysis import SchemaAnalysis
 from ..diagnostic_store import DIAGNOSTIC_SOURCE
 from ..document import LineIndex
 from ..evaluation import goldactions
 from ..evaluation.suspects import CODE as SUSPECT_CODE
 from ..guard import guarded
+from ..open_schemas import JSON_LANGUAGES
 from ..ranges import to_offset, to_range
 from ..store import OpenDocument
 from .shared import PREFIX, findings_at_range
@@ -35,6 +37,7 @@ async def on_code_action(ls: EvalSchemaServer, params: types.CodeActionParams
     doc = ls.store.get(uri)
     if doc is None:
         return out or None
+    out.extend(_stickler_action(ls, doc))
     if not ls.schemas.is_eval_schema(doc):  # a data file (or too large to be a schema)
         out.extend(await _gold_actions(ls, doc, params.context.diagnostics))
         return out or None
@@ -53,6 +56,33 @@ async def on_code_action(ls: EvalSchemaServer, params: types.CodeActionParams
             "Annotate schema: make every default comparator explicit", edits,
             kind=types.CodeActionKind.Source), []))
     return out
+
+
+def _stickler_action(ls: EvalSchemaServer, doc: OpenDocument) -> list[types.CodeAction]:
+    """On a Stickler JSON Schema or model configuration: its eval schema as a new file
+    beside it, created and filled by the editor when the user picks the action (clients
+    that cannot create files through an edit are not offered it)."""
+    ws = ls.client_capabilities.workspace
+    edits = ws.workspace_edit if ws is not None else None
+    if edits is None or not edits.document_changes or types.ResourceOperationKind.Create \
+            not in (edits.resource_operations or []):
+        return []
+    if doc.path is None or doc.language_id not in JSON_LANGUAGES or ls.schemas.too_large(doc):
+        return []
+    found = stickler.conversion(doc.text, doc.path, lambda p: p.exists() or ls.store.get(
+        ls.store.uri_of(p)) is not None)
+    if found is None:
+        return []
+    new_uri = found.path.as_uri()
+    return [types.CodeAction(
+        title=found.title, kind=types.CodeActionKind.Source,
+        edit=types.WorkspaceEdit(document_changes=[
+            types.CreateFile(new_uri, options=types.CreateFileOptions(
+                overwrite=False, ignore_if_exists=False)),
+            types.TextDocumentEdit(types.OptionalVersionedTextDocumentIdentifier(new_uri, None),
+                                   [types.TextEdit(types.Range(types.Position(0, 0),
+                                                               types.Position(0, 0)),
+                                                   found.text)])]))]
 
 
 def _show_all(uri: str, diagnostics: Sequence[types.Diagnostic]) -> list[types.CodeAction]:

@@ -526,10 +526,11 @@ def test_help_lists_every_command_with_examples(capsys: Any) -> None:
     with pytest.raises(SystemExit):
         main(["--help"])
     out = capsys.readouterr().out
-    for cmd in ("eval", "compare", "check", "infer", "annotate", "list", "serve"):
+    for cmd in ("eval", "compare", "check", "infer", "annotate", "import", "list", "serve"):
         assert f"    {cmd} " in out
     assert "exit codes: 0 ok, 1 threshold not met, 2 bad input or configuration" in out
-    for cmd in ("eval", "compare", "check", "infer", "annotate", "list"):
+    for argv in (["eval"], ["compare"], ["check"], ["infer"], ["annotate"],
+                 ["import", "stickler"], ["list"]):
         with pytest.raises(SystemExit):
-            main([cmd, "--help"])
-        assert "examples:" in capsys.readouterr().out, cmd
+            main([*argv, "--help"])
+        assert "examples:" in capsys.readouterr().out, argv
