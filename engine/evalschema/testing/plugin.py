@@ -13,10 +13,11 @@ runs the folder's ``conftest.py``, so it is trusted as ``--trust-workspace`` tru
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -135,6 +136,10 @@ class RunFailure(Exception):
 
 class _Node(pytest.Item):
     """An item whose expected failures are shown as their message, never a traceback."""
+
+    #: No fixtures. Declared because other plugins' hooks read it from every item, as from
+    #: a test function's (pytest-lsp's ``pytest_runtest_call`` fails an item without it).
+    funcargs: Mapping[str, object] = MappingProxyType({})
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: Any = None) -> str | Any:

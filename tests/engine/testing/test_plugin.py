@@ -65,6 +65,18 @@ def test_without_the_flag_a_configured_project_collects_only_its_tests(
     run(project).assert_outcomes(passed=1)
 
 
+def test_items_run_beside_every_plugin_installed_here(project: pytest.Pytester,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """As users run it: the entry points on, so the plugin runs beside every other
+    installed one (here pytest-lsp, whose ``pytest_runtest_call`` wrapper never yields
+    for an item without ``funcargs``: the run died with "did not yield")."""
+    monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    result = project.runpytest_subprocess("--evalschema", "-p", "no:cacheprovider", "-v")
+    result.assert_outcomes(passed=2, failed=1)
+    assert "did not yield" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["evalschema.toml::inv::bad.jsonl FAILED*"])
+
+
 def test_each_suite_and_run_is_an_item_that_fails_on_the_thresholds(
         project: pytest.Pytester) -> None:
     result = run(project, "--evalschema", "-v")
