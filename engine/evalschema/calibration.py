@@ -294,3 +294,54 @@ def reliability(pos: Mapping[int, int], neg: Mapping[int, int]) -> tuple[Reliabi
     return tuple(ReliabilityBin(i / ECE_BINS, (i + 1) / ECE_BINS, n,
                                 s / (RESOLUTION * n) if n else None, c / n if n else None)
                  for i, (n, c, s) in enumerate(_binned(pos, neg)))
+
+
+# -- runs side by side (compare) ----------------------------------------------------------
+
+#: The field name of the pooled figures in comparisons.
+ALL_FIELDS = "all fields"
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationRow:
+    """One figure of one field (``ALL_FIELDS``: every field pooled) in each run, and each
+    later run's difference from the first; None where a run has no such figure."""
+
+    field: str
+    metric: str
+    values: tuple[float | None, ...]
+    deltas: tuple[float | None, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"field": self.field, "metric": self.metric, "values": list(self.values),
+                "deltas": list(self.deltas)}
+
+
+def _metrics(f: FieldCalibration | None, budgets: Sequence[float]
+             ) -> list[tuple[str, float | None]]:
+    review = [None] * len(budgets) if f is None else [r.caught for r in f.review]
+    return [("ECE", None if f is None else f.ece), ("Brier", None if f is None else f.brier),
+            ("AUROC", None if f is None else f.auroc),
+            *((f"caught@{k:g}%", c) for k, c in zip(budgets, review, strict=True)),
+            ("missing", None if f is None else float(f.missing + f.invalid))]
+
+
+def compare_calibrations(cals: Sequence[Calibration | None],
+                         budgets: Sequence[float] = REVIEW_BUDGETS) -> tuple[CalibrationRow, ...]:
+    """Runs' calibrations side by side, every field pooled first, then each field in the
+    order runs first have it; () when no run has confidences. ``missing`` counts the
+    missing and invalid confidences."""
+    if all(c is None for c in cals):
+        return ()
+    names = list(dict.fromkeys(k for c in cals if c is not None for k in c.per_field))
+    rows = []
+    for name in (ALL_FIELDS, *names):
+        per_run = [None if c is None else c.overall if name == ALL_FIELDS
+                   else c.per_field.get(name) for c in cals]
+        columns = [_metrics(f, budgets) for f in per_run]
+        for i, (metric, _) in enumerate(columns[0]):
+            values = tuple(col[i][1] for col in columns)
+            base = values[0]
+            rows.append(CalibrationRow(name, metric, values, tuple(
+                None if base is None or v is None else v - base for v in values[1:])))
+    return tuple(rows)

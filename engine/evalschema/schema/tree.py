@@ -82,7 +82,7 @@ class _Builder(Binder):
         node = SchemaNode(name, path, pointer, kind, types or frozenset(), skip=skip,
                           weight=float(weight), null_policy=null_policy,
                           seg="/" + escape(name) if name is not None else "")
-        if kind == "leaf" and confidence is not None and confidence[0] is not False:
+        if kind == "leaf" and confidence is not None and isinstance(confidence[0], str):
             node.confidence = resolve_at(confidence[0], name, confidence[1])
         if root:
             node.id_field = self._id_field(schema)
@@ -93,7 +93,7 @@ class _Builder(Binder):
                 outer = self.owner
                 self.owner = f"{path}.{key}" if path else key  # a field: it owns its problems
                 child = self.build(sub, name=key, path=self.owner, inherited=inherit)
-                self._sibling_confidence(child, props, ignored)
+                self._sibling_confidence(child, props or {}, ignored)
                 self.owner = outer
                 if not isinstance(sub, dict) or not self.res.origin(sub):
                     child.pointer = ptr_join(ptr_join(pointer, "properties"), key)
