@@ -176,3 +176,40 @@ def test_the_bundled_example_has_no_calibration() -> None:
                    EXAMPLES / "invoices.eval.json")
     assert run.confidence == {}
     assert "calibration" not in run.to_dict(include_records=False)
+
+
+@pytest.mark.parametrize("match_by", ["hungarian", "ordered"])
+def test_aligned_items_pair_without_their_confidence_keys(match_by: str) -> None:
+    """Hungarian alignment scores element pairs (pair_f1, vectorized): a confidence key in
+    an element is not an extra key there either."""
+    schema = _schema()
+    schema["properties"]["items"]["x-eval-align"] = (
+        {"match_by": "hungarian"} if match_by == "hungarian" else {"ordered": True})
+    gold = [{"id": "a", "items": [{"sku": "x"}, {"sku": "y"}]}]
+    ext = [{"id": "a", "items": [{"sku": "y", "sku_confidence": 0.6},
+                                 {"sku": "x", "sku_confidence": 0.7}]}]
+    run = evaluate(gold, ext, schema)
+    got = [(r.path, r.status) for r in run.records[0].field_results]
+    if match_by == "hungarian":
+        assert got == [("id", Status.MATCH), ("items[0].sku", Status.MATCH),
+                       ("items[1].sku", Status.MATCH)]
+    else:
+        assert got == [("id", Status.MATCH), ("items[0].sku", Status.MISMATCH),
+                       ("items[1].sku", Status.MISMATCH)]
+    cal = run.calibration()
+    assert cal is not None and cal.per_field["items[].sku"].values == 2
+
+
+def test_element_similarity_leaves_confidence_keys_out() -> None:
+    """The F1 of an element pair that alignment maximises (the flat copy in pair_f1.py
+    and the walked one) is 1.0 for equal elements, whatever their confidence keys."""
+    from evalschema.schema.tree import parse_eval_schema
+    from evalschema.scoring.pair_f1 import make_pair_f1
+    from evalschema.scoring.walk import RecordScorer
+
+    items = parse_eval_schema(_schema()).find("items[]")
+    assert items is not None
+    flat = make_pair_f1(items, True, lambda g, e: -1.0)
+    walked = RecordScorer(items).pair_f1(items)
+    pair = ({"sku": "x"}, {"sku": "x", "sku_confidence": 0.4})
+    assert flat(*pair) == walked(*pair) == 1.0
