@@ -22,8 +22,8 @@ SOURCES = {"evalschema": ROOT / "engine" / "evalschema",
 #: The engine's layers, bottom up: a module may import its own layer and those below it.
 #: (``evalschema`` itself, the public API, sits on top: it re-exports from every stage.)
 ENGINE_LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"results", "errors", "pointer", "policy", "limits", "safetext", "jsontypes",
-               "judge", "version", "display", "frames"}),
+    frozenset({"results", "calibration", "errors", "pointer", "policy", "limits", "safetext",
+               "jsontypes", "judge", "version", "display", "frames"}),
     frozenset({"io"}),
     frozenset({"rules"}),
     frozenset({"schema"}),

@@ -7,11 +7,13 @@ CLI, the language server and reports read one shape.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
 from evalschema import display
+from evalschema.calibration import REVIEW_BUDGETS, Calibration, ConfidenceTally, calibrate
 from evalschema.errors import InputError, Problem
 
 
@@ -529,6 +531,14 @@ class RunResult:
     undefined: Undefined = _NONE_UNDEFINED
     #: How much of the gold the schema judges (``Coverage``).
     coverage: Coverage = _NO_COVERAGE
+    #: Per field with an ``x-eval-confidence``, its confidences against correctness (the
+    #: mergeable state; ``calibration`` gives the figures).
+    confidence: dict[str, ConfidenceTally] = field(default_factory=dict)
+
+    def calibration(self, budgets: Sequence[float] = REVIEW_BUDGETS) -> Calibration | None:
+        """ECE, Brier, AUROC and errors caught at each review budget (percent), overall and
+        per field; None when no field has a confidence location (docs/metrics.md)."""
+        return calibrate(self.confidence, budgets)
 
     @property
     def micro_precision(self) -> float | None:
@@ -571,7 +581,9 @@ class RunResult:
     def total_batch_errors(self) -> int:
         return self.totals.batch_errors
 
-    def to_dict(self, *, include_records: bool = True) -> dict[str, Any]:
+    def to_dict(self, *, include_records: bool = True,
+                budgets: Sequence[float] = REVIEW_BUDGETS) -> dict[str, Any]:
+        """The run as JSON; ``calibration`` only when some field has confidences."""
         out: dict[str, Any] = {
             "total_records": self.total_records,
             "total_fields": self.total_fields,
@@ -592,6 +604,9 @@ class RunResult:
             "coverage": self.coverage.to_dict(),
             "per_field": {k: v.to_dict() for k, v in self.per_field.items()},
         }
+        cal = self.calibration(budgets)
+        if cal is not None:
+            out["calibration"] = cal.to_dict()
         if include_records:
             out["records"] = [r.to_dict() for r in self.records]
         return out

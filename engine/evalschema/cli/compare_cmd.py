@@ -15,6 +15,7 @@ from evalschema.cli.options import (
     EXIT_OK,
     EXIT_THRESHOLD,
     Formatter,
+    add_budget_option,
     add_label_option,
     add_mlflow_options,
     add_output_options,
@@ -28,6 +29,7 @@ from evalschema.cli.options import (
 )
 from evalschema.cli.suites import one_suite_runs, score_runs
 from evalschema.errors import EvalSchemaError
+from evalschema.report.calibration import comparison_text
 from evalschema.report.figures import difference, figure
 from evalschema.report.layout import clip, fit_lines, shorten_all, terminal_width
 from evalschema.run.compare import (
@@ -85,6 +87,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     b.add_argument("--confidence", type=float, default=0.95,
                    help="confidence level of the intervals (default 0.95)")
     add_label_option(b)
+    add_budget_option(b)
     b.add_argument("--fail-on-regression", action="store_true",
                    help="exit 1 when a run's overall F1 is significantly below the first's")
     b.add_argument("--fail-metric", choices=("macro", "micro"), default="macro",
@@ -124,7 +127,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     except EvalSchemaError as exc:
         return print_error(exc, suite)
     comparison = compare_runs(results, labels, resamples=args.resamples, seed=args.seed,
-                              confidence=args.confidence)
+                              confidence=args.confidence, budgets=args.review_budgets)
     command = command_line(argv)
     fmt = args.format
     if fmt == "json":
@@ -233,6 +236,7 @@ def _compare_text(c: Comparison, *, flips: int, width: int | None) -> str:
             + "  ".join(f"{difference(d):<{dw}}" for d in f.f1.differences)
             + f"  {'/'.join(str(x) for x in f.regressed):>11}  "
             f"{'/'.join(str(x) for x in f.fixed):>11}")
+    lines += comparison_text(c.calibration, c.labels)
     if c.flips:
         lines += ["", f"records that flipped: {len(c.flips)}"
                   + (f" (first {flips}; --format json lists all)" if len(c.flips) > flips

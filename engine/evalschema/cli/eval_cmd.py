@@ -13,6 +13,7 @@ from evalschema.cli.options import (
     EXIT_OK,
     EXIT_THRESHOLD,
     Formatter,
+    add_budget_option,
     add_mlflow_options,
     add_suite_arguments,
     command_line,
@@ -91,6 +92,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="leave per-record results out of --format json (streams the files)")
     o.add_argument("--worst", type=int, default=20, metavar="N",
                    help="worst records shown in the HTML report (default 20)")
+    add_budget_option(o)
     g = p.add_argument_group("thresholds (exit 1 when not met)")
     g.add_argument("--fail-under", type=fraction, metavar="F1",
                    help="overall F1 below this fails (overrides the configuration)")
@@ -157,7 +159,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
             reports.append(RunReport.from_outcome(
                 outcome, suite.label(extracted), suite=suite.name, extracted=extracted,
                 checks=checks, settings=suite.settings(extracted, args.workers, command),
-                schema=suite.schema))
+                schema=suite.schema, budgets=args.review_budgets))
     emit(render(reports, args, command), args.output,
          kind="json" if args.format == "json" else "text", inputs=inputs, force=args.force)
     if mlflow:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
+from evalschema.calibration import REVIEW_BUDGETS, check_budgets
 from evalschema.errors import (
     EvalSchemaError,
     GoldValidationError,
@@ -93,6 +94,23 @@ def fraction(text: str) -> float:
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1")
     return value
+
+
+def review_budgets(text: str) -> tuple[float, ...]:
+    """An argparse type: comma-separated percents in (0, 100], e.g. ``5,10,20``."""
+    try:
+        return check_budgets([float(x) for x in text.split(",")])
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(
+            str(exc) if "review budget" in str(exc) else
+            f"{text!r} is not a comma-separated list of percents (e.g. 5,10,20)") from None
+
+
+def add_budget_option(g: argparse._ActionsContainer) -> None:
+    g.add_argument("--review-budgets", type=review_budgets, default=REVIEW_BUDGETS,
+                   metavar="K,K,...", help="calibration: report the errors caught among the "
+                   "K%% least confident values, for each K (default 5,10,20; only for schemas "
+                   "with x-eval-confidence)")
 
 
 def positive_int(text: str) -> int:

@@ -15,6 +15,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evalschema.report.calibration import html_section
 from evalschema.report.figures import f1_figure, sort_key, undefined_note
 from evalschema.report.html_page import (
     bar,
@@ -301,6 +302,9 @@ def _run_section(rep: RunReport, anchor: str, worst: int) -> str:
     if extra:
         parts.append(f"<h3>Fields only in extracted output ({len(extra)})</h3>"
                      + extra_fields(extra))
+    cal = run.calibration(rep.budgets)
+    if cal is not None:
+        parts.append(html_section(cal))
     if rep.worst or rep.unreadable:
         shown, unread = rep.worst[:worst], rep.unreadable[:worst]
         count = f"{len(shown)}" + (f", {len(unread)} unreadable" if unread else "")

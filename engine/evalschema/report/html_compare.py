@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evalschema.report.calibration import comparison_html
 from evalschema.report.html_page import bar, config_html, e, meta, num, page, short, th
 from evalschema.results import show_value
 from evalschema.run.compare import Comparison, Difference, FieldComparison
@@ -209,6 +210,8 @@ def compare_html(c: Comparison, *, settings: Mapping[str, Any] | None = None,
                     f"</thead><tbody>{''.join(items)}</tbody></table>"
                     + (f'<p class="muted">… and {more:,} more records (the JSON output lists '
                        "all).</p>" if more > 0 else ""))
+    if c.calibration:
+        body.append(comparison_html(c.calibration, c.labels))
     if suspects is not None:
         body.append(suspects_html(suspects))
     body.append("<h2>Configuration</h2>" + config_html(settings or {}, schema))

@@ -92,6 +92,13 @@ svg.chart .zero{stroke:#868e96;stroke-width:1.2}
 svg.chart .track{fill:#f1f3f5}
 svg.chart .tick{stroke:#1f2328;stroke-width:2}
 svg.chart .ci{stroke-width:2}
+.reliability-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));
+gap:12px}
+figure.reliability{margin:0}
+svg.reliability .diagonal{stroke:#868e96;stroke-dasharray:4 3}
+svg.reliability .acc{fill:#a5d8ff}
+svg.reliability circle{fill:var(--accent)}
+svg.reliability .share{fill:#ced4da}
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th,td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 thead th{position:sticky;top:0;background:#fff;font-size:12px;color:var(--muted);

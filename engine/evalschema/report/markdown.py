@@ -5,6 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from evalschema.calibration import ALL_FIELDS
+from evalschema.report.calibration import (
+    COMPARE_LEGEND,
+    LEGEND,
+    calibration_rows,
+    comparison_table,
+    headings,
+    problem_notes,
+)
 from evalschema.report.figures import f1_figure, figure, sort_key, undefined_note
 from evalschema.report.model import RunReport
 from evalschema.results import FieldResult
@@ -71,6 +80,16 @@ def run_markdown(report: RunReport, *, sort: str = "schema", level: int = 2) -> 
                      f"{figure(a.recall)} | "
                      f"{c.matches} | {c.mismatches} | {c.omissions} | {c.hallucinations} | "
                      f"{mark} |")
+    cal = run.calibration(report.budgets)
+    if cal is not None:
+        lines += ["", f"{h}# Calibration", "", _sentence(cell(LEGEND)), "",
+                  "| field | " + " | ".join(headings(cal)) + " |",
+                  "|---|" + "---:|" * len(headings(cal))]
+        lines += [f"| {code(name) if name != ALL_FIELDS else '**all fields**'} | "
+                  + " | ".join(values) + " |" for name, values in calibration_rows(cal)]
+        notes = problem_notes(cal)
+        if notes:
+            lines += [""] + [f"- {cell(n)}" for n in notes]
     if report.worst:
         lines += ["", f"{h}# Worst records", "", "| record | F1 | wrong fields |", "|---|---:|---|"]
         for w in report.worst[:10]:
@@ -149,6 +168,13 @@ def compare_markdown(c: Comparison) -> str:
                   "|---|" + "---:|" * len(c.labels)]
         lines += [f"| {code(f.field)} | " + " | ".join(str(h) for h in f.hallucinations) + " |"
                   for f in extra]
+    if c.calibration:
+        lines += ["", "## Calibration", "", _sentence(cell(COMPARE_LEGEND)), "",
+                  "| field | figure | " + " | ".join(cell(x) for x in c.labels) + " | "
+                  + " | ".join(f"Δ {cell(x)}" for x in others) + " |",
+                  "|---|---|" + "---:|" * (len(c.labels) + len(others))]
+        lines += [f"| {code(f) if f != ALL_FIELDS else '**all fields**'} | {m} | "
+                  + " | ".join(cs) + " |" for f, m, cs in comparison_table(c.calibration)]
     if c.flips:
         lines += ["", "## Records that flipped", "",
                   "| run | record | match → wrong | wrong → match |", "|---|---|---|---|"]

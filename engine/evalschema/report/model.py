@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalschema.calibration import REVIEW_BUDGETS
 from evalschema.io.lenient import TRUNCATED
 from evalschema.project.gate import Check
 from evalschema.results import RunResult
@@ -39,6 +40,8 @@ class RunReport:
     schema: Any = None
     seconds: float | None = None
     workers: int = 1
+    #: Review budgets (percent) of the calibration figures (``--review-budgets``).
+    budgets: tuple[float, ...] = REVIEW_BUDGETS
 
     @classmethod
     def from_outcome(cls, outcome: EvalOutcome, label: str, **kw: Any) -> RunReport:
@@ -108,7 +111,7 @@ class RunReport:
             out["suite"] = self.suite
         if self.extracted is not None:
             out["extracted"] = self.extracted
-        out.update(self.run.to_dict(include_records=include_records))
+        out.update(self.run.to_dict(include_records=include_records, budgets=self.budgets))
         if not include_records and self.from_digest:
             out["repaired_records"] = self.repaired_count
             out["truncated_records"] = self.truncated_count

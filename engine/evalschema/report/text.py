@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from rich.cells import cell_len
 
 from evalschema.io.lenient import TRUNCATED
+from evalschema.report.calibration import text_lines
 from evalschema.report.figures import f1_figure, figure, sort_key, undefined_note
 from evalschema.report.layout import fit_lines, shorten, shorten_all
 from evalschema.results import FieldAggregation, RunResult
@@ -213,9 +214,11 @@ def _fit_label(label: str, run: RunResult, width: int | None) -> str:
 def text_report(run: RunResult, label: str = "", *, sort: str | None = "schema",
                 width: int | None = None, failing: bool = False, top: int | None = None
                 ) -> str:
+    cal = run.calibration()
     return "\n".join(fit_lines([*summary_lines(run, _fit_label(label, run, width)), ""],
                                width) + field_table(run.per_field, sort=sort, width=width,
-                                                    failing=failing, top=top))
+                                                    failing=failing, top=top)
+                     + (fit_lines(text_lines(cal), width) if cal is not None else []))
 
 
 def run_text(report: RunReport, *, sort: str | None = "schema", width: int | None = None,
@@ -231,6 +234,9 @@ def run_text(report: RunReport, *, sort: str | None = "schema", width: int | Non
              ""]
     table = field_table(report.run.per_field, sort=sort, width=width, failing=failing, top=top)
     after = []
+    cal = report.run.calibration(report.budgets)
+    if cal is not None:
+        after += text_lines(cal)
     if report.checks:
         after += ["", f"thresholds: {'passed' if report.passed else 'FAILED'}"]
         after += [f"  {'ok  ' if c.passed else 'FAIL'}  {one_line(c.describe())}"

@@ -91,6 +91,19 @@ KEYWORDS: dict[str, Keyword] = {
             '"${1|value,absent|}"',
         ),
         Keyword(
+            "x-eval-confidence",
+            "Where this field's confidence sits in the extracted record, for calibration "
+            "figures (ECE, Brier, AUROC, errors caught at a review budget): a sibling key, "
+            "`{key}` standing for the field's name (`\"{key}_confidence\"`), or a JSON "
+            "Pointer from the record's root, `{path}` standing for the value's own pointer "
+            "(`\"/confidence/{path}\"`). On an object, array or the root it is a template "
+            "for every field below (its placeholder required); `false` turns it off. The "
+            "confidence keys are not scored as extra keys.",
+            _ANY,
+            {"oneOf": [{"type": "string", "minLength": 1}, {"const": False}]},
+            '"${1:{key\\}_confidence}"',
+        ),
+        Keyword(
             "x-eval-id",
             "At the schema root: the property that identifies a record, used to pair gold "
             "and extracted records (instead of by position).",

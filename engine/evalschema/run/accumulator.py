@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from evalschema.calibration import ConfidenceTally
 from evalschema.results import (
     Counts,
     Coverage,
@@ -41,6 +42,9 @@ class RunAccumulator:
     n_w: int = 0
     #: Gold values under keys no schema node covers, by pointer pattern (``schema.coverage``).
     off_schema: dict[str, int] = field(default_factory=dict)
+    #: Per field, its confidences against correctness (``x-eval-confidence``): integer
+    #: counts on a fixed grid, so merging is exact (``calibration``).
+    confidence: dict[str, ConfidenceTally] = field(default_factory=dict)
 
     def tally(self, results: Sequence[FieldResult]) -> Counts:
         """Fold one record's results into the per-field tallies; return the record's counts."""
@@ -90,6 +94,12 @@ class RunAccumulator:
         self.n_w += other.n_w
         for k, v in other.off_schema.items():
             self.off_schema[k] = self.off_schema.get(k, 0) + v
+        for k, c in other.confidence.items():
+            mine_c = self.confidence.get(k)
+            if mine_c is None:
+                self.confidence[k] = c.copy()
+            else:
+                mine_c.update(c)
 
     def copy(self, *, records: bool = True) -> RunAccumulator:
         """An independent copy of the sums, to resume from later (the language server
@@ -99,7 +109,8 @@ class RunAccumulator:
         return RunAccumulator({k: list(t) for k, t in self.per_field.items()},
                               list(self.records) if records else [], self.keep_records,
                               self.n, self.sum_p, self.sum_r, self.sum_f1, self.sum_w,
-                              self.n_p, self.n_r, self.n_f1, self.n_w, dict(self.off_schema))
+                              self.n_p, self.n_r, self.n_f1, self.n_w, dict(self.off_schema),
+                              {k: c.copy() for k, c in self.confidence.items()})
 
     def merge(self, other: RunAccumulator) -> RunAccumulator:
         """A new accumulator holding both (``other`` after this one): ``copy`` then
@@ -130,5 +141,6 @@ class RunAccumulator:
             undefined=Undefined(n - self.n_p, n - self.n_r, n - self.n_f1, n - self.n_w),
             coverage=Coverage.of(totals.matches + totals.mismatches + totals.omissions,
                                  self.off_schema),
+            confidence={k: c.copy() for k, c in self.confidence.items()},
         )
 

@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evalschema import display
+from evalschema.calibration import REVIEW_BUDGETS, CalibrationRow, compare_calibrations
 from evalschema.errors import InputError, Problem
 from evalschema.results import RecordResult, RunResult, Status, record_label
 
@@ -148,6 +149,9 @@ class Comparison:
     overall: dict[str, MetricComparison]
     fields: tuple[FieldComparison, ...]
     flips: tuple[RecordFlip, ...]
+    #: The runs' calibration figures side by side (``calibration.compare_calibrations``);
+    #: () when no run has confidences.
+    calibration: tuple[CalibrationRow, ...] = ()
 
     def field(self, name: str) -> FieldComparison:
         return next(f for f in self.fields if f.field == name)
@@ -163,7 +167,9 @@ class Comparison:
                 "resamples": self.resamples, "seed": self.seed, "confidence": self.confidence,
                 "overall": {k: v.to_dict() for k, v in self.overall.items()},
                 "fields": [f.to_dict() for f in self.fields],
-                "flips": [f.to_dict() for f in self.flips]}
+                "flips": [f.to_dict() for f in self.flips],
+                **({"calibration": [r.to_dict() for r in self.calibration]}
+                   if self.calibration else {})}
 
 
 def _unit_key(rec: RecordResult, seen: dict[Any, int]) -> Any:
@@ -251,13 +257,15 @@ def resample_weights(rng: np.random.Generator, n_resamples: int, n_units: int) -
 
 def compare_runs(runs: Sequence[RunResult], labels: Sequence[str] | None = None, *,
                  resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                 confidence: float = DEFAULT_CONFIDENCE) -> Comparison:
+                 confidence: float = DEFAULT_CONFIDENCE,
+                 budgets: Sequence[float] = REVIEW_BUDGETS) -> Comparison:
     """Compare two or more runs over the same gold (each run must keep its records).
 
     Differences are against the first run. Each comes with a paired bootstrap
     ``confidence`` interval (percentile method) from ``resamples`` resamples of the
     records drawn with ``numpy.random.default_rng(seed)``; the same seed gives the same
-    intervals.
+    intervals. ``budgets`` are the review budgets (percent) of the calibration figures
+    (``Comparison.calibration``, for runs with confidences).
     """
     if len(runs) < 2:
         raise InputError([Problem("bad-option", "compare needs at least two runs")])
@@ -371,7 +379,8 @@ def compare_runs(runs: Sequence[RunResult], labels: Sequence[str] | None = None,
             tuple(per_field_flips[k].get(name, (0, 0))[1] for k in range(1, n_runs)),
             gold, halluc))
     return Comparison(names, n_units, resamples, seed, confidence, overall, tuple(field_list),
-                      tuple(flips))
+                      tuple(flips), compare_calibrations([run.calibration(budgets)
+                                                          for run in runs], budgets))
 
 
 def _flips(runs: Sequence[RunResult], run_keys: list[list[Any]], fields: dict[str, int]

@@ -29,6 +29,7 @@ from evalschema.schema.node import SchemaNode
 from evalschema.schema.select import select_fields, select_target
 from evalschema.schema.tree import parse_eval_schema, parse_partial
 from evalschema.scoring.batches import run_batches
+from evalschema.scoring.confidence import ConfidenceReader
 from evalschema.scoring.postprocess import PostProcessor
 from evalschema.scoring.specialized import SpecializedScorer, specializable, specialize_scorer
 from evalschema.scoring.tally import unfold
@@ -59,10 +60,13 @@ class Evaluator:
                                             compare=False)
     #: Tallies the gold values under keys no schema node covers (``schema.coverage``).
     cover: Walker = field(init=False, repr=False, compare=False)
+    #: Reads the confidences of the fields that have an ``x-eval-confidence``.
+    confidence: ConfidenceReader = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.scorer = RecordScorer(self.root, self.policy)
         self.cover = off_schema(self.root)
+        self.confidence = ConfidenceReader(self.root)
         if specializable(self.root):
             self.specialized = specialize_scorer(self.scorer, self.target_path, self.target_pointer)
 
@@ -81,6 +85,7 @@ class Evaluator:
         arguments cost a measurable share of a record's time)."""
         scorer = self.scorer
         tp = self.target_pointer
+        whole = extracted  # confidence pointers are from the record's root
         if tp:
             gold = ptr_resolve(gold, tp, None) if gold is not NO_RECORD else gold
             extracted = ptr_resolve(extracted, tp, None) if extracted is not NO_RECORD \
@@ -121,6 +126,8 @@ class Evaluator:
             for pp in self.post_process:
                 results = pp(results)
             counts = acc.tally(results)
+        if self.confidence and whole is not NO_RECORD:
+            self.confidence.read(results, whole, acc.confidence, index, record_id, name)
         rec: RecordResult = _new(RecordResult, (index, record_id, tuple(results), counts,
                                                 gold_index, extracted_index, repaired, problem,
                                                 name))

@@ -14,6 +14,7 @@ from evalschema import limits
 from evalschema.jsontypes import json_type
 from evalschema.rules.alignment import ordered
 from evalschema.rules.registry import Align, BatchCompare, Compare, MatrixCompare, Transform
+from evalschema.schema.confidence import ConfidenceAt
 
 NodeKind = Literal["object", "array", "leaf"]
 NullPolicy = Literal["value", "absent"]
@@ -81,6 +82,11 @@ class SchemaNode:
     #: result of the field says it. Such a node is a leaf with nothing bound; the scorer
     #: gives it status ``error`` wherever its parent object is scored.
     broken: str | None = None
+    #: Where this leaf's confidence sits in an extracted record (``x-eval-confidence``).
+    confidence: ConfidenceAt | None = None
+    #: Keys of this object in extracted records that hold confidences, not data: never
+    #: extra keys (``x-eval-confidence``; the schema declares none of them).
+    ignored: frozenset[str] = frozenset()
 
     @property
     def json_type(self) -> str:

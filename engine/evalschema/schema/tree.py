@@ -26,9 +26,11 @@ from evalschema.rules.keywords import KEYWORDS, SIMPLE_KEYWORDS
 from evalschema.rules.registry import Registry, default_registry
 from evalschema.safetext import nonfinite_pointer
 from evalschema.schema.bind import Binder
+from evalschema.schema.confidence import ConfidenceAt, resolve_at
+from evalschema.schema.confidence import parse as parse_confidence
 from evalschema.schema.extractbench import READING_NOTES, translate, unwrap
 from evalschema.schema.node import NodeKind, SchemaNode, declared_types
-from evalschema.schema.resolve import BRANCHES, resolve
+from evalschema.schema.resolve import BRANCHES, Resolution, resolve
 
 
 @cache
@@ -39,6 +41,11 @@ def _keyword_validator(key: str) -> Draft202012Validator:
 class _Builder(Binder):
     """Walks a resolved schema document into nodes (the structure); ``Binder`` binds
     what they name."""
+
+    def __init__(self, res: Resolution, registry: Registry, defaults: bool) -> None:
+        super().__init__(res, registry, defaults)
+        #: Pointer forms of x-eval-confidence, by where written: (value, owning field).
+        self.confidence_pointers: dict[str, tuple[str, str | None]] = {}
 
     # -- the walk -----------------------------------------------------------
 
@@ -69,33 +76,40 @@ class _Builder(Binder):
         inherit = dict(inherited)
         weight = self._simple(schema, "x-eval-weight", inherited.get("weight", 1.0))
         null_policy = self._simple(schema, "x-eval-null", inherited.get("null", "value"))
-        inherit.update(weight=weight, null=null_policy)
+        confidence = self._confidence(schema, kind, name, inherited)
+        inherit.update(weight=weight, null=null_policy, confidence=confidence)
         skip = self._simple(schema, "x-eval-skip", False) is True
         node = SchemaNode(name, path, pointer, kind, types or frozenset(), skip=skip,
                           weight=float(weight), null_policy=null_policy,
                           seg="/" + escape(name) if name is not None else "")
+        if kind == "leaf" and confidence is not None and isinstance(confidence[0], str):
+            node.confidence = resolve_at(confidence[0], name, confidence[1])
         if root:
             node.id_field = self._id_field(schema)
         if kind == "object":
             children = []
+            ignored: set[str] = set()
             for key, sub in (props.items() if isinstance(props, dict) else ()):
                 outer = self.owner
                 self.owner = f"{path}.{key}" if path else key  # a field: it owns its problems
                 child = self.build(sub, name=key, path=self.owner, inherited=inherit)
+                self._sibling_confidence(child, props or {}, ignored)
                 self.owner = outer
                 if not isinstance(sub, dict) or not self.res.origin(sub):
                     child.pointer = ptr_join(ptr_join(pointer, "properties"), key)
                 children.append(child)
             node.children = tuple(children)
             node.child_map = {c.name: c for c in children if c.name is not None}
-            node.values = self._map_values(maps, node, inherit)
+            node.ignored = frozenset(ignored)
+            node.values = self._map_values(maps, node, {**inherit, "repeated": True})
         elif kind == "leaf" and BRANCHES in schema and not has_compare:
             node.branches = tuple(
                 (label, declared_types(alt), self._branch_node(alt, node, inherit))
                 for label, alt in schema[BRANCHES])
         elif kind == "array":
             item_schema = items if isinstance(items, dict) else {}
-            node.items = self.build(item_schema, name=None, path=f"{path}[]", inherited=inherit)
+            node.items = self.build(item_schema, name=None, path=f"{path}[]",
+                                    inherited={**inherit, "repeated": True})
             if not node.items.pointer:
                 node.items.pointer = ptr_join(pointer, "items")
             node.align = self._align(schema, item_schema)
@@ -109,6 +123,63 @@ class _Builder(Binder):
                          self.res.key_origin(schema, "x-eval-align"), target="key",
                          suggestion="remove x-eval-align, or declare \"type\": \"array\" with items")
         return node
+
+    def _confidence(self, schema: dict[str, Any], kind: NodeKind, name: str | None,
+                    inherited: dict[str, Any]) -> tuple[str | bool, str] | None:
+        """The ``x-eval-confidence`` in force at this node, with where it is written: its
+        own (checked: a bad one is an error and none is in force) or the inherited one."""
+        if "x-eval-confidence" not in schema:
+            return inherited.get("confidence")
+        value = schema["x-eval-confidence"]
+        where = self.res.key_origin(schema, "x-eval-confidence")
+        why = parse_confidence(value, template=kind != "leaf",
+                               repeated=bool(inherited.get("repeated")))
+        if why is None and kind == "leaf" and name is None and isinstance(value, str) \
+                and not value.startswith("/"):
+            why = ("x-eval-confidence: a key form names a key beside the field, and array "
+                   "items and map values have no name")
+        if why is not None:
+            self.problem("bad-confidence", why, where,
+                         suggestion='e.g. "{key}_confidence" (a sibling key) or '
+                         '"/confidence/{path}" (a parallel object)')
+            return None
+        if isinstance(value, str) and value.startswith("/"):
+            self.confidence_pointers.setdefault(where, (value, self.owner))
+        return value, where
+
+    def _sibling_confidence(self, child: SchemaNode, props: dict[str, Any],
+                            ignored: set[str]) -> None:
+        """A child's sibling confidence key: not an extra key of its object, and never one
+        of the object's declared properties."""
+        at = child.confidence
+        if at is None or at.key is None:
+            return
+        if at.key in props:
+            self.problem("confidence-is-a-field", f"x-eval-confidence: {child.name!r}'s "
+                         f"confidence key {at.key!r} is a property the schema scores",
+                         at.where, suggestion="name a key the schema does not declare")
+            return
+        ignored.add(at.key)
+
+    def confidence_parallel(self, root: SchemaNode) -> None:
+        """Pointer forms: the first key on the way to their confidences that the schema
+        does not declare is not an extra key (``SchemaNode.ignored``); a pointer into a
+        declared field is an error."""
+        for where, (value, owner) in self.confidence_pointers.items():
+            node = root
+            for seg in ConfidenceAt(pointer=value).fixed_prefix:
+                child = node.child_map.get(seg) if node.kind == "object" else None
+                if child is None:
+                    node.ignored = node.ignored | {seg}
+                    break
+                node = child
+            else:
+                self.owner = owner
+                self.problem("confidence-is-a-field", f"x-eval-confidence {value!r} points "
+                             f"into {node.path or 'the record itself'}, which the schema "
+                             "scores", where, suggestion="point at a key the schema does not "
+                             'declare, e.g. "/confidence/{path}"')
+        self.owner = None
 
     def _map_values(self, maps: list[tuple[str | None, Any]], node: SchemaNode,
                     inherit: dict[str, Any]) -> tuple[tuple[Any, SchemaNode], ...]:
@@ -400,6 +471,7 @@ def check_eval_schema(schema: Any, *, registry: Registry | None = None,
                                tuple(builder.problems))
         inherited = {"null": null_policy} if null_policy else {}
         root = builder.build(res.schema, name=None, path="", inherited=inherited, root=True)
+        builder.confidence_parallel(root)
     except RecursionError:
         return SchemaCheck(SchemaNode(None, "", "", "leaf", frozenset()), (Problem(
             "schema-too-deep", "the schema is nested too deeply to evaluate", "",

@@ -65,7 +65,7 @@ def flat_pair_f1(items: SchemaNode, shared_unknown_keys_skipped: bool
     plan: tuple[tuple[Any, ...], ...] = tuple(
         (c.name, c.skip, c.null_policy == "absent", c.transform_fns, c.compare)
         for c in items.children)
-    known = frozenset(items.child_map) if items.closed else None
+    known = frozenset(items.child_map) | items.ignored if items.closed else None
     A = _ABSENT
 
     def f1(g: Any, e: Any) -> float | None:

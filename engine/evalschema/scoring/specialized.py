@@ -171,7 +171,7 @@ def specialize_scorer(scorer: RecordScorer, path: str = "", pointer: str = "") -
                           child.transform_fns, child.threshold, child.weight,
                           child.comparator, child.pointer, sub))
         plan = tuple(steps)
-        known = frozenset(node.child_map) if node.closed else None
+        known = frozenset(node.child_map) | node.ignored if node.closed else None
 
         def score_object(g: dict[str, Any], e: dict[str, Any], KG: tuple[str, ...],
                          KE: tuple[str, ...]) -> None:

@@ -59,7 +59,8 @@ def vectorized_f1(items: SchemaNode, g: Sequence[Any], e: Sequence[Any],
         omit += gp[:, None] & ~ep[None, :]
         hall += ~gp[:, None] & ep[None, :]
     if items.closed:
-        unknown = {k for v in e for k in v if k not in items.child_map}
+        unknown = {k for v in e for k in v if k not in items.child_map
+                   and k not in items.ignored}
         for k in sorted(unknown):
             ek = np.fromiter((k in v for v in e), bool)
             if shared_unknown_keys_skipped:

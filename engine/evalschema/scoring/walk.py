@@ -170,6 +170,8 @@ class RecordScorer:
         elif node.closed:
             child_map = node.child_map
             extra = [k for k in e if k not in child_map]
+            if extra and node.ignored:  # confidences (x-eval-confidence) are not data
+                extra = [k for k in extra if k not in node.ignored]
             if extra:
                 self.extra_keys(node, e, sorted(extra), prefix, ep, g, gp)
 
@@ -180,9 +182,10 @@ class RecordScorer:
         (``skills{Languages}``), the pointers the exact key; keys no entry takes are
         extra keys, as in any closed object."""
         child_map = node.child_map
+        ignored = node.ignored
         unknown = []
         for k, gv in g.items():
-            if k in child_map:
+            if k in child_map or k in ignored:
                 continue
             sub = node.value_node(k)
             if sub is None:
@@ -190,6 +193,8 @@ class RecordScorer:
             seg = "/" + escape(k)
             self.entry(sub, gv, e.get(k, _ABSENT), f"{path}{{{k}}}", gp + seg, ep + seg)
         for k, ev in e.items():
+            if k in ignored:
+                continue
             if k in child_map or k in g:
                 if k not in child_map and node.value_node(k) is None:
                     unknown.append(k)
@@ -344,7 +349,7 @@ class RecordScorer:
             if node.values:
                 unknown = []
                 for k, v in value.items():
-                    if k in node.child_map:
+                    if k in node.child_map or k in node.ignored:
                         continue
                     sub = node.value_node(k)
                     if sub is None:
@@ -354,7 +359,7 @@ class RecordScorer:
                 if unknown and not gold_side and node.closed:
                     self.extra_keys(node, value, sorted(unknown), prefix, ptr)
             elif not gold_side and node.closed:
-                extra = [k for k in value if k not in node.child_map]
+                extra = [k for k in value if k not in node.child_map and k not in node.ignored]
                 if extra:
                     self.extra_keys(node, value, sorted(extra), prefix, ptr)
             return

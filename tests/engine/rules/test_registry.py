@@ -40,7 +40,7 @@ def test_builtins_are_all_declared() -> None:
 def test_keywords_have_docs_and_value_schemas() -> None:
     assert set(KEYWORDS) == {"x-eval-compare", "x-eval-transform", "x-eval-align",
                              "x-eval-skip", "x-eval-weight", "x-eval-threshold", "x-eval-null",
-                             "x-eval-id"}
+                             "x-eval-confidence", "x-eval-id"}
     assert all(k.doc and k.value_schema and k.snippet for k in KEYWORDS.values())
 
 
