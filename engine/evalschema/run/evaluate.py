@@ -66,7 +66,7 @@ class Evaluator:
     def __post_init__(self) -> None:
         self.scorer = RecordScorer(self.root, self.policy)
         self.cover = off_schema(self.root)
-        self.confidence = ConfidenceReader(self.root)
+        self.confidence = ConfidenceReader(self.root, self.id_field)
         if specializable(self.root):
             self.specialized = specialize_scorer(self.scorer, self.target_path, self.target_pointer)
 

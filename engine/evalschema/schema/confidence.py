@@ -33,6 +33,8 @@ class ConfidenceAt:
     pointer: str | None = None
     #: Where the ``x-eval-confidence`` in force is written in the schema (errors point there).
     where: str = field(default="", compare=False)
+    #: Written on the leaf itself, not inherited from a template above it.
+    own: bool = field(default=False, compare=False)
 
     def locate(self, extracted_pointer: str) -> str:
         """The pointer of the confidence of the value at ``extracted_pointer``."""
@@ -85,12 +87,13 @@ def parse(value: object, *, template: bool, repeated: bool = False) -> str | Non
     return None
 
 
-def resolve_at(value: str, name: str | None, where: str) -> ConfidenceAt | None:
+def resolve_at(value: str, name: str | None, where: str, *, own: bool = False
+               ) -> ConfidenceAt | None:
     """The location of a leaf named ``name`` (None for array items and map values) from
-    a valid value written at ``where``; None when a key form cannot reach it (a leaf with
-    no name)."""
+    a valid value written at ``where`` (on the leaf itself: ``own``); None when a key form
+    cannot reach it (a leaf with no name)."""
     if value.startswith("/"):
-        return ConfidenceAt(pointer=value, where=where)
+        return ConfidenceAt(pointer=value, where=where, own=own)
     if name is None:
         return None
-    return ConfidenceAt(key=value.replace(KEY, name), where=where)
+    return ConfidenceAt(key=value.replace(KEY, name), where=where, own=own)

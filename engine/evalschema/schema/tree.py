@@ -83,7 +83,8 @@ class _Builder(Binder):
                           weight=float(weight), null_policy=null_policy,
                           seg="/" + escape(name) if name is not None else "")
         if kind == "leaf" and confidence is not None and isinstance(confidence[0], str):
-            node.confidence = resolve_at(confidence[0], name, confidence[1])
+            node.confidence = resolve_at(confidence[0], name, confidence[1],
+                                         own="x-eval-confidence" in schema)
         if root:
             node.id_field = self._id_field(schema)
         if kind == "object":

@@ -25,11 +25,14 @@ _JUDGED = {Status.MATCH: True, Status.MISMATCH: False, Status.HALLUCINATION: Fal
 class ConfidenceReader:
     """The confidence locations of one schema's leaves, by field path."""
 
-    def __init__(self, root: SchemaNode) -> None:
+    def __init__(self, root: SchemaNode, id_field: str | None = None) -> None:
         self.at: dict[str, ConfidenceAt] = {}
         for node in root.walk():
-            if node.confidence is not None:
-                self.at.setdefault(node.path, node.confidence)
+            if node.confidence is None:
+                continue
+            if node.path == id_field and not node.confidence.own:
+                continue  # paired by it, the id always matches: only its own key asks
+            self.at.setdefault(node.path, node.confidence)
 
     def __bool__(self) -> bool:
         return bool(self.at)

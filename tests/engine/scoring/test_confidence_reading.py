@@ -213,3 +213,24 @@ def test_element_similarity_leaves_confidence_keys_out() -> None:
     walked = RecordScorer(items).pair_f1(items)
     pair = ({"sku": "x"}, {"sku": "x", "sku_confidence": 0.4})
     assert flat(*pair) == walked(*pair) == 1.0
+
+
+@pytest.mark.parametrize("by", ["x-eval-id", "id_field"])
+def test_the_record_id_takes_no_inherited_confidence(by: str) -> None:
+    """Records are paired by their id, so it always matches: a template from above does
+    not ask it for a confidence (it would only add a "missing" per record). A confidence
+    written on the id field itself is read."""
+    schema = _schema()
+    del schema["properties"]["id"]["x-eval-confidence"]
+    if by == "id_field":
+        del schema["x-eval-id"]
+    kwargs: dict[str, Any] = {"id_field": "id"} if by == "id_field" else {}
+    extracted = [{"id": "a", "total": 1, "total_confidence": 0.9}]
+    cal = evaluate(GOLD[:1], extracted, schema, **kwargs).calibration()
+    # (vendor.name and items[0].sku are omissions: no extracted value, no confidence)
+    assert cal is not None and sorted(cal.per_field) == ["total"]
+    assert (cal.overall.values, cal.overall.missing) == (1, 0)
+    schema["properties"]["id"]["x-eval-confidence"] = "id_confidence"
+    cal = evaluate(GOLD[:1], [{**extracted[0], "id_confidence": 1}], schema,
+                   **kwargs).calibration()
+    assert cal is not None and cal.per_field["id"].values == 1
