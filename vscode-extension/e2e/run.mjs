@@ -262,7 +262,10 @@ async function openFile(name) {
       await input.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
     }
     await input.fill(name);
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor({ timeout: STEP_TIMEOUT });
+    // Enter opens the focused row: wait until it is the file's (the list is redrawn when the
+    // file search answers after the editor history).
+    await page.locator(".quick-input-list .monaco-list-row.focused", { hasText: name }).first().waitFor({ timeout: STEP_TIMEOUT });
+    await page.waitForTimeout(300);
     await page.keyboard.press("Enter");
     if (await tab.waitFor({ timeout: attempt < 3 ? 15000 : STEP_TIMEOUT }).then(() => true, () => false)) break;
     if (attempt >= 3) fail(`Quick Open did not open ${name}`);
