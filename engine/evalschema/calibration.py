@@ -206,8 +206,7 @@ def figures(tally: ConfidenceTally, budgets: Sequence[float] = REVIEW_BUDGETS
     pos, neg = tally.correct, tally.wrong
     n_pos, n_neg = sum(pos.values()), sum(neg.values())
     n = n_pos + n_neg
-    grid = sorted(pos.keys() | neg.keys())
-    conf_sum = sum(b * (pos.get(b, 0) + neg.get(b, 0)) for b in grid)
+    conf_sum = sum(b * c for b, c in pos.items()) + sum(b * c for b, c in neg.items())
     return FieldCalibration(
         n, n_pos, tally.missing, tally.invalid, ece(pos, neg), brier(pos, neg),
         auroc(pos, neg), conf_sum / (RESOLUTION * n) if n else None,

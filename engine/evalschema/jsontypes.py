@@ -27,3 +27,8 @@ def json_type(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "array"
     return type(value).__name__
+
+
+def is_number(value: Any) -> bool:
+    """A JSON number: int or float, not bool (an int subclass in Python, a flag in JSON)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)

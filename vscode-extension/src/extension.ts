@@ -36,6 +36,7 @@ import { EVAL_SCHEMA_LANGUAGE } from "./format";
 import { exampleLine, readFindings } from "./findings";
 import { FindingsView, pickFinding, pickPlace } from "./findingsView";
 import { ResultsPanel, showComparison } from "./results";
+import { toRange } from "./places";
 import { registerSchemaFormatter } from "./schemaFormatter";
 import { ServerManager, currentSettings } from "./server";
 import { Session } from "./session";
@@ -174,7 +175,7 @@ class Extension implements vscode.Disposable {
       ? {
           title: "Open the schema's problem",
           command: "vscode.open",
-          arguments: [vscode.Uri.parse(at.uri), { selection: new vscode.Range(at.range.start.line, at.range.start.character, at.range.end.line, at.range.end.character), preview: true }],
+          arguments: [vscode.Uri.parse(at.uri), { selection: toRange(at.range), preview: true }],
         }
       : STATUS_ITEM.command;
     this.status.show();

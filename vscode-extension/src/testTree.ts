@@ -12,6 +12,7 @@ import {
   type TestSuite,
   isObject,
   readRange,
+  str,
 } from "./protocol";
 
 /** Where an item is in the tree: a suite, one of its runs, one record of a run. */
@@ -32,6 +33,17 @@ export function itemId(ref: ItemRef): string {
   return JSON.stringify(parts);
 }
 
+/** Of the ids of the listed record items, those a plan asks for: the records of `suite` that
+ * `wants` takes. */
+export function askedRecords(ids: Iterable<string>, suite: string, wants: (run: string, record: string) => boolean): string[] {
+  const out: string[] = [];
+  for (const id of ids) {
+    const ref = parseItemId(id);
+    if (ref.suite === suite && ref.run !== undefined && ref.record !== undefined && wants(ref.run, ref.record)) out.push(id);
+  }
+  return out;
+}
+
 export function parseItemId(id: string): ItemRef {
   let parts: unknown;
   try {
@@ -42,10 +54,6 @@ export function parseItemId(id: string): ItemRef {
   const [suite, run, record] = Array.isArray(parts) ? parts.map((x) => (typeof x === "string" ? x : "")) : [id];
   if (run === undefined) return { suite: suite ?? "" };
   return record === undefined ? { suite: suite ?? "", run } : { suite: suite ?? "", run, record };
-}
-
-function str(v: unknown): string {
-  return typeof v === "string" ? v : "";
 }
 
 function version(v: unknown): number | null {

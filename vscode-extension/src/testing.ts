@@ -4,11 +4,13 @@
 // (listTests, runTests); what its answers become is src/testTree.ts's.
 import * as vscode from "vscode";
 import { messageOf } from "./errors";
-import { type LspRange, ServerCommands, type TestMessage, type TestSuite } from "./protocol";
+import { toLocation, toRange } from "./places";
+import { ServerCommands, type TestMessage, type TestSuite } from "./protocol";
 import type { ServerManager } from "./server";
 import {
   type ItemRef,
   type OpenDocumentState,
+  askedRecords,
   itemId,
   parseItemId,
   planRuns,
@@ -22,10 +24,6 @@ import {
 export const TEST_CONTROLLER = "evalschema.records";
 const RUN_TITLE = "evalschema: run records as tests";
 
-function toRange(r: LspRange): vscode.Range {
-  return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
-}
-
 function openDocument(uri: string): OpenDocumentState | undefined {
   const wanted = vscode.Uri.parse(uri).toString();
   const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === wanted);
@@ -34,7 +32,7 @@ function openDocument(uri: string): OpenDocumentState | undefined {
 
 function testMessage(m: TestMessage): vscode.TestMessage {
   const out = vscode.TestMessage.diff(m.message, m.expected, m.actual);
-  out.location = new vscode.Location(vscode.Uri.parse(m.uri), toRange(m.range));
+  out.location = toLocation(m.uri, m.range);
   return out;
 }
 
@@ -97,14 +95,13 @@ export class RecordTests implements vscode.Disposable {
 
   /** The records of the tree a plan asks for. */
   private records(suite: string, wants: (run: string, record: string) => boolean): vscode.TestItem[] {
-    const out: vscode.TestItem[] = [];
-    this.controller.items.get(suite)?.children.forEach((run) => {
+    const listed = new Map<string, vscode.TestItem>();
+    this.item({ suite })?.children.forEach((run) => {
       run.children.forEach((rec) => {
-        const ref = parseItemId(rec.id);
-        if (ref.run !== undefined && ref.record !== undefined && wants(ref.run, ref.record)) out.push(rec);
+        listed.set(rec.id, rec);
       });
     });
-    return out;
+    return askedRecords(listed.keys(), suite, wants).flatMap((id) => listed.get(id) ?? []);
   }
 
   private async run(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {

@@ -99,7 +99,7 @@ def audit_json(suspects: tuple[SuspectGold, ...], gold: str, runs: list[str],
             "suspects": [s.to_dict() for s in suspects]}
 
 
-def _value(s: SuspectGold, value: Any, present: bool) -> str:
+def _value(value: Any, present: bool) -> str:
     return one_line(show_value(value, VALUE_CHARS)) if present else "(no value)"
 
 
@@ -114,7 +114,7 @@ def audit_text(suspects: tuple[SuspectGold, ...], gold: str, labels: list[str], 
     lines = [f"{n} suspect gold value{'s' if n != 1 else ''} in {one_line(gold)}: runs "
              f"({names}) agree on another value", ""]
     rows = [(one_line(s.label), one_line(s.path),
-             _value(s, s.gold, s.kind == "mismatch"), _value(s, s.agreed, True),
+             _value(s.gold, s.kind == "mismatch"), _value(s.agreed, True),
              f"{s.agreeing} of {s.scored}", ", ".join(one_line(x) for x in s.runs))
             for s in suspects]
     head = ("record", "field", "gold", "runs say", "agree", "runs")

@@ -7,6 +7,7 @@ import argparse
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +17,12 @@ from evalschema.errors import InputError, Problem, Severity, did_you_mean
 from evalschema.io.atomicwrite import Input, check_target
 from evalschema.io.records import load_json
 from evalschema.project.config import Config, SuiteConfig, find_config, load_config
-from evalschema.project.gate import FailMetric
+from evalschema.project.gate import UNKNOWN_THRESHOLDS, FailMetric, unknown_threshold
 from evalschema.results import RunResult
 from evalschema.rules.custom_modules import import_hint, load_entries
 from evalschema.run.parallel import EvalSpec, evaluate_files
 from evalschema.schema.node import SchemaNode
-from evalschema.schema.tree import parse_eval_schema, parse_partial
+from evalschema.schema.tree import PartialSchema, parse_eval_schema, parse_partial
 
 
 @dataclass(frozen=True)
@@ -54,12 +55,18 @@ class Suite:
         return EvalSpec(self.schema, self.schema_path, self.id_field, self.fields, self.target,
                         self.null_policy, self.modules, self.allow_schema_errors)
 
+    @cached_property
+    def _partial(self) -> PartialSchema:
+        """The schema parsed as ``--allow-schema-errors`` parses it: once, for the tree
+        and the warnings both."""
+        return parse_partial(self.schema, base_uri=self.schema_path,
+                             null_policy=self.null_policy)
+
     def full_tree(self) -> SchemaNode:
         """The whole schema's tree (no --field/--target), as this suite parses it; raises
         ``SchemaError`` for a schema it cannot score."""
         if self.allow_schema_errors:
-            return parse_partial(self.schema, base_uri=self.schema_path,
-                                 null_policy=self.null_policy).root
+            return self._partial.root
         return parse_eval_schema(self.schema, base_uri=self.schema_path,
                                  null_policy=self.null_policy)
 
@@ -69,8 +76,7 @@ class Suite:
         the run all the same (the root is unusable)."""
         if not self.allow_schema_errors:
             return
-        tolerated = parse_partial(self.schema, base_uri=self.schema_path,
-                                  null_policy=self.null_policy).tolerated
+        tolerated = self._partial.tolerated
         if tolerated:
             n = len(tolerated)
             print(f"evalschema: warning: the eval schema has {n} error{'s' if n != 1 else ''}"
@@ -108,12 +114,10 @@ class Suite:
         known = _paths(self.full_tree())
         problems = []
         for path in self.thresholds:
-            if path in known:
+            unknown = unknown_threshold(path, known)
+            if unknown is None:
                 continue
-            hint = did_you_mean(path, known)
-            msg = f"threshold for {path!r}: the schema has no such field"
-            suggestion = f"did you mean {hint!r}?" if hint else \
-                "use a field path as in the per-field table, e.g. line_items[].amount"
+            msg, suggestion = unknown
             if self.config is not None and path not in self.cli_thresholds:
                 from evalschema.pointer import escape
 
@@ -124,7 +128,7 @@ class Suite:
                 problems.append(Problem("unknown-field", msg, suggestion=suggestion,
                                         source="--threshold"))
         if problems:
-            raise InputError(problems, "a threshold names an unknown field")
+            raise InputError(problems, UNKNOWN_THRESHOLDS)
         if not (self.fields or self.target):
             return dict(self.thresholds)
         scored = _paths(self.spec().evaluator().root)

@@ -167,11 +167,6 @@ def ignored_at(parts: Parts, *, side: str, value: Any, system: str, reason: str)
 # -- values ------------------------------------------------------------------
 
 
-def is_number(value: Any) -> bool:
-    """int or float but not bool: how UiPath tells numbers from flags."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 def levenshtein_similarity(a: str, b: str) -> float:
     """``1 - distance / max(len)`` over code points; two empty strings are identical.
 

@@ -27,12 +27,12 @@ from evalschema.compat._explain import (
     Parts,
     field_at,
     ignored_at,
-    is_number,
     levenshtein_similarity,
     metric_options,
     short,
 )
 from evalschema.compat.errors import CompatInputError
+from evalschema.jsontypes import is_number
 from evalschema.results import FieldResult, Status
 
 SYSTEM = "uipath"

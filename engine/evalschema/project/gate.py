@@ -6,16 +6,31 @@ the JUnit report makes one test case of each.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from evalschema.errors import did_you_mean
 from evalschema.results import FieldAggregation, RunResult
 
 FailMetric = Literal["macro", "micro"]
 
 #: Figures are compared after rounding away binary-float noise (0.9 + 1e-16 >= 0.9).
 _EPS = 1e-9
+#: The heading of the problems ``unknown_threshold`` describes.
+UNKNOWN_THRESHOLDS = "a threshold names an unknown field"
+
+
+def unknown_threshold(path: str, known: Collection[str]) -> tuple[str, str] | None:
+    """A threshold on a field the schema does not have is a mistake, not a failed check:
+    its message and suggestion (the closest name), or None for a known field. Callers
+    locate it (a config key, ``--threshold``, ``assert_extraction``'s ``fields``)."""
+    if path in known:
+        return None
+    hint = did_you_mean(path, known)
+    return (f"threshold for {path!r}: the schema has no such field",
+            f"did you mean {hint!r}?" if hint else
+            "use a field path as in the per-field table, e.g. line_items[].amount")
 
 
 def meets(value: float | None, threshold: float) -> bool:

@@ -47,7 +47,6 @@ GoldRecords = Callable[[int], Any]
 #: Run k's extracted record of one of its record results, as read.
 ExtractedRecords = Callable[[int, RecordResult], Any]
 
-_MISSING = object()
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalschema.errors import Problem, Severity
+from evalschema.jsontypes import is_number
 from evalschema.pointer import join, resolve, unescape
 from evalschema.schema.stickler_compare import Mapped, Where, map_comparator
 
@@ -123,10 +124,6 @@ def _keys(node: Any, pointer: str) -> Iterator[tuple[str, str]]:
             yield from _keys(value, at)
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 def _nullable(node: dict[str, Any], ptr: str) -> tuple[dict[str, Any], str]:
     """A nullable union's non-null branch (``anyOf``/``oneOf`` with ``{"type": "null"}``)
     and its pointer, else the node itself: Stickler reads both as the branch, nullable."""
@@ -211,7 +208,7 @@ class _Reader:
         has, value, at = self.setting(node, ptr, which)
         if not has:
             return default
-        ok = _is_number(value) and (value > 0 if above_zero else value >= 0) \
+        ok = is_number(value) and (value > 0 if above_zero else value >= 0) \
             and (value <= 1 or not at_most_one)
         if not ok:
             span = "a number > 0" if above_zero else (
@@ -362,13 +359,12 @@ class _Reader:
             return
         if node.get("default") is not None and not required:
             self.default_value(join(ptr, "default"))
-        shape, shape_ptr, shape_out = node, ptr, out
+        shape, shape_ptr = node, ptr
         if "$ref" in node:
             found = self.deref(node, ptr)
             if found is None:
                 return
             shape, shape_ptr = found
-            shape_out = resolve(self.out, shape_ptr)
         shape, shape_ptr = _nullable(shape, shape_ptr)
         shape_out = resolve(self.out, shape_ptr)
         kind = _json_type(shape)

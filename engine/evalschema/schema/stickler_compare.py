@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalschema.errors import Problem, Severity
+from evalschema.jsontypes import is_number
 
 #: The keyword arguments of each comparator Stickler registers (its ``_BUILTINS``).
 #: A configuration key outside them is dropped, alone, with a warning.
@@ -174,7 +175,7 @@ def _numeric(params: dict[str, Any], json_type: str | None, at: Where) -> Mapped
     absolute = params.get("absolute_tolerance", 0.0)
     alias = params.get("tolerance")
     for value in (rel, absolute, alias):
-        if value is not None and (not isinstance(value, int | float) or isinstance(value, bool)):
+        if value is not None and not is_number(value):
             return Mapped({}, problems=[_problem(
                 "invalid-value", f"a tolerance must be a number, not {value!r}: Stickler "
                 "fails on the first comparison", at.config, "write a number >= 0",

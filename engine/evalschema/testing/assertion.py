@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evalschema.errors import InputError, Problem, did_you_mean
+from evalschema.errors import InputError, Problem
 from evalschema.io.records import load_json
-from evalschema.project.gate import FailMetric, check_run
+from evalschema.project.gate import UNKNOWN_THRESHOLDS, FailMetric, check_run, unknown_threshold
 from evalschema.report.model import RunReport
 from evalschema.results import RunResult
 from evalschema.run.evaluate import evaluate
@@ -27,13 +27,11 @@ def _records(value: Any) -> Any:
 def _known_fields(schema: Any, base_uri: str | None, thresholds: Mapping[str, float]) -> None:
     """A threshold on a field the schema does not have is a mistake, not a failed check."""
     known = {n.path for n in parse_eval_schema(schema, base_uri=base_uri).walk() if n.path}
-    unknown = [p for p in thresholds if p not in known]
-    if unknown:
-        raise InputError([Problem(
-            "unknown-field", f"threshold for {p!r}: the schema has no such field",
-            source="fields", suggestion=(f"did you mean {hint!r}?" if (hint := did_you_mean(
-                p, known)) else "use a field path such as line_items[].amount"))
-            for p in unknown], "a threshold names an unknown field")
+    problems = [Problem("unknown-field", msg, source="fields", suggestion=suggestion)
+                for msg, suggestion in filter(None, (unknown_threshold(p, known)
+                                                     for p in thresholds))]
+    if problems:
+        raise InputError(problems, UNKNOWN_THRESHOLDS)
 
 
 def check_extraction(gold: Any, extracted: Any, schema: Any, *, min_f1: float | None = 1.0,

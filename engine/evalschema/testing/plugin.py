@@ -214,19 +214,20 @@ class _Scored:
     extracted: str
 
     @property
-    def suite(self) -> Suite:
+    def _suite_node(self) -> SuiteNode:
         node = self.parent
         while not isinstance(node, SuiteNode):
             node = node.parent
-        return node.suite
+        return node
+
+    @property
+    def suite(self) -> Suite:
+        return self._suite_node.suite
 
     @property
     def suite_label(self) -> str:
         """``suite · run``, as the CLI names a run."""
-        node = self.parent
-        while not isinstance(node, SuiteNode):
-            node = node.parent
-        return f"{node.name} · {Path(self.extracted).name}"
+        return f"{self._suite_node.name} · {Path(self.extracted).name}"
 
     @cached_property
     def outcome(self) -> EvalOutcome:

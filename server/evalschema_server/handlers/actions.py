@@ -8,6 +8,7 @@ findings not shown, the way to all of them."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -105,6 +106,7 @@ async def _gold_actions(ls: EvalSchemaServer, doc: OpenDocument,
     with gold (once per record)."""
     out: list[types.CodeAction] = []
     records: set[tuple[str, int]] = set()
+    golds: dict[Path, str | None] = {}  # read once per request, not once per finding
     for diag in diagnostics:
         code = diag.code
         if diag.source == DIAGNOSTIC_SOURCE and code == SUSPECT_CODE:
@@ -119,7 +121,9 @@ async def _gold_actions(ls: EvalSchemaServer, doc: OpenDocument,
             outcome = f.pair.outcome
             which = f" ({outcome.suite.name})" if len(suites) > 1 else ""
             gold = outcome.suite.config.gold
-            gold_text = await ls.evaluation.text_of(gold)
+            if gold not in golds:
+                golds[gold] = await ls.evaluation.text_of(gold)
+            gold_text = golds[gold]
             change = goldactions.accept(f, gold_text, ls.evaluation.locator) \
                 if gold_text is not None else None
             if change is not None and gold_text is not None:
