@@ -10,7 +10,6 @@ import type { ServerManager } from "./server";
 import {
   type ItemRef,
   type OpenDocumentState,
-  askedRecords,
   itemId,
   parseItemId,
   planRuns,
@@ -95,13 +94,14 @@ export class RecordTests implements vscode.Disposable {
 
   /** The records of the tree a plan asks for. */
   private records(suite: string, wants: (run: string, record: string) => boolean): vscode.TestItem[] {
-    const listed = new Map<string, vscode.TestItem>();
-    this.item({ suite })?.children.forEach((run) => {
+    const out: vscode.TestItem[] = [];
+    this.controller.items.get(suite)?.children.forEach((run) => {
       run.children.forEach((rec) => {
-        listed.set(rec.id, rec);
+        const ref = parseItemId(rec.id);
+        if (ref.run !== undefined && ref.record !== undefined && wants(ref.run, ref.record)) out.push(rec);
       });
     });
-    return askedRecords(listed.keys(), suite, wants).flatMap((id) => listed.get(id) ?? []);
+    return out;
   }
 
   private async run(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
