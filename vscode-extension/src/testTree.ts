@@ -33,6 +33,17 @@ export function itemId(ref: ItemRef): string {
   return JSON.stringify(parts);
 }
 
+/** Of the ids of the listed record items, those a plan asks for: the records of `suite` that
+ * `wants` takes. */
+export function askedRecords(ids: Iterable<string>, suite: string, wants: (run: string, record: string) => boolean): string[] {
+  const out: string[] = [];
+  for (const id of ids) {
+    const ref = parseItemId(id);
+    if (ref.suite === suite && ref.run !== undefined && ref.record !== undefined && wants(ref.run, ref.record)) out.push(id);
+  }
+  return out;
+}
+
 export function parseItemId(id: string): ItemRef {
   let parts: unknown;
   try {

@@ -10,6 +10,7 @@ import type { ServerManager } from "./server";
 import {
   type ItemRef,
   type OpenDocumentState,
+  askedRecords,
   itemId,
   parseItemId,
   planRuns,
@@ -94,14 +95,13 @@ export class RecordTests implements vscode.Disposable {
 
   /** The records of the tree a plan asks for. */
   private records(suite: string, wants: (run: string, record: string) => boolean): vscode.TestItem[] {
-    const out: vscode.TestItem[] = [];
-    this.controller.items.get(suite)?.children.forEach((run) => {
+    const listed = new Map<string, vscode.TestItem>();
+    this.item({ suite })?.children.forEach((run) => {
       run.children.forEach((rec) => {
-        const ref = parseItemId(rec.id);
-        if (ref.run !== undefined && ref.record !== undefined && wants(ref.run, ref.record)) out.push(rec);
+        listed.set(rec.id, rec);
       });
     });
-    return out;
+    return askedRecords(listed.keys(), suite, wants).flatMap((id) => listed.get(id) ?? []);
   }
 
   private async run(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { TestMessage, TestRecordResult, TestRunResult } from "../src/protocol";
-import { itemId, parseItemId, planRuns, readTestResults, readTestTree, recordItem, recordOutcome, staleReason } from "../src/testTree";
+import { askedRecords, itemId, parseItemId, planRuns, readTestResults, readTestTree, recordItem, recordOutcome, staleReason } from "../src/testTree";
 
 const A = "file:///w/shop.run1.extracted.jsonl";
 const B = "file:///w/shop.run2.extracted.jsonl";
@@ -121,4 +121,10 @@ test("a record's outcome: passed, failed with its messages, skipped when stale o
   assert.deepEqual(recordOutcome(failed, "scored version 4"), { state: "skipped", reason: "scored version 4" });
   assert.deepEqual(recordOutcome({ id: "c", status: "not run", messages: [] }, undefined), { state: "skipped", reason: "not run" });
   assert.deepEqual(recordOutcome({ id: "c", status: "", messages: [] }, undefined), { state: "skipped", reason: 'unknown status ""' });
+});
+
+test("the records a plan asks for: its suite's, those it wants, never a run or a suite item", () => {
+  const ids = [itemId({ suite: "shop" }), itemId({ suite: "shop", run: A }), itemId({ suite: "shop", run: A, record: "a" }), itemId({ suite: "shop", run: B, record: "a" }), itemId({ suite: "other", run: A, record: "a" })];
+  assert.deepEqual(askedRecords(ids, "shop", (run) => run === A), [itemId({ suite: "shop", run: A, record: "a" })]);
+  assert.deepEqual(askedRecords(ids, "shop", () => true), [ids[2], ids[3]]);
 });
