@@ -323,7 +323,6 @@ def load_judge_settings(*, env: Mapping[str, str] | None = None,
                         profiles: Mapping[str, ProfileSpec] | None = None,
                         default: ProfileSpec | None = None,
                         limits: JudgeLimits | None = None,
-                        cache: CacheSettings | None = None,
                         origin: str = "settings") -> tuple[JudgeSettings, list[Problem]]:
     """The user's judge settings, and the problems found reading them.
 
@@ -333,7 +332,7 @@ def load_judge_settings(*, env: Mapping[str, str] | None = None,
     ``EVALSCHEMA_JUDGE_API_KEY``/``OPENAI_API_KEY``), then ``default`` (command-line
     flags or editor settings). A profile's ``api_key_env`` names the environment
     variable holding its key; the default profile falls back to the variables above.
-    The verdict cache is the file's ``[cache]`` table, unless ``cache`` (flags) is given.
+    The verdict cache is the file's ``[cache]`` table.
     """
     env = os.environ if env is None else env
     problems: list[Problem] = []
@@ -353,8 +352,7 @@ def load_judge_settings(*, env: Mapping[str, str] | None = None,
         key, key_source = _key(spec.api_key_env, (), env)
         built.append(JudgeProfile(name, spec.base_url or DEFAULT_BASE_URL,
                                   spec.model or DEFAULT_MODEL, key, key_source, where))
-    if cache is None:
-        cache = cache_from_mapping(file_cache, "/cache", str(path), problems)
+    cache = cache_from_mapping(file_cache, "/cache", str(path), problems)
     return JudgeSettings(tuple(built), out_limits, cache), problems
 
 
