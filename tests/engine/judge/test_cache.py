@@ -287,16 +287,16 @@ def _write_keys(path: str, start: int) -> None:
 def test_several_processes_write_one_file(tmp_path: Path) -> None:
     path = str(tmp_path / "v.sqlite3")
     ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_write_keys, args=(path, n * 200)) for n in range(3)]
+    procs = [ctx.Process(target=_write_keys, args=(path, n * 200)) for n in range(2)]
     for p in procs:
         p.start()
     for p in procs:
         p.join(60)
-    assert [p.exitcode for p in procs] == [0, 0, 0]
+    assert [p.exitcode for p in procs] == [0, 0]
     got = open_cache(CacheSettings(path))
     assert got is not None
-    keys = [f"k{j}" for j in range(600)]
-    assert got.get_many(keys) == {f"k{j}": (j % 10) / 10 for j in range(600)}
+    keys = [f"k{j}" for j in range(400)]
+    assert got.get_many(keys) == {f"k{j}": (j % 10) / 10 for j in range(400)}
 
 
 def test_the_default_file_is_in_the_users_cache_folder(tmp_path: Path) -> None:
