@@ -50,7 +50,6 @@ SCHEMA = {"type": "object", "x-eval-id": "id", "properties": {
 def serve(latency: float) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -58,11 +57,9 @@ def serve(latency: float) -> ThreadingHTTPServer:
             time.sleep(latency)
             text = json.dumps({"scores": [1.0] * n})
             data = json.dumps({"choices": [{"message": {"content": text}}]}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            head = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                    f"Content-Length: {len(data)}\r\n\r\n").encode()
+            self.wfile.write(head + data)  # one write: no wait for a delayed ACK
 
         def log_message(self, *args: Any) -> None:
             pass

@@ -10,7 +10,6 @@ import json
 import multiprocessing
 import sqlite3
 import warnings
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,6 @@ from evalschema.cli.main import main
 from evalschema.errors import Problem, ProblemWarning
 from evalschema.judge import cache as cache_module
 from evalschema.judge.cache import VerdictCache, default_path, open_cache, verdict_key
-from evalschema.judge.client import reset_breakers
 from evalschema.judge.settings import CacheSettings, JudgeLimits, JudgeProfile, JudgeSettings
 from evalschema.rules import semantic
 
@@ -42,21 +40,7 @@ def schema(**params: Any) -> dict[str, Any]:
         "summary": {"type": "string", "x-eval-compare": sem}}}
 
 
-@pytest.fixture(autouse=True)
-def clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    cache_module.forget()
-    reset_breakers()
-    yield
-    cache_module.forget()
-
-
-@pytest.fixture
-def listener() -> Iterator[Listener]:
-    got = Listener().start()
-    yield got
-    got.close()
+pytestmark = pytest.mark.usefixtures("fresh_judge")
 
 
 def settings(url: str, path: Path | None, model: str = "judge-1", **cache: Any) -> JudgeSettings:

@@ -56,13 +56,6 @@ def user_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     assert configured_judges() is None  # the CLI leaves no settings behind
 
 
-@pytest.fixture
-def listener() -> Iterator[Listener]:
-    got = Listener().start()
-    yield got
-    got.close()
-
-
 def settings(url: str, **limits: Any) -> JudgeSettings:
     """The user's settings: the default profile at ``url`` with the key."""
     base = {"backoff": 0.01, "max_backoff": 0.05}

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +14,6 @@ import pytest
 from judge_listener import Gate, Listener, Seen, judge_answer, overlap_scores, send
 
 from evalschema.errors import ProblemWarning
-from evalschema.judge import cache as cache_module
-from evalschema.judge.client import reset_breakers
 from evalschema.judge.settings import CacheSettings, JudgeLimits, JudgeProfile, JudgeSettings
 from evalschema.rules.semantic import SemanticJudge
 from evalschema.run.accumulator import RunAccumulator
@@ -38,21 +35,7 @@ def records(n: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     return gold, ext
 
 
-@pytest.fixture(autouse=True)
-def clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    cache_module.forget()
-    reset_breakers()
-    yield
-    cache_module.forget()
-
-
-@pytest.fixture
-def listener() -> Iterator[Listener]:
-    got = Listener().start()
-    yield got
-    got.close()
+pytestmark = pytest.mark.usefixtures("fresh_judge")
 
 
 def judges(url: str, concurrency: int, cache: Path | None = None) -> JudgeSettings:
