@@ -96,7 +96,7 @@ class Evaluator:
         if specialized is None or gold is NO_RECORD or extracted is NO_RECORD \
                 or self.post_process:
             walked = self.walk(gold, extracted, index, record_id, gold_index, extracted_index,
-                               repaired, problem, name)
+                               repaired, problem, name, acc)
             if walked.pending:
                 walked.results = run_batches(walked.results, walked.pending)
             return self.finish(walked, acc)
@@ -127,14 +127,17 @@ class Evaluator:
 
     def walk(self, gold: Any, extracted: Any, index: int, record_id: Any,
              gold_index: int | None, extracted_index: int | None, repaired: bool | str,
-             problem: str | None, name: str | None = None) -> Walked:
+             problem: str | None, name: str | None, acc: RunAccumulator) -> Walked:
         """The first half of scoring a record with the general walk: its results, batch
-        leaves pending; nothing is counted until ``finish``."""
+        leaves pending. Only the gold values no schema node covers are counted here (an
+        order-free tally, counted even when the walk then fails); the rest in ``finish``."""
         scorer = self.scorer
         whole = extracted
         gold, extracted = self._targeted(gold, extracted)
         scorer.begin(index, record_id)
         path, tp = self.target_path, self.target_pointer
+        if gold is not NO_RECORD:
+            self.cover(gold, acc.off_schema)
         if gold is NO_RECORD:
             if extracted is not NO_RECORD:
                 scorer.expand(self.root, extracted, path, tp, Status.HALLUCINATION)
@@ -155,8 +158,6 @@ class Evaluator:
                                     w.extracted_index, w.repaired, w.problem, w.name)
             acc.add(unscored, counted=False)
             return unscored
-        if w.gold is not NO_RECORD:
-            self.cover(w.gold, acc.off_schema)
         results = w.results
         for pp in self.post_process:
             results = pp(results)
@@ -198,7 +199,7 @@ class Evaluator:
         for part in chunked(pairs, window):
             resolved = [p.resolve() for p in part]
             walked = [self.walk(p.gold, p.extracted, p.number, p.record_id, p.gold_index,
-                                p.extracted_index, p.repaired, p.problem, p.name)
+                                p.extracted_index, p.repaired, p.problem, p.name, acc)
                       for p in resolved]
             judged = judge_window([(w.results, w.pending) for w in walked])
             for p, w, results in zip(resolved, walked, judged, strict=True):
