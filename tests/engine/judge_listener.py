@@ -83,6 +83,9 @@ class Listener:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body are two writes: with Nagle's algorithm the body waits for
+            # the client's delayed ACK (40 ms a request).
+            disable_nagle_algorithm = True
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
@@ -157,3 +160,31 @@ def drip(listener: Listener, handler: BaseHTTPRequestHandler, seen: Seen) -> Non
             listener.closed_by_client.set()
             return
         time.sleep(1.0)
+
+
+class Gate:
+    """A behaviour: each request is held until ``n`` are held together (or ``seconds``
+    pass), then answered as ``ok`` does. ``peak`` is the most requests held at once: the
+    server counts a request off *before* answering it, so a client that frees a slot only
+    on an answer can never make ``peak`` exceed its own limit."""
+
+    def __init__(self, n: int, seconds: float) -> None:
+        self.n = n
+        self.seconds = seconds
+        self.held = 0
+        self.peak = 0
+        self.opened = 0
+        self.cond = threading.Condition()
+
+    def __call__(self, listener: Listener, handler: BaseHTTPRequestHandler, seen: Seen) -> None:
+        with self.cond:
+            self.held += 1
+            self.peak = max(self.peak, self.held)
+            mine = self.opened
+            if self.held >= self.n:
+                self.opened += 1
+                self.cond.notify_all()
+            else:
+                self.cond.wait_for(lambda: self.opened != mine, timeout=self.seconds)
+            self.held -= 1
+        ok(listener, handler, seen)

@@ -196,7 +196,17 @@ def add_judge_options(p: argparse.ArgumentParser) -> None:
                    help="environment variable holding the judge's API key (default: "
                    "EVALSCHEMA_JUDGE_API_KEY, else OPENAI_API_KEY)")
     j.add_argument("--judge-concurrency", type=positive_int, metavar="N",
-                   help="judge requests in flight at once (default 4)")
+                   help="judge requests in flight at once, for the whole run (default 4; "
+                   "with --workers, each worker gets its share)")
+    j.add_argument("--judge-cache", metavar="PATH",
+                   help="SQLite file of the judge's verdicts, read and added to, so a "
+                   "re-run asks nothing it asked before (default: [cache] path of "
+                   "judges.toml, else ~/.cache/evalschema/judge/verdicts.sqlite3)")
+    j.add_argument("--judge-cache-shared", action="store_true", default=None,
+                   help="the cache file is on storage several machines share (NFS, a "
+                   "cluster's file system): a rollback journal instead of WAL")
+    j.add_argument("--no-judge-cache", action="store_false", dest="judge_cache_enabled",
+                   default=None, help="neither read nor write cached verdicts: ask for all")
 
 
 def judge_settings(args: argparse.Namespace) -> JudgeSettings:
@@ -215,7 +225,15 @@ def judge_settings(args: argparse.Namespace) -> JudgeSettings:
     problems.extend(found)
     if problems:
         raise InputError(problems, "the judge settings are invalid")
-    return settings
+    cache = settings.cache
+    path = getattr(args, "judge_cache", None)
+    if path:
+        cache = dataclasses.replace(cache, path=str(Path(path).expanduser().absolute()))
+    if getattr(args, "judge_cache_shared", None):
+        cache = dataclasses.replace(cache, shared=True)
+    if getattr(args, "judge_cache_enabled", None) is False:
+        cache = dataclasses.replace(cache, enabled=False)
+    return dataclasses.replace(settings, cache=cache)
 
 
 def add_module_options(g: Any) -> None:

@@ -1,6 +1,6 @@
-"""The LLM judge's plumbing: whose settings choose the endpoint (``settings``) and how it
-is asked over HTTP (``client``). The ``semantic`` comparator itself is in
-``evalschema.rules.semantic``."""
+"""The LLM judge's plumbing: whose settings choose the endpoint (``settings``), how it
+is asked over HTTP (``client``) and where its verdicts are kept (``cache``). The
+``semantic`` comparator itself is in ``evalschema.rules.semantic``."""
 
 from evalschema.judge.client import (
     JudgeCancelled,
@@ -13,13 +13,16 @@ from evalschema.judge.client import (
 from evalschema.judge.settings import (
     DEFAULT_PROFILE,
     ENDPOINT_KEYS,
+    CacheSettings,
     JudgeLimits,
     JudgeProfile,
     JudgeSettings,
     ProfileSpec,
+    concurrency_share,
     configure_judges,
     configured_judges,
     current_judges,
+    for_tasks,
     load_judge_settings,
     use_judges,
     user_config_path,
@@ -28,6 +31,7 @@ from evalschema.judge.settings import (
 __all__ = [
     "DEFAULT_PROFILE",
     "ENDPOINT_KEYS",
+    "CacheSettings",
     "JudgeCancelled",
     "JudgeClient",
     "JudgeError",
@@ -37,9 +41,11 @@ __all__ = [
     "ProfileSpec",
     "cancellation",
     "client_for",
+    "concurrency_share",
     "configure_judges",
     "configured_judges",
     "current_judges",
+    "for_tasks",
     "load_judge_settings",
     "redact",
     "use_judges",

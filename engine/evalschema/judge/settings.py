@@ -106,11 +106,27 @@ _LIMIT_MIN: dict[str, float] = {"concurrency": 1, "timeout": 0.001, "max_timeout
 
 
 @dataclass(frozen=True)
+class CacheSettings:
+    """Where the judge's verdicts are kept between runs (``evalschema.judge.cache``): a
+    user setting, like the endpoint, since a file of the project choosing it could feed a
+    run its own verdicts."""
+
+    #: The SQLite file; None: ``$XDG_CACHE_HOME/evalschema/judge/verdicts.sqlite3``.
+    path: str | None = None
+    #: False: nothing is read or written, every verdict is asked.
+    enabled: bool = True
+    #: True for a file that several machines open on network storage: a rollback journal
+    #: instead of WAL, which needs memory shared on one host.
+    shared: bool = False
+
+
+@dataclass(frozen=True)
 class JudgeSettings:
     """The judge profiles the user configured, and the limits requests run under."""
 
     profiles: tuple[JudgeProfile, ...] = (JudgeProfile(DEFAULT_PROFILE),)
     limits: JudgeLimits = field(default_factory=JudgeLimits)
+    cache: CacheSettings = field(default_factory=CacheSettings)
     #: Why the judge may not be asked at all here (the language server in a workspace the
     #: user has not trusted): every ``semantic`` field is then ``batch_error`` with this
     #: reason and nothing is sent. None: the judge is asked.
@@ -125,6 +141,21 @@ class JudgeSettings:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.profiles)
+
+
+def concurrency_share(limit: int, tasks: int) -> int:
+    """Requests one of ``tasks`` tasks running at once may have in flight, so that together
+    they stay within ``limit``: an even share, rounded down, at least one (so past ``limit``
+    tasks, the task count is the limit)."""
+    return max(1, limit // max(1, tasks))
+
+
+def for_tasks(settings: JudgeSettings, tasks: int) -> JudgeSettings:
+    """``settings`` for one of ``tasks`` concurrent tasks (worker processes, Ray or Spark
+    tasks): its share of the concurrency limit (``concurrency_share``), since each task
+    process has its own client."""
+    share = concurrency_share(settings.limits.concurrency, tasks)
+    return replace(settings, limits=replace(settings.limits, concurrency=share))
 
 
 def user_config_path(env: Mapping[str, str] | None = None) -> Path:
@@ -226,37 +257,65 @@ def _camel(name: str) -> str:
 
 
 def read_user_file(path: Path, problems: list[Problem]
-                   ) -> tuple[dict[str, ProfileSpec], Mapping[str, Any]]:
-    """Profiles and the ``[limits]`` table of the user's judges.toml (empty if absent)."""
+                   ) -> tuple[dict[str, ProfileSpec], Mapping[str, Any], Mapping[str, Any]]:
+    """Profiles and the ``[limits]`` and ``[cache]`` tables of the user's judges.toml
+    (empty if absent)."""
     try:
         text = path.read_text("utf-8")
     except FileNotFoundError:
-        return {}, {}
+        return {}, {}, {}
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(Problem("unreadable-file", f"cannot read {path}: {exc}",
                                 source=str(path)))
-        return {}, {}
+        return {}, {}, {}
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         problems.append(Problem("bad-toml", f"{path.name} is not valid TOML: {exc}",
                                 source=str(path)))
-        return {}, {}
+        return {}, {}, {}
     out: dict[str, ProfileSpec] = {}
     for key in data:
-        if key not in ("profiles", "limits"):
+        if key not in ("profiles", "limits", "cache"):
             problems.append(Problem("unknown-key", f"unknown key {key!r}", f"/{key}",
                                     source=str(path), target="key",
                                     suggestion="judges.toml holds [profiles.NAME] tables "
-                                    "and an optional [limits] table"))
+                                    "and optional [limits] and [cache] tables"))
     raw = data.get("profiles", {})
     if isinstance(raw, Mapping):
         for name, table in raw.items():
             spec = spec_from_mapping(table, f"/profiles/{name}", str(path), problems)
             if spec is not None:
                 out[name] = spec
-    limits = data.get("limits", {})
-    return out, limits if isinstance(limits, Mapping) else {}
+    limits, cache = data.get("limits", {}), data.get("cache", {})
+    return (out, limits if isinstance(limits, Mapping) else {},
+            cache if isinstance(cache, Mapping) else {})
+
+
+#: The ``[cache]`` table's keys and their types.
+_CACHE_TYPES: dict[str, type] = {"path": str, "enabled": bool, "shared": bool}
+
+
+def cache_from_mapping(raw: Mapping[str, Any], where: str, source: str,
+                       problems: list[Problem]) -> CacheSettings:
+    """``CacheSettings`` from a ``[cache]`` table (``path`` relative to the file's folder,
+    ``~`` expanded); a wrong value is a problem and keeps the default."""
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        kind = _CACHE_TYPES.get(key)
+        if kind is None:
+            problems.append(Problem("unknown-key", f"unknown key {key!r} in [cache]",
+                                    f"{where}/{key}", source=source, target="key",
+                                    suggestion="known keys: " + ", ".join(_CACHE_TYPES)))
+        elif not isinstance(value, kind) or value == "":
+            problems.append(Problem("bad-judge-cache", f"{key} must be "
+                                    f"{'a non-empty string' if kind is str else 'true or false'}",
+                                    f"{where}/{key}", source=source))
+        else:
+            values[key] = value
+    if "path" in values:
+        values["path"] = str(Path(source).parent / Path(values["path"]).expanduser())
+    return CacheSettings(**values)
 
 
 def load_judge_settings(*, env: Mapping[str, str] | None = None,
@@ -273,11 +332,12 @@ def load_judge_settings(*, env: Mapping[str, str] | None = None,
     ``EVALSCHEMA_JUDGE_API_KEY``/``OPENAI_API_KEY``), then ``default`` (command-line
     flags or editor settings). A profile's ``api_key_env`` names the environment
     variable holding its key; the default profile falls back to the variables above.
+    The verdict cache is the file's ``[cache]`` table.
     """
     env = os.environ if env is None else env
     problems: list[Problem] = []
     path = config_path or user_config_path(env)
-    file_specs, file_limits = read_user_file(path, problems)
+    file_specs, file_limits, file_cache = read_user_file(path, problems)
     merged: dict[str, tuple[ProfileSpec, str]] = {
         n: (s, str(path)) for n, s in file_specs.items()}
     for name, spec in (profiles or {}).items():
@@ -292,7 +352,8 @@ def load_judge_settings(*, env: Mapping[str, str] | None = None,
         key, key_source = _key(spec.api_key_env, (), env)
         built.append(JudgeProfile(name, spec.base_url or DEFAULT_BASE_URL,
                                   spec.model or DEFAULT_MODEL, key, key_source, where))
-    return JudgeSettings(tuple(built), out_limits), problems
+    cache = cache_from_mapping(file_cache, "/cache", str(path), problems)
+    return JudgeSettings(tuple(built), out_limits, cache), problems
 
 
 def _over(low: ProfileSpec, high: ProfileSpec) -> ProfileSpec:

@@ -2,8 +2,9 @@
 
 Free-text fields (a purpose, a summary) are right in many wordings; an LLM judge
 scores meaning. One chat-completions request per record and field asks for all
-of that record's pairs at once; answers are cached on disk by content hash so a
-re-run costs nothing; any failure becomes ``batch_error``, never a crash.
+of that record's pairs at once; each pair's verdict is kept in the verdict cache
+(``evalschema.judge.cache``) so a re-run asks nothing it asked before; any failure
+becomes ``batch_error``, never a crash.
 
 Where the request goes and which key it carries come only from the user's settings
 (``evalschema.judge.settings``): a schema names a profile at most. How it is sent
@@ -12,20 +13,22 @@ Where the request goes and which key it carries come only from the user's settin
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
-from evalschema.io.atomicwrite import write_text
 from evalschema.io.lenient import LenientParseError, parse_lenient
-from evalschema.judge.client import JudgeError, client_for, redact
+from evalschema.judge.cache import open_cache, verdict_key
+from evalschema.judge.client import JudgeError, client_for, origin, redact
 from evalschema.judge.settings import (
     DEFAULT_PROFILE,
     ENDPOINT_KEYS,
     HOW_TO_CONFIGURE,
+    JudgeProfile,
+    JudgeSettings,
     current_judges,
 )
 from evalschema.rules.registry import BatchCompare, ComparatorDef, ParamIssue
@@ -37,12 +40,12 @@ DEFAULT_PROMPT = (
     "with exactly one number per pair, in order."
 )
 
-__all__ = ["DEFAULT_PROMPT", "SEMANTIC", "cache_dir"]
+#: How pairs are listed and answers read: part of every cached verdict's key, so a change
+#: here (raise it) is never answered from verdicts given to the old wording.
+PROMPT_VERSION = 1
+TEMPERATURE = 0
 
-
-def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "evalschema" / "judge"
+__all__ = ["DEFAULT_PROMPT", "PROMPT_VERSION", "SEMANTIC", "SemanticJudge"]
 
 
 def _scores_from(answer: Any, n: int, secrets: Sequence[str]) -> list[float | None]:
@@ -85,46 +88,73 @@ def _vet(params: Mapping[str, Any]) -> list[ParamIssue]:
     return issues
 
 
+@dataclass(frozen=True)
+class SemanticJudge:
+    """The ``semantic`` comparator bound to its parameters: asks the judge for the pairs
+    whose verdict the cache lacks, in one request, and keeps the answers."""
+
+    settings: JudgeSettings
+    profile: JudgeProfile
+    model: str
+    prompt: str
+    timeout: float
+    use_cache: bool
+
+    @property
+    def concurrency(self) -> int:
+        """Calls that may run at once (``scoring.batches.judge_window``): the client's limit."""
+        return self.settings.limits.concurrency
+
+    @cached_property
+    def identity(self) -> str:
+        """What decides a verdict besides the two values (``judge.cache.verdict_key``):
+        never the key, and no user info or query of the URL."""
+        parts = urlsplit(self.profile.url)
+        where = urlunsplit((parts.scheme, origin(self.profile.url).split("://", 1)[1],
+                            parts.path, "", ""))
+        return json.dumps([PROMPT_VERSION, where, self.model, TEMPERATURE, self.prompt])
+
+    def __call__(self, pairs: Sequence[tuple[Any, Any]]) -> Sequence[float | None]:
+        if self.settings.disabled:
+            raise JudgeError(self.settings.disabled)
+        cache = open_cache(self.settings.cache) if self.use_cache else None
+        if cache is None:
+            return self._ask(pairs)
+        keys = [verdict_key(self.identity, g, e) for g, e in pairs]
+        known = cache.get_many(keys)
+        scores: list[float | None] = [known.get(k) for k in keys]
+        missing = [i for i, k in enumerate(keys) if k not in known]
+        if missing:
+            asked = self._ask([pairs[i] for i in missing])
+            for i, s in zip(missing, asked, strict=True):
+                scores[i] = s
+            cache.put_many({keys[i]: s for i, s in zip(missing, asked, strict=True)
+                            if s is not None})
+        return scores
+
+    def _ask(self, pairs: Sequence[tuple[Any, Any]]) -> list[float | None]:
+        listing = "\n".join(
+            f"{i}. gold: {json.dumps(g, ensure_ascii=False)} | extracted: "
+            f"{json.dumps(e, ensure_ascii=False)}" for i, (g, e) in enumerate(pairs, 1))
+        body = {"model": self.model, "temperature": TEMPERATURE, "messages": [
+            {"role": "system", "content": self.prompt}, {"role": "user", "content": listing}]}
+        profile = self.profile
+        answer = client_for(self.settings.limits).post(
+            profile.url, body, api_key=profile.api_key, timeout=self.timeout,
+            secrets=profile.secrets)
+        return _scores_from(answer, len(pairs), profile.secrets)
+
+
 def _semantic(params: Mapping[str, Any]) -> BatchCompare:
     settings = current_judges()
     profile = settings.profile(str(params.get("judge", DEFAULT_PROFILE)))
     if profile is None:  # _vet reported it; binding anyway must not reach a network
         raise ValueError(f"no judge profile {params.get('judge')!r}")
     limits = settings.limits
-    model = str(params.get("model") or profile.model)
-    prompt = str(params.get("prompt") or DEFAULT_PROMPT)
-    timeout = min(float(params.get("timeout", limits.timeout)), limits.max_timeout)
-    use_cache = bool(params.get("cache", True))
-    url = profile.url
-
-    def judge(pairs: Sequence[tuple[Any, Any]]) -> Sequence[float | None]:
-        if settings.disabled:
-            raise JudgeError(settings.disabled)
-        listing = "\n".join(
-            f"{i}. gold: {json.dumps(g, ensure_ascii=False)} | extracted: "
-            f"{json.dumps(e, ensure_ascii=False)}" for i, (g, e) in enumerate(pairs, 1))
-        body = {"model": model, "temperature": 0, "messages": [
-            {"role": "system", "content": prompt}, {"role": "user", "content": listing}]}
-        key = hashlib.sha256(json.dumps([url, body], sort_keys=True).encode()).hexdigest()
-        path = cache_dir() / f"{key}.json"
-        if use_cache and path.is_file():
-            try:
-                cached = json.loads(path.read_text("utf-8"))
-                return [None if s is None else float(s) for s in cached]
-            except (OSError, ValueError, TypeError):
-                pass
-        answer = client_for(limits).post(url, body, api_key=profile.api_key, timeout=timeout,
-                             secrets=profile.secrets)
-        scores = _scores_from(answer, len(pairs), profile.secrets)
-        if use_cache:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                write_text(path, json.dumps(scores))
-            except OSError:
-                pass  # a cache that cannot be written only costs a re-ask
-        return scores
-
-    return judge
+    return SemanticJudge(settings, profile, str(params.get("model") or profile.model),
+                         str(params.get("prompt") or DEFAULT_PROMPT),
+                         min(float(params.get("timeout", limits.timeout)), limits.max_timeout),
+                         bool(params.get("cache", True)))
 
 
 SEMANTIC = ComparatorDef(
@@ -141,7 +171,9 @@ SEMANTIC = ComparatorDef(
     "(judge-endpoint-in-schema). `model` overrides the profile's model; `prompt` the "
     "instructions; `timeout` (seconds, default 60) bounds the whole request, retries "
     "included.\n\n"
-    "Answers are cached under ~/.cache/evalschema/judge (`cache: false` to disable). "
+    "Each pair's verdict is kept in the verdict cache (by default "
+    "~/.cache/evalschema/judge/verdicts.sqlite3; --judge-cache, [cache] in judges.toml), "
+    "so a re-run asks only for pairs it has not judged (`cache: false`: always ask). "
     "`threshold` (default 1.0) sets the score that counts as a match. A judge that fails "
     "(unreachable, HTTP error after bounded retries, a redirect, no answer in time, an "
     "unusable answer, an open circuit breaker) gives batch_error with the reason; the "

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from evalschema.errors import InputError, Problem
@@ -34,11 +34,12 @@ from evalschema.io.extracted import NO_RECORD
 from evalschema.io.extracted_index import ScanPart, scan_range
 from evalschema.io.lenient import TRUNCATED
 from evalschema.io.records import RecordsLike
-from evalschema.judge.settings import JudgeSettings, configured_judges
+from evalschema.judge.cache import open_cache
+from evalschema.judge.settings import JudgeSettings, configured_judges, current_judges, for_tasks
 from evalschema.results import RecordResult, RunResult, record_label
 from evalschema.rules.custom_modules import load_entries
 from evalschema.run.accumulator import RunAccumulator
-from evalschema.run.evaluate import Evaluator, make_evaluator
+from evalschema.run.evaluate import Evaluator, chunked, make_evaluator
 from evalschema.run.pairing import Pair, iter_pairs
 
 #: Records per chunk. Fixed (never derived from the worker count) so that results do
@@ -104,14 +105,30 @@ class EvalSpec:
     #: The judge settings the process was configured with when the spec was made
     #: (``configure_judges``), so worker processes bind the same profiles.
     judges: JudgeSettings | None = field(default_factory=configured_judges)
+    #: Tasks that judge at once, each building its own evaluator from this spec (worker
+    #: processes, Ray or Spark tasks): each gets its share of the judge's concurrency
+    #: limit (``judge.settings.for_tasks``), so the limit holds for the whole run.
+    judge_tasks: int = 1
 
     def evaluator(self) -> Evaluator:
         import_modules(self.modules)
+        judges = self.judges
+        if self.judge_tasks > 1:
+            judges = for_tasks(judges or current_judges(), self.judge_tasks)
         return make_evaluator(self.schema, id_field=self.id_field,
                               fields=list(self.fields) or None, target=self.target,
                               null_policy=self.null_policy, base_uri=self.base_uri,
-                              judges=self.judges,
+                              judges=judges,
                               allow_schema_errors=self.allow_schema_errors)
+
+    def for_tasks(self, tasks: int) -> EvalSpec:
+        """This spec for one of ``tasks`` tasks running at once (``judge_tasks``), with
+        the judge settings read here, so every task binds the same ones. When the verdict
+        cache cannot be used here, it is a warning here and the tasks go without it."""
+        judges = self.judges or current_judges()
+        if judges.cache.enabled and open_cache(judges.cache) is None:
+            judges = replace(judges, cache=replace(judges.cache, enabled=False))
+        return replace(self, judges=judges, judge_tasks=tasks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,9 +242,8 @@ def score_chunk(evaluator: Evaluator, pairs: Iterable[Pair], keep_records: bool,
                 worst: int, keep_problems: int = PROBLEMS) -> tuple[RunAccumulator, Digest]:
     acc = RunAccumulator(keep_records=keep_records)
     digest = Digest(worst, keep_problems)
-    for pair in pairs:
-        pair = pair.resolve()
-        digest.add(evaluator.score(pair, acc), pair.gold, pair.extracted)
+    for pair, rec in evaluator.score_pairs(pairs, acc):
+        digest.add(rec, pair.gold, pair.extracted)
     return acc, digest
 
 
@@ -247,17 +263,6 @@ def _score_in_worker(pairs: list[Pair], keep_records: bool, worst: int,
 
 def _warm() -> None:
     """Nothing: submitted once per worker so processes start (and import) early."""
-
-
-def _chunks(pairs: Iterator[Pair], size: int) -> Iterator[list[Pair]]:
-    chunk: list[Pair] = []
-    for p in pairs:
-        chunk.append(p)
-        if len(chunk) >= size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
 
 
 def start_method(requested: str | None = None) -> str:
@@ -303,7 +308,7 @@ def evaluate_files(spec: EvalSpec, gold: RecordsLike, extracted: RecordsLike, *,
 
     if workers == 1:
         pairs = iter_pairs(gold, extracted, evaluator.id_field, stream=True)
-        for chunk in _chunks(pairs, chunk_size):
+        for chunk in chunked(pairs, chunk_size):
             absorb(score_chunk(evaluator, chunk, keep_records, worst, keep_problems),
                    len(chunk))
         return EvalOutcome(acc.result(), digest, time.perf_counter() - started, workers)
@@ -311,8 +316,9 @@ def evaluate_files(spec: EvalSpec, gold: RecordsLike, extracted: RecordsLike, *,
     # current folder kept off their sys.path.
     with _safe_path_children():
         ctx = multiprocessing.get_context(start_method(start))
+        shared = spec.for_tasks(workers) if evaluator.judged else spec
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
-                                   initializer=_init_worker, initargs=(spec,))
+                                   initializer=_init_worker, initargs=(shared,))
         # Start the workers now, so they import while this process opens the files.
         warming = [pool.submit(_warm) for _ in range(workers)]
 
@@ -324,7 +330,7 @@ def evaluate_files(spec: EvalSpec, gold: RecordsLike, extracted: RecordsLike, *,
         try:
             pairs = iter_pairs(gold, extracted, evaluator.id_field, stream=True,
                                scanner=scanner, scan_parts=2 * workers)
-            for chunk in _chunks(pairs, chunk_size):
+            for chunk in chunked(pairs, chunk_size):
                 pending.append((pool.submit(_score_in_worker, chunk, keep_records, worst,
                                             keep_problems), len(chunk)))
                 while len(pending) > 3 * workers:

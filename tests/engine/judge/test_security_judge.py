@@ -56,13 +56,6 @@ def user_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     assert configured_judges() is None  # the CLI leaves no settings behind
 
 
-@pytest.fixture
-def listener() -> Iterator[Listener]:
-    got = Listener().start()
-    yield got
-    got.close()
-
-
 def settings(url: str, **limits: Any) -> JudgeSettings:
     """The user's settings: the default profile at ``url`` with the key."""
     base = {"backoff": 0.01, "max_backoff": 0.05}
@@ -367,17 +360,34 @@ def test_messages_name_the_judge_by_its_origin_only(listener: Listener) -> None:
 
 
 def test_the_breaker_opens_after_consecutive_failures(listener: Listener) -> None:
+    """One request at a time (``concurrency=1``), so the count is in record order."""
     listener.behaviour = lambda lst, h, seen: send(h, 500, b"")
     gold = [{"id": str(i), "purpose": f"p{i}"} for i in range(8)]
     t0 = time.monotonic()
     run = evaluate(gold, gold, schema(), judges=settings(listener.url, retries=0,
-                                                         breaker_failures=3))
+                                                         breaker_failures=3, concurrency=1))
     results = judged(run)
     assert [s for s, _ in results] == ["batch_error"] * 8
     assert len(listener.requests) == 3
     assert all("HTTP 500" in (r or "") for _, r in results[:3])
     assert all("circuit breaker open" in (r or "") for _, r in results[3:])
     assert time.monotonic() - t0 < 5
+
+
+def test_the_breaker_stops_a_window_judged_concurrently(listener: Listener) -> None:
+    """Records judged together (``concurrency=4``): the breaker still stops the run's
+    requests; only those already in flight when it opened (at most concurrency - 1 past
+    the failures that opened it) are made."""
+    listener.behaviour = lambda lst, h, seen: send(h, 500, b"")
+    gold = [{"id": str(i), "purpose": f"p{i}"} for i in range(40)]
+    run = evaluate(gold, gold, schema(), judges=settings(listener.url, retries=0,
+                                                         breaker_failures=3, concurrency=4))
+    results = judged(run)
+    assert [s for s, _ in results] == ["batch_error"] * 40
+    assert 3 <= len(listener.requests) <= 3 + 4 - 1
+    failed = [r for _, r in results if "HTTP 500" in (r or "")]
+    assert len(failed) == len(listener.requests)
+    assert sum("circuit breaker open" in (r or "") for _, r in results) == 40 - len(failed)
 
 
 def test_only_consecutive_failures_open_the_breaker(listener: Listener) -> None:
@@ -392,7 +402,7 @@ def test_only_consecutive_failures_open_the_breaker(listener: Listener) -> None:
     listener.behaviour = every_other
     gold = [{"id": str(i), "purpose": f"p{i}"} for i in range(6)]
     run = evaluate(gold, gold, schema(), judges=settings(listener.url, retries=0,
-                                                         breaker_failures=2))
+                                                         breaker_failures=2, concurrency=1))
     assert [s for s, _ in judged(run)] == ["batch_error", "match"] * 3
     assert len(listener.requests) == 6
     assert not any("circuit breaker" in (r or "") for _, r in judged(run))
