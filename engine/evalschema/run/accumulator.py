@@ -148,11 +148,15 @@ class RunAccumulator:
         keeps one every few hundred records, so a run whose first records did not
         change resumes there instead of re-adding them; sums stay in record order,
         hence bit-identical). ``records=False`` leaves the record list empty."""
+        self.flush()
         return RunAccumulator({k: list(t) for k, t in self.per_field.items()},
                               list(self.records) if records else [], self.keep_records,
                               self.n, self.sum_p, self.sum_r, self.sum_f1, self.sum_w,
                               self.n_p, self.n_r, self.n_f1, self.n_w, dict(self.off_schema),
-                              {k: c.copy() for k, c in self.confidence.items()})
+                              {k: c.copy() for k, c in self.confidence.items()},
+                              self.replicates,
+                              None if self.bootstrap is None else self.bootstrap.copy(),
+                              [], dict(self.extra_seen))
 
     def merge(self, other: RunAccumulator) -> RunAccumulator:
         """A new accumulator holding both (``other`` after this one): ``copy`` then
