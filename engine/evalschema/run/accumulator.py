@@ -147,8 +147,8 @@ class RunAccumulator:
         """An independent copy of the sums, to resume from later (the language server
         keeps one every few hundred records, so a run whose first records did not
         change resumes there instead of re-adding them; sums stay in record order,
-        hence bit-identical). ``records=False`` leaves the record list empty."""
-        self.flush()
+        hence bit-identical). ``records=False`` leaves the record list empty. Records
+        buffered for the replicate tally stay buffered in both (batches stay aligned)."""
         return RunAccumulator({k: list(t) for k, t in self.per_field.items()},
                               list(self.records) if records else [], self.keep_records,
                               self.n, self.sum_p, self.sum_r, self.sum_f1, self.sum_w,
@@ -156,7 +156,7 @@ class RunAccumulator:
                               {k: c.copy() for k, c in self.confidence.items()},
                               self.replicates,
                               None if self.bootstrap is None else self.bootstrap.copy(),
-                              [], dict(self.extra_seen))
+                              list(self.pending), dict(self.extra_seen))
 
     def merge(self, other: RunAccumulator) -> RunAccumulator:
         """A new accumulator holding both (``other`` after this one): ``copy`` then

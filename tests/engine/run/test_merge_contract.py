@@ -147,7 +147,8 @@ def test_parts_merged_in_any_order_give_the_one_accumulator_result(
 @settings(max_examples=40, deadline=None)
 @given(st.lists(record, min_size=1, max_size=30))
 def test_chunks_folded_in_record_order_give_bit_identical_tallies(records: list[Any]) -> None:
-    """As ``parallel`` folds its chunks: each chunk a whole batch of the tally."""
+    """As ``parallel`` folds its chunks (each chunk a whole batch of the tally), and as a
+    run resumes from a copy."""
     with mock.patch.object(accumulator, "REPLICATE_BATCH", 3):
         one = _run(records, 1)
         chunks = [list(range(i, min(i + 3, len(records)))) for i in range(0, len(records), 3)]
@@ -158,10 +159,20 @@ def test_chunks_folded_in_record_order_give_bit_identical_tallies(records: list[
                 _score(part, i, records[i][0], records[i][1])
             acc.update(part)
         got = acc.result()
-    assert one.replicates is not None and got.replicates is not None
-    assert list(one.replicates.fields) == list(got.replicates.fields)
-    assert np.array_equal(one.replicates.observed, got.replicates.observed)
-    assert np.array_equal(one.replicates.replicates, got.replicates.replicates)
+        # resumed from a copy mid-batch (as the language server resumes a run)
+        first = RunAccumulator(replicates=SPEC)
+        half = len(records) // 2
+        for i in range(half):
+            _score(first, i, records[i][0], records[i][1])
+        resumed = first.copy()
+        for i in range(half, len(records)):
+            _score(resumed, i, records[i][0], records[i][1])
+        again = resumed.result()
+    for other in (got, again):
+        assert one.replicates is not None and other.replicates is not None
+        assert list(one.replicates.fields) == list(other.replicates.fields)
+        assert np.array_equal(one.replicates.observed, other.replicates.observed)
+        assert np.array_equal(one.replicates.replicates, other.replicates.replicates)
 
 
 def test_a_part_without_replicates_drops_them() -> None:
