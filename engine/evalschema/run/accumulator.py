@@ -25,11 +25,11 @@ from evalschema.results import (
     RunResult,
     Undefined,
 )
-from evalschema.run.bootstrap import BootstrapSpec, ReplicateTally, unit_key
+from evalschema.run.bootstrap import BATCH, BootstrapSpec, ReplicateTally, unit_key
 from evalschema.scoring.tally import fold, make_counts
 
 #: Records buffered before they are folded into the replicate tally (one matrix product).
-REPLICATE_BATCH = 1024
+REPLICATE_BATCH = BATCH
 
 
 @dataclass

@@ -40,6 +40,8 @@ MACRO = 6
 #: omissions), number scored.
 S, DP, DR, N = range(4)
 FIELD_WIDTH = 4
+#: Records folded into a tally at a time (one matrix product): bounds the weights' memory.
+BATCH = 1024
 
 Array = npt.NDArray[np.float64]
 U64 = npt.NDArray[np.uint64]
@@ -293,7 +295,7 @@ class ReplicateTally:
 
 
 def tally_records(records: Iterable[RecordResult], spec: BootstrapSpec,
-                  batch: int = 1024) -> tuple[ReplicateTally, list[Any]]:
+                  batch: int = BATCH) -> tuple[ReplicateTally, list[Any]]:
     """A tally of ``records`` (all counted) and their unit keys, in batches."""
     tally = ReplicateTally(spec)
     seen: dict[Any, int] = {}

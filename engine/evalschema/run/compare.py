@@ -35,6 +35,7 @@ from evalschema.calibration import REVIEW_BUDGETS, CalibrationRow, compare_calib
 from evalschema.errors import InputError, Problem
 from evalschema.results import RecordResult, RunResult, Status, record_label
 from evalschema.run.bootstrap import (
+    BATCH,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     DP,
@@ -45,7 +46,6 @@ from evalschema.run.bootstrap import (
     N,
     ReplicateTally,
     S,
-    tally_records,
     unit_key,
 )
 
@@ -229,14 +229,20 @@ def _tally(run: RunResult, spec: BootstrapSpec
     """The run's replicate tally, and its records' unit keys (None for a record that does
     not count; no list for a run that kept no records): the run's own tally when it was
     made under ``spec``, else one made from its records."""
-    keys: list[Any | None] | None = None
-    if run.records:
-        counted = _counted(run)
-        seen: dict[Any, int] = {}
-        keys = [None if r is None else unit_key(r, seen) for r in counted]
-    if run.replicates is not None and run.replicates.spec == spec:
-        return run.replicates, keys
-    tally, _ = tally_records([r for r in _counted(run) if r is not None], spec)
+    own = run.replicates if run.replicates is not None and run.replicates.spec == spec \
+        else None
+    if not run.records:  # an empty run, or one with its own tally (compare_runs checked)
+        return own or ReplicateTally(spec), None
+    counted = _counted(run)
+    seen: dict[Any, int] = {}
+    keys = [None if r is None else unit_key(r, seen) for r in counted]
+    if own is not None:
+        return own, keys
+    pairs = [(r, k) for r, k in zip(counted, keys, strict=True) if r is not None]
+    tally = ReplicateTally(spec)
+    for i in range(0, len(pairs), BATCH):
+        chunk = pairs[i:i + BATCH]
+        tally.add([r for r, _ in chunk], [k for _, k in chunk])
     return tally, keys
 
 
