@@ -32,12 +32,8 @@ from evalschema.errors import EvalSchemaError
 from evalschema.report.calibration import comparison_text
 from evalschema.report.figures import difference, figure
 from evalschema.report.layout import clip, fit_lines, shorten_all, terminal_width
-from evalschema.run.compare import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    Comparison,
-    compare_runs,
-)
+from evalschema.run.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from evalschema.run.compare import Comparison, compare_runs
 from evalschema.safetext import json_text, one_line, shown
 
 FORMATS = ("table", "json", "markdown", "html")
@@ -57,8 +53,10 @@ examples:
   evalschema compare --suite invoices --mlflow       # and log the deltas to MLflow
 
 Differences are against the first run, each with a paired bootstrap confidence interval
-over records (records are resampled together for every run); an interval that excludes
-zero is marked. "match -> wrong" counts judged positions that were a match in the first
+over records: a Poisson bootstrap seeded by record (each record weighs, in each resample, a
+Poisson(1) draw from --seed and its gold id, the same in every run), with percentile
+intervals; one pass and mergeable, so the intervals are the same on one machine or a
+cluster (docs/metrics.md). An interval that excludes zero is marked. "match -> wrong" counts judged positions that were a match in the first
 run and a mismatch or omission in the other; "wrong -> match" the reverse.
 
 {EXIT_CODES} (1 with --fail-on-regression when a run's overall F1
@@ -81,9 +79,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     add_output_options(p, FORMATS)
     b = p.add_argument_group("statistics")
     b.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                   help=f"bootstrap seed (default {DEFAULT_SEED})")
+                   help=f"seed of the records' Poisson bootstrap weights (default "
+                   f"{DEFAULT_SEED})")
     b.add_argument("--resamples", type=positive_int, default=DEFAULT_RESAMPLES,
-                   help=f"bootstrap resamples (default {DEFAULT_RESAMPLES})")
+                   help=f"bootstrap resamples (replicates; default {DEFAULT_RESAMPLES})")
     b.add_argument("--confidence", type=float, default=0.95,
                    help="confidence level of the intervals (default 0.95)")
     add_label_option(b)

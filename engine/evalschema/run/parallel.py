@@ -16,6 +16,7 @@ records, and the first record problems.
 
 from __future__ import annotations
 
+import bisect
 import multiprocessing
 import os
 import sys
@@ -197,35 +198,58 @@ class Digest:
                 self.truncated += 1
         if rec.problem:
             self.n_problems += 1
-            if len(self.problems) < self.keep_problems:
-                self.problems.append(RecordProblem(rec.index, rec.record_id, rec.problem,
-                                                   rec.name))
-        if (extracted is NO_RECORD and rec.problem and rec.extracted_index is not None
-                and len(self.unreadable) < self.keep):
-            self.unreadable.append(WorstRecord(rec, None if gold is NO_RECORD else gold, None))
+            _keep_first(self.problems, RecordProblem(rec.index, rec.record_id, rec.problem,
+                                                     rec.name), self.keep_problems, _problem_key)
+        if extracted is NO_RECORD and rec.problem and rec.extracted_index is not None:
+            _keep_first(self.unreadable, WorstRecord(rec, None if gold is NO_RECORD else gold,
+                                                     None), self.keep, _place_key)
             return
         # Worst records are paired ones: a record missing on one side is listed as a
         # record problem, and its side-by-side view would be one empty column.
         if (self.keep <= 0 or gold is NO_RECORD or extracted is NO_RECORD
                 or not rec.field_results or not _errors(rec)):
             return
-        if len(self.worst) >= self.keep and worst_key(rec) >= worst_key(self.worst[-1].record):
-            return
-        self.worst.append(WorstRecord(rec, None if gold is NO_RECORD else gold,
-                                      None if extracted is NO_RECORD else extracted))
-        self.worst.sort(key=lambda w: worst_key(w.record))
-        del self.worst[self.keep:]
+        _keep_first(self.worst, WorstRecord(rec, gold, extracted), self.keep, _worst_key)
 
     def update(self, other: Digest) -> None:
+        """Fold ``other`` in: the kept lists are the first under total orders (record
+        place breaks every tie), so any merge order keeps the same ones."""
         self.repaired += other.repaired
         self.truncated += other.truncated
         self.n_problems += other.n_problems
         self.problems = sorted([*self.problems, *other.problems],
-                               key=lambda p: p.index)[:self.keep_problems]
-        self.worst = sorted([*self.worst, *other.worst],
-                            key=lambda w: worst_key(w.record))[:self.keep]
+                               key=_problem_key)[:self.keep_problems]
+        self.worst = sorted([*self.worst, *other.worst], key=_worst_key)[:self.keep]
         self.unreadable = sorted([*self.unreadable, *other.unreadable],
-                                 key=lambda w: w.record.index)[:self.keep]
+                                 key=_place_key)[:self.keep]
+
+
+def _place(rec: RecordResult) -> tuple[int, int, int]:
+    """A record's place in its run, unique: its number, then its gold and extracted indexes."""
+    return (rec.index, -1 if rec.gold_index is None else rec.gold_index,
+            -1 if rec.extracted_index is None else rec.extracted_index)
+
+
+def _worst_key(w: WorstRecord) -> tuple[float, int, tuple[int, int, int]]:
+    f1, wrong, _ = worst_key(w.record)
+    return (f1, wrong, _place(w.record))
+
+
+def _place_key(w: WorstRecord) -> tuple[int, int, int]:
+    return _place(w.record)
+
+
+def _problem_key(p: RecordProblem) -> tuple[int, str]:
+    return (p.index, p.problem)
+
+
+def _keep_first(kept: list[Any], item: Any, keep: int, key: Callable[[Any], Any]) -> None:
+    """Insert ``item`` into ``kept`` (sorted by ``key``), holding its first ``keep``: the
+    same ones whatever order the items come in."""
+    if keep <= 0 or (len(kept) >= keep and key(item) >= key(kept[-1])):
+        return
+    bisect.insort(kept, item, key=key)
+    del kept[keep:]
 
 
 @dataclass(frozen=True)
