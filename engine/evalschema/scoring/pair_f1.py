@@ -10,13 +10,14 @@ module does not import it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from evalschema.results import pair_similarity
 from evalschema.rules.alignment import SMALL_MATRIX
-from evalschema.rules.registry import AlignContext, PairF1
+from evalschema.rules.registry import AlignContext, PairCells, PairF1
 from evalschema.schema.node import SchemaNode
 from evalschema.scoring.vectorized import vectorized_f1
 
@@ -41,12 +42,25 @@ def make_pair_f1(items: SchemaNode, shared_unknown_keys_skipped: bool, walked: P
     flat = flat_pair_f1(items, shared_unknown_keys_skipped)
     if flat is None:
         return walked
+    return FlatPairF1(flat, flat_cells(items, shared_unknown_keys_skipped), walked)
 
-    def f1(gv: Any, ev: Any) -> float:
-        got = flat(gv, ev)
-        return walked(gv, ev) if got is None else got
 
-    return f1
+@dataclass(frozen=True)
+class FlatPairF1:
+    """The pair F1 of flat items: per pair (``flat``), or by index over two arrays
+    (``cells``, for Hungarian alignment's small matrices: ``registry.pair_cells``);
+    ``walked`` judges what they decline."""
+
+    flat: Callable[[Any, Any], float | None]
+    prepared: Callable[[Sequence[Any], Sequence[Any], PairF1], PairCells]
+    walked: PairF1
+
+    def __call__(self, gv: Any, ev: Any) -> float:
+        got = self.flat(gv, ev)
+        return self.walked(gv, ev) if got is None else got
+
+    def cells(self, g: Sequence[Any], e: Sequence[Any]) -> PairCells:
+        return self.prepared(g, e, self.walked)
 
 
 def flat_pair_f1(items: SchemaNode, shared_unknown_keys_skipped: bool
@@ -109,3 +123,95 @@ def flat_pair_f1(items: SchemaNode, shared_unknown_keys_skipped: bool
         return pair_similarity(s, both, omissions, hallucinations)
 
     return f1
+
+
+#: A value whose transforms raised (``flat_cells``): its pairs go to the walk.
+_FAILED = object()
+
+
+def _flat_plan(items: SchemaNode) -> tuple[tuple[Any, ...], ...]:
+    """(name, null as absent, transforms, comparator) of each judged child, in order."""
+    return tuple((c.name, c.null_policy == "absent", c.transform_fns, c.compare)
+                 for c in items.children if not c.skip)
+
+
+def flat_cells(items: SchemaNode, shared_unknown_keys_skipped: bool
+               ) -> Callable[[Sequence[Any], Sequence[Any], PairF1], PairCells]:
+    """``flat_pair_f1`` over two arrays by index, for items it takes: each element's
+    values are read and transformed once (transforms are functions of the value), not
+    once per pair, so a pair costs its comparisons. The counting and the formula are
+    ``flat_pair_f1``'s, step for step (``pair_similarity`` inlined: the same operations
+    on the same numbers); ``test_pair_f1.py`` checks every cell bit for bit against it.
+    A pair it cannot judge (not two objects, a transform or comparator that raises)
+    gets ``walked``'s figure, as ``FlatPairF1`` gives it."""
+    plan = _flat_plan(items)
+    compares = tuple(p[3] for p in plan)
+    known = frozenset(items.child_map) | items.ignored if items.closed else None
+    A, F = _ABSENT, _FAILED
+
+    def prepare(v: Any) -> tuple[Any, ...] | None:
+        """The element's judged values (``A`` absent, ``F`` untransformable), or None."""
+        if type(v) is not dict:
+            return None
+        out = []
+        for name, absent_null, fns, _ in plan:
+            x = v.get(name, A)
+            if x is None and absent_null:
+                x = A
+            elif fns and x is not A:
+                try:
+                    for fn in fns:
+                        x = fn(x)
+                except Exception:
+                    x = F
+            out.append(x)
+        return tuple(out)
+
+    def prepared(g: Sequence[Any], e: Sequence[Any], walked: PairF1) -> PairCells:
+        G = [prepare(v) for v in g]
+        E = [prepare(v) for v in e]
+        # Each extracted element's unknown keys (hallucinated unless gold has them too).
+        unknown = [() if known is None or type(v) is not dict or v.keys() <= known
+                   else tuple(k for k in v if k not in known) for v in e]
+
+        def cell(i: int, j: int) -> float:
+            gi, ej = G[i], E[j]
+            if gi is None or ej is None:
+                return walked(g[i], e[j])
+            if not g[i] and not e[j]:
+                return 1.0  # the walk's one match for two empty objects
+            both = omissions = hallucinations = 0
+            s = 0.0
+            for gv, ev, compare in zip(gi, ej, compares, strict=True):
+                if gv is A or ev is A:
+                    if ev is not A:
+                        hallucinations += 1
+                    elif gv is not A:
+                        omissions += 1
+                    continue
+                if gv is F or ev is F:
+                    return walked(g[i], e[j])
+                try:
+                    score = compare(gv, ev)
+                except Exception:
+                    return walked(g[i], e[j])
+                both += 1
+                s += score
+            keys = unknown[j]
+            if keys:
+                gd = g[i]
+                hallucinations += sum(1 for k in keys
+                                      if not (shared_unknown_keys_skipped and k in gd))
+            if s == both and both and not omissions and not hallucinations:
+                return 1.0
+            # results.pair_similarity, inlined (see the docstring).
+            if not both:
+                return 0.0 if omissions or hallucinations else 1.0
+            p = s / (both + hallucinations)
+            r = s / (both + omissions)
+            total = p + r
+            return 2 * p * r / total if total else 0.0
+
+        return cell
+
+    return prepared
