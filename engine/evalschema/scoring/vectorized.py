@@ -32,10 +32,12 @@ def vectorized_f1(items: SchemaNode, g: Sequence[Any], e: Sequence[Any],
     if not all(type(v) is dict and v for v in g) or not all(type(v) is dict and v for v in e):
         return None
     n, m = len(g), len(e)
-    s = np.zeros((n, m))
-    both_n = np.zeros((n, m))
-    omit = np.zeros((n, m))
-    hall = np.zeros((n, m))
+    s: np.ndarray | None = None
+    # Which children each element holds (1.0) or lacks (0.0), one column per child: the
+    # counts of every pair are then products of these (exact small integers), not n x m
+    # passes per child.
+    g_has: list[np.ndarray] = []
+    e_has: list[np.ndarray] = []
     for child in items.children:
         if child.skip:
             continue
@@ -53,11 +55,24 @@ def vectorized_f1(items: SchemaNode, g: Sequence[Any], e: Sequence[Any],
         scores = _matrix(child, gv, ev)
         if scores is None:
             return None
-        both = gp[:, None] & ep[None, :]
-        s += np.where(both, scores, 0.0)
-        both_n += both
-        omit += gp[:, None] & ~ep[None, :]
-        hall += ~gp[:, None] & ep[None, :]
+        # Only pairs judged on both sides add their score: a row whose gold value is
+        # absent, or a column whose extracted value is, adds 0.0 (np.where(both, scores,
+        # 0.0), in place). ``scores`` is the comparator's own new array.
+        scores[~gp, :] = 0.0
+        scores[:, ~ep] = 0.0
+        if s is None:
+            s = np.zeros((n, m))
+        s += scores
+        del scores
+        g_has.append(gp)
+        e_has.append(ep)
+    if s is None:
+        return None
+    G = np.array(g_has, dtype=float).T.reshape(n, len(g_has))
+    E = np.array(e_has, dtype=float).T.reshape(m, len(e_has))
+    both_n = G @ E.T
+    omit = G @ (1.0 - E).T
+    hall = (1.0 - G) @ E.T
     if items.closed:
         unknown = {k for v in e for k in v if k not in items.child_map
                    and k not in items.ignored}
@@ -108,12 +123,26 @@ def _transform(node: SchemaNode, value: Any) -> Any:
 
 def _f1(s: np.ndarray, both: np.ndarray, omit: np.ndarray, hall: np.ndarray) -> np.ndarray:
     """``results.pair_similarity``'s F1, element-wise: the same operations in the same
-    order, so the same floats (test_vectorized.py: ..._is_pair_similarity)."""
+    order, so the same floats (test_vectorized.py: ..._is_pair_similarity). In place
+    where it can be: ``omit`` and ``hall`` are used up (a matrix takes 8 bytes a pair)."""
     judged = both > 0
+    unjudged = None if judged.all() else ~judged
     # Cells with nothing judged divide by 1 (their figure is set below): no division by 0.
-    p = s / np.where(judged, both + hall, 1.0)
-    r = s / np.where(judged, both + omit, 1.0)
-    total = p + r
-    f1 = 2 * p * r / np.where(total > 0, total, 1.0)
-    # Nothing judged: nothing in common (0), unless there is nothing at all (1).
-    return np.where(judged, f1, np.where(omit + hall > 0, 0.0, 1.0))
+    p = np.add(both, hall, out=hall)
+    r = np.add(both, omit, out=omit)
+    if unjudged is not None:
+        missing = p[unjudged] > both[unjudged]  # omissions or hallucinations: 0, else 1
+        missing |= r[unjudged] > both[unjudged]
+        p[unjudged] = 1.0
+        r[unjudged] = 1.0
+    np.divide(s, p, out=p)
+    np.divide(s, r, out=r)
+    total = np.add(p, r, out=s)
+    f1 = np.multiply(p, 2, out=p)
+    f1 *= r
+    del r
+    total[~(total > 0)] = 1.0
+    f1 /= total
+    if unjudged is not None:
+        f1[unjudged] = np.where(missing, 0.0, 1.0)
+    return f1
