@@ -5,7 +5,7 @@ Scoring every (gold, extracted) element pair one by one costs seconds at 1,000 x
 form) the same per-pair F1 is computed column-wise with numpy and rapidfuzz; any
 other shape returns None and the caller scores pairs one by one.
 
-The counting is a copy, column-wise, of ``pair_f1.flat_pair_f1`` (itself checked against
+The counting is a copy, matrix-wise, of ``pair_f1.flat_pair_f1`` (itself checked against
 the walk), and ``_f1`` an element-wise copy of ``results.pair_similarity``: numpy
 cannot call the definition per cell at this speed. ``tests/engine/scoring/test_vectorized.py``
 checks the formula bit for bit and the matrix against the walked F1 of every pair.
