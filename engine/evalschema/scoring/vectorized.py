@@ -68,11 +68,8 @@ def vectorized_f1(items: SchemaNode, g: Sequence[Any], e: Sequence[Any],
         e_has.append(ep)
     if s is None:
         return None
-    G = np.array(g_has, dtype=float).T.reshape(n, len(g_has))
-    E = np.array(e_has, dtype=float).T.reshape(m, len(e_has))
-    both_n = G @ E.T
-    omit = G @ (1.0 - E).T
-    hall = (1.0 - G) @ E.T
+    both_n, omit, hall = _presence_counts(np.array(g_has).T.reshape(n, len(g_has)),
+                                          np.array(e_has).T.reshape(m, len(e_has)))
     if items.closed:
         unknown = {k for v in e for k in v if k not in items.child_map
                    and k not in items.ignored}
@@ -84,6 +81,22 @@ def vectorized_f1(items: SchemaNode, g: Sequence[Any], e: Sequence[Any],
             else:
                 hall += ek[None, :]
     return _f1(s, both_n, omit, hall)
+
+
+def _presence_counts(gp: np.ndarray, ep: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every (gold, extracted) pair, how many children both hold, gold alone holds
+    and extracted alone holds, given which children each element holds (``gp``: n x k,
+    ``ep``: m x k, booleans). Elements hold few distinct sets of children, so the counts
+    of each pair of sets are computed once and every pair looks its own up: exact
+    integers (as floats), in three passes over the matrix."""
+    g_sets, g_of = np.unique(gp, axis=0, return_inverse=True)
+    e_sets, e_of = np.unique(ep, axis=0, return_inverse=True)
+    common = (g_sets[:, None, :] & e_sets[None, :, :]).sum(axis=2).astype(float)
+    both = common[g_of.reshape(-1)[:, None], e_of.reshape(-1)[None, :]]
+    omit = gp.sum(axis=1).astype(float)[:, None] - both
+    hall = ep.sum(axis=1).astype(float)[None, :] - both
+    return both, omit, hall
 
 
 def _scalar_f1(items: SchemaNode, g: Sequence[Any], e: Sequence[Any]) -> np.ndarray | None:
@@ -138,7 +151,7 @@ def _f1(s: np.ndarray, both: np.ndarray, omit: np.ndarray, hall: np.ndarray) -> 
     np.divide(s, p, out=p)
     np.divide(s, r, out=r)
     total = np.add(p, r, out=s)
-    f1 = np.multiply(p, 2, out=p)
+    f1: np.ndarray = np.multiply(p, 2, out=p)
     f1 *= r
     del r
     total[~(total > 0)] = 1.0
