@@ -23,7 +23,6 @@ from evalschema.rules.registry import (
     AlignmentError,
     ItemsNode,
     StrategyDef,
-    pair_cells,
     with_unpaired,
 )
 
@@ -126,20 +125,19 @@ def hungarian(ctx: AlignContext, items: ItemsNode, g: list[Any], e: list[Any]) -
     if limit is not None and n * m > limit:
         return ordered(ctx, items, g, e)
     if n * m <= SMALL_MATRIX:
-        f1 = pair_cells(ctx.pair_f1(items), g, e)
+        f1 = ctx.pair_f1(items)
         diagonal: list[float] = []
         if n == m:
             # Already in order and perfect: that is an optimal assignment; skip the solver.
-            for i in range(n):
-                diagonal.append(f1(i, i))
+            for gv, ev in zip(g, e, strict=True):
+                diagonal.append(f1(gv, ev))
                 if diagonal[-1] != 1.0:
                     break
             else:
                 return ordered(ctx, items, g, e)
         # Pairs in the order the matrix lists them (the diagonal's already computed).
-        done = len(diagonal)
-        rows = [[diagonal[i] if i == j and i < done else f1(i, j) for j in range(m)]
-                for i in range(n)]
+        rows = [[diagonal[i] if i == j and i < len(diagonal) else f1(gv, ev)
+                 for j, ev in enumerate(e)] for i, gv in enumerate(g)]
         matrix = np.array(rows, dtype=float).reshape(n, m)
     else:
         # A resource limit (memory), unlike the policy's fallback above: over it, an error.

@@ -37,19 +37,6 @@ MatrixCompare = Callable[[Sequence[Any], Sequence[Any]], Any]
 Alignment = tuple[list[tuple[int, int]], list[int], list[int]]
 #: The F1 of one (gold element, extracted element) pair, as the reported scores give it.
 PairF1 = Callable[[Any, Any], float]
-#: The F1 of pair (i, j) of two given arrays: ``PairF1`` of (gold[i], extracted[j]).
-PairCells = Callable[[int, int], float]
-
-
-def pair_cells(f1: PairF1, g: Sequence[Any], e: Sequence[Any]) -> PairCells:
-    """The pair F1 of ``g`` and ``e`` by index. A ``PairF1`` with a ``cells(g, e)``
-    method (``scoring.pair_f1.FlatPairF1``) prepares each element once for all its
-    pairs; any other is called per pair."""
-    cells: Callable[[Sequence[Any], Sequence[Any]], PairCells] | None = getattr(
-        f1, "cells", None)
-    if cells is not None:
-        return cells(g, e)
-    return lambda i, j: f1(g[i], e[j])
 
 
 class ItemsNode(Protocol):

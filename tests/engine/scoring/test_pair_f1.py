@@ -18,8 +18,8 @@ from evalschema import parse_eval_schema
 from evalschema.policy import NATIVE, STRUCT_EXTRACT_EVAL
 from evalschema.results import FieldResult, Status, count_results
 from evalschema.rules.alignment import SMALL_MATRIX
-from evalschema.rules.registry import CompareTypeError, pair_cells
-from evalschema.scoring.pair_f1 import FlatPairF1, flat_pair_f1, make_pair_f1, pair_f1_matrix
+from evalschema.rules.registry import CompareTypeError
+from evalschema.scoring.pair_f1 import flat_pair_f1, make_pair_f1, pair_f1_matrix
 from evalschema.scoring.walk import RecordScorer
 
 
@@ -196,67 +196,3 @@ def test_large_matrices_are_not_scored_pair_by_pair(monkeypatch: pytest.MonkeyPa
     g = [{"a": str(i), "b": i} for i in range(n)]
     matrix = pair_f1_matrix(scorer, items, g, g[::-1])
     assert matrix.shape == (n, n) and matrix[0, n - 1] == 1.0 and matrix[0, 0] == 0.0
-
-
-@SETTINGS
-@given(flat_items_with_transforms())
-def test_cells_are_the_pair_f1_of_every_pair_exactly(case: tuple[Any, ...]) -> None:
-    """``FlatPairF1.cells`` (each element read and transformed once) gives every (i, j)
-    the F1 the pair gets on its own, to the bit, including pairs the walk judges."""
-    items_schema, pairs, null_policy, policy = case
-    schema = {"type": "object", "properties": {
-        "xs": {"type": "array", "items": items_schema, "x-eval-align": {"match_by": "hungarian"}},
-    }}
-    items = parse_eval_schema(schema, null_policy=null_policy).child_map["xs"].items
-    assert items is not None
-    f1 = RecordScorer(items, policy).pair_f1(items)
-    assert isinstance(f1, FlatPairF1)
-    g, e = [p[0] for p in pairs], [p[1] for p in pairs]
-    cell = pair_cells(f1, g, e)
-    for i, gv in enumerate(g):
-        for j, ev in enumerate(e):
-            try:
-                want = f1(gv, ev)
-            except CompareTypeError:  # a failing transform under transform_errors_scored=False
-                with pytest.raises(CompareTypeError):
-                    cell(i, j)
-                continue
-            assert cell(i, j).hex() == want.hex(), (gv, ev)
-
-
-def test_cells_read_and_transform_each_element_once() -> None:
-    calls: list[Any] = []
-    items = _xs_items({"type": "object", "properties": {
-        "a": {"type": "string", "x-eval-transform": ["lowercase"]}, "b": {"type": "integer"}}})
-    f1 = RecordScorer(items).pair_f1(items)
-    assert isinstance(f1, FlatPairF1)
-    fns = items.child_map["a"].transform_fns
-
-    def counted(v: Any) -> Any:
-        calls.append(v)
-        return fns[0](v)
-
-    object.__setattr__(items.child_map["a"], "transform_fns", (counted,))
-    f1 = RecordScorer(items).pair_f1(items)
-    g = [{"a": "X", "b": 1}, {"a": "Y", "b": 2}, {"b": 2}]
-    e = [{"a": "y", "b": 2, "z": 0}, {"a": "x", "b": 1}]
-    cell = pair_cells(f1, g, e)
-    assert sorted(calls) == ["X", "Y", "x", "y"]
-    got = [[cell(i, j) for j in range(2)] for i in range(3)]
-    # (1, 0): a and b match, z is not in the schema: precision 2/3, recall 1, F1 0.8.
-    # (2, 0): a and z invented, b matches: precision 1/3, recall 1, F1 0.5.
-    assert got == [[0.0, 1.0], [pytest.approx(0.8), 0.0], [pytest.approx(0.5), 0.0]]
-    assert got == [[f1(gv, ev) for ev in e] for gv in g]
-    # The per-pair F1 reads both elements of each of the 6 pairs again: 10 values of `a`.
-    assert len(calls) == 4 + 10
-
-
-def test_pair_cells_of_any_other_pair_f1_call_it_per_pair() -> None:
-    seen: list[tuple[Any, Any]] = []
-
-    def f1(gv: Any, ev: Any) -> float:
-        seen.append((gv, ev))
-        return 0.5
-
-    assert pair_cells(f1, ["a", "b"], ["c"])(1, 0) == 0.5
-    assert seen == [("b", "c")]
