@@ -27,7 +27,7 @@ class Limits:
     compare_max_chars: int = 10_000
     #: Largest (gold x extracted) pair matrix Hungarian alignment builds; a larger
     #: array is an ``error`` with a reason. 4,000,000 pairs (2,000 x 2,000) is about
-    #: 32 MB per float matrix, ~0.3 GB at the peak of the vectorised path.
+    #: 32 MB per float matrix, ~0.14 GB at the peak of the vectorised path (~35 bytes a pair).
     hungarian_max_pairs: int = 4_000_000
     #: Largest file a ``$ref`` may load, in bytes.
     ref_max_bytes: int = 16 * 1024 * 1024

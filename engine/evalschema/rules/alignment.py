@@ -178,7 +178,7 @@ BUILTIN_STRATEGIES: tuple[StrategyDef, ...] = (
                 "maximises the summed F1 of the pairs, using the same comparators that score "
                 "them. Pairs with F1 0 stay unpaired. For lists without a key whose order is "
                 "arbitrary (line items, authors).\n\n"
-                "The pair matrix takes about 100 bytes per (gold x extracted) pair at its peak; "
+                "The pair matrix takes about 35 bytes per (gold x extracted) pair at its peak; "
                 "an array needing more than 4,000,000 pairs (`EVALSCHEMA_HUNGARIAN_MAX_PAIRS`; "
                 "2,000 x 2,000) is one `error` result with the reason instead of exhausting "
                 "memory. Use `key_field` for larger arrays.",
