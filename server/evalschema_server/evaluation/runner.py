@@ -6,14 +6,20 @@ per (gold text, extracted text) of each record pair for as long as the schema an
 options stay the same, so saving a 10,000-record file after one edit re-scores one
 record. Runs execute on a worker thread; they read only the texts handed to them
 (the editor's unsaved content) or the disk, and write nothing.
+
+What a run keeps is small: each record's counts and findings (not its matches: re-scoring
+one record takes microseconds, so hovers and commands that need every result of a record
+ask ``SuiteOutcome.full``), and one accumulator per block of ``BLOCK`` records, so a save
+after an edit re-scores the edited block and merges the blocks' sums (O(blocks), not
+O(records)). A schema with an LLM judge keeps every result: re-scoring would ask again.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -24,7 +30,8 @@ from evalschema.io.gold import GoldChecker, GoldProblem, json_id
 from evalschema.io.jsontext import loads_document
 from evalschema.jsontypes import json_type
 from evalschema.judge.client import cancellation
-from evalschema.results import RecordResult, RunResult
+from evalschema.results import RecordResult, RunResult, Status
+from evalschema.rules.registry import Entry, default_registry
 from evalschema.run.accumulator import RunAccumulator
 from evalschema.run.evaluate import Evaluator, make_evaluator
 from evalschema.run.gcpause import gc_paused
@@ -82,9 +89,14 @@ class InputIssue:
 
 @dataclass(frozen=True, slots=True)
 class ScoredRecord:
+    """A record's result as the run keeps it, and its slices. With ``pair`` set, the
+    result holds its findings only (not its matches, nor what was skipped): its counts
+    are whole, and ``SuiteOutcome.full`` scores the pair again for every result."""
+
     record: RecordResult
     gold: RecordSlice | None
     extracted: RecordSlice | None
+    pair: Pair | None = None
 
 
 @dataclass(frozen=True)
@@ -130,6 +142,26 @@ class SuiteOutcome:
     #: otherwise it lists the errors tolerated, each scored as its field's ``error``).
     stopped: Stopped | None = None
 
+    def full(self, s: ScoredRecord) -> RecordResult:
+        """Every field result of ``s``'s record (matches included): the kept result
+        when the run kept it whole, else the pair scored again. The same figures, values
+        and reasons as the run's: the same schema and options, bound anew, as a run may
+        be using the run's evaluator on the worker thread meanwhile."""
+        if s.pair is None or self.schema_text is None:
+            return s.record
+        with _RESCORE:
+            scorer = self._rescorer
+            return scorer.score(s.pair, RunAccumulator(keep_records=False))
+
+    def full_result(self, run: RunOutcome) -> RunResult:
+        """``run.result`` with every record's every result (for ``compare_runs``)."""
+        return replace(run.result, records=tuple(self.full(s) for s in run.scored))
+
+    @cached_property
+    def _rescorer(self) -> Evaluator:
+        assert self.schema_text is not None
+        return evaluator_of(self.suite, self.schema_text)
+
     @property
     def labels(self) -> dict[str, str]:
         """Schema pointer -> how its node judges (``numeric, rel 1%``)."""
@@ -149,7 +181,11 @@ class SuiteOutcome:
         def extracted(k: int, rec: Any) -> Any:
             return runs[k].data.records[rec.extracted_index].value
 
-        return find_suspects([[s.record for s in r.scored] for r in runs],
+        def kept(s: ScoredRecord) -> RecordResult:
+            # An invented value is placed by the record's aligned pairs: every result.
+            return self.full(s) if s.record.counts.hallucinations else s.record
+
+        return find_suspects([[kept(s) for s in r.scored] for r in runs],
                              [r.label for r in runs], evaluator.root,
                              lambda i: gold_records[i].value, extracted,
                              policy=evaluator.policy)
@@ -177,13 +213,15 @@ class SuiteCache:
 
     fingerprint: tuple[Any, ...] | None = None
     evaluator: Evaluator | None = None
+    #: Whole results by key (only when results are kept whole: an LLM judge's schema).
     records: dict[_Key, RecordResult] = field(default_factory=dict)
     parsers: dict[Path, SliceParser] = field(default_factory=dict)
     #: Extracted path -> (gold file, extracted file, id field, pairs, issues found):
     #: unchanged files (the same DataFile objects) pair the same way.
     pairings: dict[Path, tuple[DataFile, DataFile, str | None, list[_Pair], list[InputIssue]]] \
         = field(default_factory=dict)
-    memos: dict[Path, _RunMemo] = field(default_factory=dict)
+    #: Extracted path -> the last run's blocks.
+    blocks: dict[Path, list[_Block]] = field(default_factory=dict)
 
     def parser(self, path: Path) -> SliceParser:
         got = self.parsers.get(path)
@@ -192,39 +230,26 @@ class SuiteCache:
         return got
 
 
-#: Records between the accumulator copies a run keeps (see ``_RunMemo``).
-CHECKPOINT = 256
+#: Records a block holds: a run keeps one accumulator per block (see ``_Block``).
+BLOCK = 256
+
+#: Re-scoring for ``SuiteOutcome.full`` is done one record at a time, under this lock
+#: (the worker thread may ask too, for suspect gold).
+_RESCORE = threading.Lock()
 
 
-@dataclass
-class _RunMemo:
-    """What the last run of one extracted file leaves for the next: each pair's key and
-    indices, its results, and copies of the accumulator every ``CHECKPOINT`` records.
-
-    A next run whose first k pairs are the same resumes from the last copy at or before
-    k: re-adding 10,000 unchanged records' results is most of what a save costs, and
-    resuming keeps every sum in record order, so the figures are bit-identical.
-    """
+@dataclass(frozen=True, slots=True)
+class _Block:
+    """``BLOCK`` consecutive pairs of a run: their marks (key and indices), their kept
+    results, and their own sums (an accumulator that started empty). A next run whose
+    block holds the same marks reuses both; the run's figures are the blocks' sums
+    merged in order (counts exact, float sums within rounding of one pass)."""
 
     marks: list[tuple[_Key, int | None, int | None]]
     records: list[RecordResult]
-    checkpoints: dict[int, RunAccumulator]
-    #: The first record whose scoring failed (its issue is re-raised by scoring it again).
-    first_failed: int
-
-    def resume(self, marks: list[tuple[_Key, int | None, int | None]]
-               ) -> tuple[int, RunAccumulator, dict[int, RunAccumulator]]:
-        limit = min(len(marks), len(self.marks), self.first_failed)
-        same = 0
-        old = self.marks
-        while same < limit and old[same] == marks[same]:
-            same += 1
-        start = max((k for k in self.checkpoints if k <= same), default=0)
-        if start == 0:
-            return 0, RunAccumulator(), {}
-        acc = self.checkpoints[start].copy(records=False)
-        acc.records = list(self.records[:start])
-        return start, acc, {k: v for k, v in self.checkpoints.items() if k < start}
+    acc: RunAccumulator
+    #: Whether scoring a record failed (its issue is re-raised by scoring it again).
+    failed: bool
 
 
 def _mark(p: _Pair) -> tuple[_Key, int | None, int | None]:
@@ -301,7 +326,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
                    generation)
     if cache.fingerprint != fingerprint:
         cache.fingerprint, cache.evaluator, cache.records = fingerprint, None, {}
-        cache.memos = {}
+        cache.blocks = {}
         try:
             cache.evaluator = evaluator_of(suite, schema_text)
         except EvalSchemaError as exc:
@@ -349,38 +374,49 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
     done = 0
     runs: list[RunOutcome] = []
     used: dict[_Key, RecordResult] = {}
+    whole = keeps_whole(evaluator)
     last_report = 0.0
     for path, data, pairs in plans:
-        marks = [_mark(p) for p in pairs]
-        memo = cache.memos.get(path)
-        start, acc, checkpoints = memo.resume(marks) if memo else (0, RunAccumulator(), {})
-        assert memo is not None or start == 0
-        scored = [ScoredRecord(memo.records[i], pairs[i].gold, pairs[i].extracted)
-                  for i in range(start)] if memo else []
-        for s in scored:
-            used[marks[s.record.index][0]] = s.record
-        done += start
-        failed: set[int] = set()
-        for number in range(start, len(pairs)):
-            p = pairs[number]
-            if (number & 63) == 0:
-                token.check()
-                now = time.perf_counter()
-                if progress is not None and now - last_report > 0.1:
-                    last_report = now
-                    progress(done, total)
-            if number % CHECKPOINT == 0:
-                checkpoints[number] = acc.copy(records=False)
-            before = len(issues)
-            rec = _score(evaluator, p, acc, cache.records, used, issues,
-                         path if p.extracted else cfg.gold)
-            token.check()  # a judge cut short by the cancel must not leave its result
-            if len(issues) != before:
-                failed.add(number)
-            scored.append(ScoredRecord(rec, p.gold, p.extracted))
-            done += 1
-        cache.memos[path] = _RunMemo(marks, [s.record for s in scored], checkpoints,
-                                     min(failed, default=len(pairs)))
+        old_blocks = cache.blocks.get(path, [])
+        blocks: list[_Block] = []
+        acc = RunAccumulator(keep_records=False)
+        scored: list[ScoredRecord] = []
+        for b, lo in enumerate(range(0, len(pairs), BLOCK)):
+            chunk = pairs[lo:lo + BLOCK]
+            marks = [_mark(p) for p in chunk]
+            old = old_blocks[b] if b < len(old_blocks) else None
+            if old is not None and not old.failed and old.marks == marks:
+                block = old
+                if whole:
+                    for m, rec in zip(marks, old.records, strict=True):
+                        used[m[0]] = rec
+                done += len(chunk)
+            else:
+                block_acc = RunAccumulator(keep_records=False)
+                kept: list[RecordResult] = []
+                failed = False
+                for number, p in enumerate(chunk, lo):
+                    if (number & 63) == 0:
+                        token.check()
+                        now = time.perf_counter()
+                        if progress is not None and now - last_report > 0.1:
+                            last_report = now
+                            progress(done, total)
+                    before = len(issues)
+                    rec = _score(evaluator, p, block_acc, cache.records if whole else {},
+                                 used if whole else {}, issues,
+                                 path if p.extracted else cfg.gold)
+                    token.check()  # a judge cut short by the cancel must not leave its result
+                    failed = failed or len(issues) != before
+                    kept.append(rec if whole else _findings_only(rec))
+                    done += 1
+                block = _Block(marks, kept, block_acc, failed)
+            blocks.append(block)
+            acc.update(block.acc)
+            acc.records.extend(block.records)
+            scored.extend(ScoredRecord(rec, p.gold, p.extracted, None if whole else p.pair)
+                          for rec, p in zip(block.records, chunk, strict=True))
+        cache.blocks[path] = blocks
         by_ext = {s.extracted.index: i for i, s in enumerate(scored) if s.extracted}
         by_gold = {s.gold.index: i for i, s in enumerate(scored) if s.gold}
         runs.append(RunOutcome(path, label_of(suite, path), data, acc.result(),
@@ -391,6 +427,39 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         progress(total, total)
     return SuiteOutcome(suite, tuple(runs), gold, schema_text, evaluator, tuple(issues),
                         tolerated, texts, started, time.perf_counter() - t0)
+
+
+def keeps_whole(evaluator: Evaluator) -> bool:
+    """Whether a run keeps every result of its records: when the schema uses an LLM
+    judge (a batch comparator: re-scoring would ask again) or anything that is not built
+    in (a custom comparator, transform or strategy may be slow), so that a record is
+    only ever scored once per text, as before."""
+    reg = default_registry
+    for n in evaluator.root.walk():
+        if n.batch is not None or (n.comparator is not None and not _builtin(
+                reg.comparators, n.comparator)):
+            return True
+        if any(not _builtin(reg.transforms, name) for name, _ in n.transforms):
+            return True
+        if n.align is not None and not _builtin(reg.strategies, n.align.strategy):
+            return True
+    return False
+
+
+def _builtin(table: Mapping[str, Entry], name: str) -> bool:
+    got = table.get(name)
+    return got is not None and got.builtin
+
+
+_DROPPED = (Status.MATCH, Status.SKIPPED)
+
+
+def _findings_only(rec: RecordResult) -> RecordResult:
+    """``rec`` without its matches and skipped fields (``SuiteOutcome.full`` brings them
+    back): they are most of a record's results, and nothing shown lists them."""
+    results = rec.field_results
+    kept = tuple(r for r in results if r.status not in _DROPPED)
+    return rec if len(kept) == len(results) else rec._replace(field_results=kept)
 
 
 def _stopped(exc: EvalSchemaError, schema_text: str) -> Stopped:
