@@ -4,6 +4,12 @@ The engine scores values; the editor needs offsets. A slice keeps both: the reco
 source text (one JSONL line, or one element of a JSON array), its offset in the file,
 and its parsed value. Slices of unchanged text parse once: ``SliceParser`` caches by
 text, which is what makes re-reading a 10,000-line file after a one-line edit cheap.
+
+A record's whole value is not kept: a slice holds its ``head`` (an object record's
+top-level scalar members, all that pairing reads: ids) and parses its text again when
+``value`` is asked for (tens of microseconds for a record, against kilobytes of Python
+objects per record kept for a whole file). The values a read has just parsed wait in
+``SliceParser.fresh`` for the run to score them, so a first run parses each record once.
 """
 
 from __future__ import annotations
@@ -29,16 +35,39 @@ class RecordSlice:
     #: Offset of ``text`` in the file's text.
     start: int
     text: str
-    #: The record as read, or ``NO_RECORD`` when it cannot be read. A gold record may be
-    #: any JSON value: the engine's gold checks judge it when pairing.
-    value: Any
+    #: The record as read (``value``), or for an object its ``Head``; ``NO_RECORD`` when
+    #: it cannot be read. A gold record may be any JSON value: the engine's gold checks
+    #: judge it when pairing.
+    head: Any
     repaired: Repaired = False
     #: Why the record cannot be read or used.
     problem: str | None = None
+    #: Read as gold (strict JSON) or as extracted (rescued leniently).
+    strict: bool = False
 
     @property
     def end(self) -> int:
         return self.start + len(self.text)
+
+    @property
+    def value(self) -> Any:
+        """The record as read (parsed again from ``text`` when only its head is kept)."""
+        head = self.head
+        if type(head) is not Head:
+            return head
+        return _parse_record(self.text, self.strict)[0]
+
+
+class Head(dict[str, Any]):
+    """An object record's top-level members whose values are not objects or arrays:
+    what pairing reads (the id), standing in for the record until it is scored."""
+
+
+def head_of(value: Any) -> Any:
+    """What a slice keeps of a record's value (see ``Head``); other values as they are."""
+    if type(value) is not dict:
+        return value
+    return Head({k: v for k, v in value.items() if type(v) is not dict and type(v) is not list})
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +114,16 @@ class SliceParser:
     """Parses record texts, remembering the last file's answers by text."""
 
     def __init__(self) -> None:
+        #: Text -> (head, repaired, problem) of each record of the last file read.
         self._cache: dict[str, Read] = {}
         self._last: tuple[str, str, bool, DataFile] | None = None
+        #: Text -> whole value, for the records the last read parsed (``take``).
+        self.fresh: dict[str, Any] = {}
+
+    def take(self, s: RecordSlice) -> Any:
+        """``s``'s whole value: the one the last read parsed (once), else parsed again."""
+        got = self.fresh.get(s.text, _MISSING)
+        return s.value if got is _MISSING else got
 
     def read(self, path: str, text: str, *, strict: bool) -> DataFile:
         """``strict`` (gold): a record must be valid JSON. Otherwise (extracted) text
@@ -106,12 +143,20 @@ class SliceParser:
     def _value(self, text: str, strict: bool) -> Read:
         got = self._cache.get(text)
         if got is None:
-            got = self._cache[text] = _parse_record(text, strict)
+            got = self._cache[text] = self._parse(text, strict)
         return got
+
+    def _parse(self, text: str, strict: bool) -> Read:
+        value, repaired, problem = _parse_record(text, strict)
+        head = head_of(value)
+        if head is not value:
+            self.fresh[text] = value
+        return head, repaired, problem
 
     def _jsonl(self, path: str, text: str, strict: bool) -> DataFile:
         records: list[RecordSlice] = []
         old, self._cache = self._cache, {}
+        self.fresh = {}
         pos = 0
         for line in text.split("\n"):
             stripped = line.strip()
@@ -119,15 +164,16 @@ class SliceParser:
                 lead = len(line) - len(line.lstrip())
                 got = old.get(stripped)
                 if got is None:
-                    got = _parse_record(stripped, strict)
+                    got = self._parse(stripped, strict)
                 self._cache[stripped] = got
-                value, repaired, problem = got
-                records.append(RecordSlice(len(records), pos + lead, stripped, value, repaired,
-                                           problem))
+                head, repaired, problem = got
+                records.append(RecordSlice(len(records), pos + lead, stripped, head, repaired,
+                                           problem, strict))
             pos += len(line) + 1
         return DataFile(path, text, tuple(records), (), True)
 
     def _array(self, path: str, text: str, strict: bool) -> DataFile:
+        self.fresh = {}
         doc = parse(text, comments=False, trailing_commas=False)
         root = doc.root
         issues = tuple(FileIssue(i.offset, i.end, i.code, i.message) for i in doc.issues)
@@ -143,22 +189,25 @@ class SliceParser:
             if not stripped:
                 return DataFile(path, text, (), issues, False)
             start = len(text) - len(text.lstrip())
-            value, repaired, problem = self._value(stripped, strict)
-            return DataFile(path, text, (RecordSlice(0, start, stripped, value, repaired,
-                                                     problem),), issues, False)
+            head, repaired, problem = self._value(stripped, strict)
+            return DataFile(path, text, (RecordSlice(0, start, stripped, head, repaired,
+                                                     problem, strict),), issues, False)
         records = []
         for i, node in enumerate(root.children):
             chunk = text[node.offset:node.end]
-            value, repaired, problem = self._value(chunk, strict)
-            records.append(RecordSlice(i, node.offset, chunk, value, repaired, problem))
+            head, repaired, problem = self._value(chunk, strict)
+            records.append(RecordSlice(i, node.offset, chunk, head, repaired, problem, strict))
         if issues and not strict:
             # The engine repairs a broken array whole and flags every item as it was
             # repaired ("truncated" when it was cut short).
             how: Repaired = TRUNCATED if any(r.repaired == TRUNCATED for r in records) \
                 else True
-            records = [replace(r, repaired=how) if r.value is not NO_RECORD else r
+            records = [replace(r, repaired=how) if r.head is not NO_RECORD else r
                        for r in records]
         return DataFile(path, text, tuple(records), issues, False)
+
+
+_MISSING = object()
 
 
 def _plain(text: str, node: Any) -> Any:

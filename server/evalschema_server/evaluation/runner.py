@@ -149,9 +149,11 @@ class SuiteOutcome:
         be using the run's evaluator on the worker thread meanwhile."""
         if s.pair is None or self.schema_text is None:
             return s.record
+        scorer = self._rescorer
+        pair = whole_pair(s.pair, s.gold.value if s.gold else None,
+                          s.extracted.value if s.extracted else None, scorer.id_field)
         with _RESCORE:
-            scorer = self._rescorer
-            return scorer.score(s.pair, RunAccumulator(keep_records=False))
+            return scorer.score(pair, RunAccumulator(keep_records=False))
 
     def full_result(self, run: RunOutcome) -> RunResult:
         """``run.result`` with every record's every result (for ``compare_runs``)."""
@@ -344,7 +346,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
                             started=started)
     gold = cache.parser(cfg.gold).read(str(cfg.gold), gold_text, strict=True)
     issues.extend(_file_issues(cfg.gold, gold))
-    if not any(g.value is not NO_RECORD for g in gold.records):
+    if not any(g.head is not NO_RECORD for g in gold.records):
         # One located error, not a warning on every record of every run.
         issues.extend(_empty_gold(suite, gold, load))
         return SuiteOutcome(suite, gold=gold, schema_text=schema_text, evaluator=evaluator,
@@ -376,7 +378,9 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
     used: dict[_Key, RecordResult] = {}
     whole = keeps_whole(evaluator)
     last_report = 0.0
+    gold_parser = cache.parser(cfg.gold)
     for path, data, pairs in plans:
+        parser = cache.parser(path)
         old_blocks = cache.blocks.get(path, [])
         blocks: list[_Block] = []
         acc = RunAccumulator(keep_records=False)
@@ -403,6 +407,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
                             last_report = now
                             progress(done, total)
                     before = len(issues)
+                    p = _whole(p, gold_parser, parser, evaluator.id_field)
                     rec = _score(evaluator, p, block_acc, cache.records if whole else {},
                                  used if whole else {}, issues,
                                  path if p.extracted else cfg.gold)
@@ -421,6 +426,8 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         by_gold = {s.gold.index: i for i, s in enumerate(scored) if s.gold}
         runs.append(RunOutcome(path, label_of(suite, path), data, acc.result(),
                                tuple(scored), by_ext, by_gold))
+    for p in cache.parsers.values():
+        p.fresh = {}  # scored: the whole values are let go
     token.check()
     cache.records = used
     if progress is not None:
@@ -462,6 +469,25 @@ def _findings_only(rec: RecordResult) -> RecordResult:
     return rec if len(kept) == len(results) else rec._replace(field_results=kept)
 
 
+def whole_pair(pair: Pair, gold: Any, extracted: Any, id_field: str | None) -> Pair:
+    """``pair`` (paired on the records' heads, see ``datafile.Head``) with the records'
+    whole values (None: a side with no record, kept as paired); the id of a record no
+    gold pairs read from its whole value, as the engine reads it."""
+    g = pair.gold if gold is None else gold
+    e = pair.extracted if extracted is None else extracted
+    rid = pair.record_id
+    if g is NO_RECORD and id_field is not None and isinstance(e, dict):
+        rid = e.get(id_field)
+    return pair._replace(gold=g, extracted=e, record_id=rid)
+
+
+def _whole(p: _Pair, gold_parser: SliceParser, parser: SliceParser, id_field: str | None
+           ) -> _Pair:
+    return _Pair(whole_pair(p.pair, gold_parser.take(p.gold) if p.gold else None,
+                            parser.take(p.extracted) if p.extracted else None, id_field),
+                 p.gold, p.extracted)
+
+
 def _stopped(exc: EvalSchemaError, schema_text: str) -> Stopped:
     """The first error that stopped the run: a syntax error, or the first no field owns
     (``parse_partial`` lists those first)."""
@@ -494,7 +520,7 @@ def _empty_gold(suite: Suite, gold: DataFile, load: Callable[[Path], str | None]
     """A gold file with no record to score against: one error at its top, and one note at
     the top of each run (its records are not scored)."""
     cfg = suite.config
-    bad = [g for g in gold.records if g.value is NO_RECORD]
+    bad = [g for g in gold.records if g.head is NO_RECORD]
     if bad:
         first = bad[0]
         line = gold.text.count("\n", 0, first.start) + 1
@@ -528,13 +554,13 @@ def pair_records(gold: DataFile, ext: DataFile, id_field: str | None,
         issues.append(InputIssue(path, s.start, s.end, code, message, severity))
 
     for s in ext.records:
-        if s.value is NO_RECORD:
+        if s.head is NO_RECORD:
             issue(ext_path, s, "unreadable-record", f"record {s.index + 1} cannot be read: "
                   f"{s.problem}; it is not scored")
     check = GoldChecker(id_field)
     gold_values: list[Any] = []
     for g in gold.records:
-        value = g.value
+        value = g.head
         if value is NO_RECORD:
             issue(gold_path, g, "unreadable-record", f"gold record {g.index + 1} cannot be "
                   f"read: {g.problem}; it is not scored")
@@ -543,19 +569,19 @@ def pair_records(gold: DataFile, ext: DataFile, id_field: str | None,
             value = NO_RECORD  # left out of the pairing, where the engine would stop
         gold_values.append(value)
     records = ext.records
-    read: list[Read] = [(e.value, e.repaired, e.problem) for e in records]
+    read: list[Read] = [(e.head, e.repaired, e.problem) for e in records]
     if id_field is None:
         pairs = pairs_by_position(gold_values, read)
     else:
         m = match_ids([v[id_field] for v in gold_values if v is not NO_RECORD],
-                      [(e.value, e.problem) for e in records], id_field)
+                      [(e.head, e.problem) for e in records], id_field)
         for j, code, _ in m.extra:
             e = records[j]
             if code == "missing-id":
                 issue(ext_path, e, code, f"record {j + 1} has no usable {id_field!r}: it "
                       "cannot be paired, so its fields count as hallucinations", "warning")
             elif code == "duplicate-id":
-                rid = e.value.get(id_field)
+                rid = e.head.get(id_field)
                 issue(ext_path, e, code, f"id {rid!r} appears again (first in record "
                       f"{m.first[rid] + 1}): this record counts as hallucinated", "warning")
         pairs = pairs_by_id(gold_values, read, id_field, m)
