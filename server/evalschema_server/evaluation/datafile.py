@@ -5,11 +5,11 @@ source text (one JSONL line, or one element of a JSON array), its offset in the 
 and its parsed value. Slices of unchanged text parse once: ``SliceParser`` caches by
 text, which is what makes re-reading a 10,000-line file after a one-line edit cheap.
 
-A record's whole value is not kept: a slice holds its ``head`` (an object record's
-top-level scalar members, all that pairing reads: ids) and parses its text again when
-``value`` is asked for (tens of microseconds for a record, against kilobytes of Python
-objects per record kept for a whole file). The values a read has just parsed wait in
-``SliceParser.fresh`` for the run to score them, so a first run parses each record once.
+A record's whole value is not kept: a slice holds its ``head`` (of an object record,
+the members that pairing reads: the id) and parses its text again when ``value`` is asked
+for (tens of microseconds for a record, against kilobytes of Python objects per record
+kept for a whole file). A run scores a record from ``value``, so a new record is parsed
+twice (to pair it, then to score it) and no whole file's values are ever held at once.
 """
 
 from __future__ import annotations
@@ -59,14 +59,17 @@ class RecordSlice:
 
 
 class Head(dict[str, Any]):
-    """An object record's top-level members whose values are not objects or arrays:
-    what pairing reads (the id), standing in for the record until it is scored."""
+    """An object record's members that pairing reads (its id), standing in for the
+    record until it is scored: ``SliceParser(keys)``'s keys, or without keys its
+    members whose values are not objects or arrays."""
 
 
-def head_of(value: Any) -> Any:
+def head_of(value: Any, keys: tuple[str, ...] | None) -> Any:
     """What a slice keeps of a record's value (see ``Head``); other values as they are."""
     if type(value) is not dict:
         return value
+    if keys is not None:
+        return Head({k: value[k] for k in keys if k in value})
     return Head({k: v for k, v in value.items() if type(v) is not dict and type(v) is not list})
 
 
@@ -113,17 +116,12 @@ def is_jsonl(path: str, text: str) -> bool:
 class SliceParser:
     """Parses record texts, remembering the last file's answers by text."""
 
-    def __init__(self) -> None:
+    def __init__(self, keys: tuple[str, ...] | None = None) -> None:
+        #: The members each record's head keeps (see ``Head``).
+        self.keys = keys
         #: Text -> (head, repaired, problem) of each record of the last file read.
         self._cache: dict[str, Read] = {}
         self._last: tuple[str, str, bool, DataFile] | None = None
-        #: Text -> whole value, for the records the last read parsed (``take``).
-        self.fresh: dict[str, Any] = {}
-
-    def take(self, s: RecordSlice) -> Any:
-        """``s``'s whole value: the one the last read parsed (once), else parsed again."""
-        got = self.fresh.get(s.text, _MISSING)
-        return s.value if got is _MISSING else got
 
     def read(self, path: str, text: str, *, strict: bool) -> DataFile:
         """``strict`` (gold): a record must be valid JSON. Otherwise (extracted) text
@@ -148,15 +146,11 @@ class SliceParser:
 
     def _parse(self, text: str, strict: bool) -> Read:
         value, repaired, problem = _parse_record(text, strict)
-        head = head_of(value)
-        if head is not value:
-            self.fresh[text] = value
-        return head, repaired, problem
+        return head_of(value, self.keys), repaired, problem
 
     def _jsonl(self, path: str, text: str, strict: bool) -> DataFile:
         records: list[RecordSlice] = []
         old, self._cache = self._cache, {}
-        self.fresh = {}
         pos = 0
         for line in text.split("\n"):
             stripped = line.strip()
@@ -173,7 +167,6 @@ class SliceParser:
         return DataFile(path, text, tuple(records), (), True)
 
     def _array(self, path: str, text: str, strict: bool) -> DataFile:
-        self.fresh = {}
         doc = parse(text, comments=False, trailing_commas=False)
         root = doc.root
         issues = tuple(FileIssue(i.offset, i.end, i.code, i.message) for i in doc.issues)
@@ -205,9 +198,6 @@ class SliceParser:
             records = [replace(r, repaired=how) if r.head is not NO_RECORD else r
                        for r in records]
         return DataFile(path, text, tuple(records), issues, False)
-
-
-_MISSING = object()
 
 
 def _plain(text: str, node: Any) -> Any:

@@ -150,8 +150,7 @@ class SuiteOutcome:
         if s.pair is None or self.schema_text is None:
             return s.record
         scorer = self._rescorer
-        pair = whole_pair(s.pair, s.gold.value if s.gold else None,
-                          s.extracted.value if s.extracted else None, scorer.id_field)
+        pair = whole_pair(s.pair, s.gold, s.extracted)
         with _RESCORE:
             return scorer.score(pair, RunAccumulator(keep_records=False))
 
@@ -225,10 +224,12 @@ class SuiteCache:
     #: Extracted path -> the last run's blocks.
     blocks: dict[Path, list[_Block]] = field(default_factory=dict)
 
-    def parser(self, path: Path) -> SliceParser:
+    def parser(self, path: Path, id_field: str | None) -> SliceParser:
+        """The file's parser, its records' heads keeping ``id_field`` (pairing's key)."""
+        keys = (id_field,) if id_field is not None else ()
         got = self.parsers.get(path)
-        if got is None:
-            got = self.parsers[path] = SliceParser()
+        if got is None or got.keys != keys:
+            got = self.parsers[path] = SliceParser(keys)
         return got
 
 
@@ -344,7 +345,8 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         return SuiteOutcome(suite, schema_text=schema_text, evaluator=evaluator,
                             issues=tuple(issues), schema_problems=tolerated, texts=texts,
                             started=started)
-    gold = cache.parser(cfg.gold).read(str(cfg.gold), gold_text, strict=True)
+    gold = cache.parser(cfg.gold, evaluator.id_field).read(str(cfg.gold), gold_text,
+                                                         strict=True)
     issues.extend(_file_issues(cfg.gold, gold))
     if not any(g.head is not NO_RECORD for g in gold.records):
         # One located error, not a warning on every record of every run.
@@ -358,7 +360,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         text = load(path)
         if text is None:
             continue
-        data = cache.parser(path).read(str(path), text, strict=False)
+        data = cache.parser(path, evaluator.id_field).read(str(path), text, strict=False)
         issues.extend(_file_issues(path, data))
         report_gold = not gold_pairs_checked
         gold_pairs_checked = True
@@ -378,9 +380,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
     used: dict[_Key, RecordResult] = {}
     whole = keeps_whole(evaluator)
     last_report = 0.0
-    gold_parser = cache.parser(cfg.gold)
     for path, data, pairs in plans:
-        parser = cache.parser(path)
         old_blocks = cache.blocks.get(path, [])
         blocks: list[_Block] = []
         acc = RunAccumulator(keep_records=False)
@@ -407,7 +407,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
                             last_report = now
                             progress(done, total)
                     before = len(issues)
-                    p = _whole(p, gold_parser, parser, evaluator.id_field)
+                    p = _whole(p)
                     rec = _score(evaluator, p, block_acc, cache.records if whole else {},
                                  used if whole else {}, issues,
                                  path if p.extracted else cfg.gold)
@@ -426,8 +426,6 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         by_gold = {s.gold.index: i for i, s in enumerate(scored) if s.gold}
         runs.append(RunOutcome(path, label_of(suite, path), data, acc.result(),
                                tuple(scored), by_ext, by_gold))
-    for p in cache.parsers.values():
-        p.fresh = {}  # scored: the whole values are let go
     token.check()
     cache.records = used
     if progress is not None:
@@ -469,23 +467,15 @@ def _findings_only(rec: RecordResult) -> RecordResult:
     return rec if len(kept) == len(results) else rec._replace(field_results=kept)
 
 
-def whole_pair(pair: Pair, gold: Any, extracted: Any, id_field: str | None) -> Pair:
+def whole_pair(pair: Pair, gold: RecordSlice | None, extracted: RecordSlice | None) -> Pair:
     """``pair`` (paired on the records' heads, see ``datafile.Head``) with the records'
-    whole values (None: a side with no record, kept as paired); the id of a record no
-    gold pairs read from its whole value, as the engine reads it."""
-    g = pair.gold if gold is None else gold
-    e = pair.extracted if extracted is None else extracted
-    rid = pair.record_id
-    if g is NO_RECORD and id_field is not None and isinstance(e, dict):
-        rid = e.get(id_field)
-    return pair._replace(gold=g, extracted=e, record_id=rid)
+    whole values, parsed again (a side with no slice kept as paired)."""
+    return pair._replace(gold=pair.gold if gold is None else gold.value,
+                         extracted=pair.extracted if extracted is None else extracted.value)
 
 
-def _whole(p: _Pair, gold_parser: SliceParser, parser: SliceParser, id_field: str | None
-           ) -> _Pair:
-    return _Pair(whole_pair(p.pair, gold_parser.take(p.gold) if p.gold else None,
-                            parser.take(p.extracted) if p.extracted else None, id_field),
-                 p.gold, p.extracted)
+def _whole(p: _Pair) -> _Pair:
+    return _Pair(whole_pair(p.pair, p.gold, p.extracted), p.gold, p.extracted)
 
 
 def _stopped(exc: EvalSchemaError, schema_text: str) -> Stopped:
