@@ -34,7 +34,10 @@ class RecordSlice:
     index: int
     #: Offset of ``text`` in the file's text.
     start: int
-    text: str
+    #: The file's text, which holds the record's at ``start`` (``length`` characters);
+    #: with ``length`` -1, the record's text itself. Slices share their file's text
+    #: rather than hold a copy each.
+    source: str
     #: The record as read (``value``), or for an object its ``Head``; ``NO_RECORD`` when
     #: it cannot be read. A gold record may be any JSON value: the engine's gold checks
     #: judge it when pairing.
@@ -44,10 +47,25 @@ class RecordSlice:
     problem: str | None = None
     #: Read as gold (strict JSON) or as extracted (rescued leniently).
     strict: bool = False
+    length: int = -1
+    #: ``hash`` of the record's text (with ``length``: ``key``).
+    digest: int = 0
+
+    @property
+    def text(self) -> str:
+        n = self.length
+        return self.source if n < 0 else self.source[self.start:self.start + n]
 
     @property
     def end(self) -> int:
-        return self.start + len(self.text)
+        n = self.length
+        return self.start + (len(self.source) if n < 0 else n)
+
+    @property
+    def key(self) -> Any:
+        """What tells this record's text from another's, as the caches key it: the text's
+        hash and length (the text itself for a slice that holds its own)."""
+        return self.source if self.length < 0 else (self.digest, self.length)
 
     @property
     def value(self) -> Any:
@@ -119,7 +137,10 @@ class SliceParser:
     def __init__(self, keys: tuple[str, ...] | None = None) -> None:
         #: The members each record's head keeps (see ``Head``).
         self.keys = keys
-        #: Text -> (head, repaired, problem) of each record of the last file read.
+        #: (hash, length) of a JSONL line -> (its (head, repaired, problem), the file
+        #: text holding it, its offset there), for the lines of the last file read.
+        self._lines: dict[tuple[int, int], tuple[Read, str, int]] = {}
+        #: Text -> (head, repaired, problem) of the records of other files.
         self._cache: dict[str, Read] = {}
         self._last: tuple[str, str, bool, DataFile] | None = None
 
@@ -150,20 +171,24 @@ class SliceParser:
 
     def _jsonl(self, path: str, text: str, strict: bool) -> DataFile:
         records: list[RecordSlice] = []
-        old, self._cache = self._cache, {}
+        old, lines = self._lines, {}
         pos = 0
         for line in text.split("\n"):
             stripped = line.strip()
             if stripped:
-                lead = len(line) - len(line.lstrip())
-                got = old.get(stripped)
-                if got is None:
-                    got = self._parse(stripped, strict)
-                self._cache[stripped] = got
-                head, repaired, problem = got
-                records.append(RecordSlice(len(records), pos + lead, stripped, head, repaired,
-                                           problem, strict))
+                start = pos + len(line) - len(line.lstrip())
+                n = len(stripped)
+                key = (hash(stripped), n)
+                got = old.get(key)
+                # The same hash and length: the same text, checked (a collision is parsed).
+                read = got[0] if got is not None and \
+                    got[1][got[2]:got[2] + n] == stripped else self._parse(stripped, strict)
+                lines[key] = (read, text, start)
+                head, repaired, problem = read
+                records.append(RecordSlice(len(records), start, text, head, repaired,
+                                           problem, strict, n, key[0]))
             pos += len(line) + 1
+        self._lines = lines
         return DataFile(path, text, tuple(records), (), True)
 
     def _array(self, path: str, text: str, strict: bool) -> DataFile:

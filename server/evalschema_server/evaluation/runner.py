@@ -204,8 +204,9 @@ class SuiteOutcome:
         return out
 
 
-#: (gold text, extracted text, problem) -> the record's result.
-_Key = tuple[str | None, str | None, str | None]
+#: (gold text's key, extracted text's key, problem) -> the record's result (see
+#: ``RecordSlice.key``).
+_Key = tuple[Any, Any, str | None]
 
 
 @dataclass
@@ -270,8 +271,8 @@ class _Pair:
 
     @property
     def key(self) -> _Key:
-        return (self.gold.text if self.gold else None,
-                self.extracted.text if self.extracted else None, self.pair.problem)
+        return (self.gold.key if self.gold else None,
+                self.extracted.key if self.extracted else None, self.pair.problem)
 
 
 def read_text(path: Path, texts: dict[Path, str]) -> str:
