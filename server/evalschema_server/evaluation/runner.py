@@ -44,7 +44,7 @@ from evalschema.run.pairing import (
 from evalschema.run.suspects import SuspectGold, find_suspects
 
 from .. import files
-from .datafile import DataFile, RecordSlice, SliceParser
+from .datafile import DataFile, Head, RecordSlice, SliceParser
 from .suites import Suite
 
 #: (done, total) records, called from the worker thread.
@@ -369,6 +369,15 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         if prev is not None and prev[0] is gold and prev[1] is data \
                 and prev[2] == evaluator.id_field:
             pairs, found = prev[3], prev[4]
+        elif prev is not None and prev[0] is gold and prev[2] == evaluator.id_field \
+                and not any(i.path == path for i in prev[4]) and same_reads(prev[1], data):
+            # Records edited in place (the same ids, read alike): the same pairs, on the
+            # new text's slices; no issue in this file that the edit could have moved.
+            records = data.records
+            pairs = [_Pair(p.pair, p.gold, records[p.extracted.index] if p.extracted else None)
+                     for p in prev[3]]
+            found = prev[4]
+            cache.pairings[path] = (gold, data, evaluator.id_field, pairs, found)
         else:
             found = []
             pairs = pair_records(gold, data, evaluator.id_field, found, path)
@@ -531,6 +540,21 @@ def _empty_gold(suite: Suite, gold: DataFile, load: Callable[[Path], str | None]
 
 def _file_issues(path: Path, data: DataFile) -> list[InputIssue]:
     return [InputIssue(path, i.start, i.end, i.code, i.message) for i in data.issues]
+
+
+def same_reads(a: DataFile, b: DataFile) -> bool:
+    """Whether two reads of a file pair alike: as many records, each with the same head
+    (pairing's id, of the same JSON type), repaired flag and problem."""
+    if len(a.records) != len(b.records):
+        return False
+    for x, y in zip(a.records, b.records, strict=True):
+        hx, hy = x.head, y.head
+        if x.repaired != y.repaired or x.problem != y.problem or type(hx) is not type(hy) \
+                or hx != hy:
+            return False
+        if type(hx) is Head and any(type(v) is not type(hy[k]) for k, v in hx.items()):
+            return False
+    return True
 
 
 def pair_records(gold: DataFile, ext: DataFile, id_field: str | None,

@@ -78,6 +78,30 @@ def test_an_edit_rescores_its_block_only(tmp_path: Path) -> None:
     assert [b.acc.n for b in after] == [256, 256, 256, 256, 176]
 
 
+def test_an_edit_in_place_keeps_the_pairing(tmp_path: Path) -> None:
+    """A value edited in place pairs as before (the same pairs, on the new slices); an
+    edited id pairs afresh. Either way the figures are a fresh run's."""
+    suite, path, lines = _suite(tmp_path, 300)
+    cache = SuiteCache()
+    run_suite(suite, {}, cache, CancelToken())
+    before = [p.pair for p in cache.pairings[path][3]]
+    lines[5] = json.dumps(dict(json.loads(lines[5]), price=1234.5))
+    text = "\n".join(lines) + "\n"
+    got = run_suite(suite, {path: text}, cache, CancelToken())
+    pairs = cache.pairings[path][3]
+    assert all(a is b.pair for a, b in zip(before, pairs, strict=True))
+    assert pairs[5].extracted is not None and "1234.5" in pairs[5].extracted.text
+    assert _figures(got) == _figures(run_suite(suite, {path: text}, SuiteCache(),
+                                               CancelToken()))
+    lines[6] = json.dumps(dict(json.loads(lines[6]), id="renamed"))
+    text = "\n".join(lines) + "\n"
+    got = run_suite(suite, {path: text}, cache, CancelToken())
+    assert cache.pairings[path][3][6].pair is not before[6]
+    assert got.runs[0].result.per_field["price"].counts.omissions == 1
+    assert _figures(got) == _figures(run_suite(suite, {path: text}, SuiteCache(),
+                                               CancelToken()))
+
+
 def _close(a: object, b: object, where: str = "") -> None:
     """Equal, floats within 1e-12 (a run's sums are merged block by block)."""
     if isinstance(a, float) and isinstance(b, float):
