@@ -52,7 +52,8 @@ def old_report(outcome: SuiteOutcome) -> dict[str, Any]:
             found = views.worst_example(run, row["field"])
             rows.append({**row, "worst": None if found is None else _place(
                 loc, lines, _uri(run.path), ENCODING, *found)})
-        runs.append({**sent, "fields": rows, "result": finite(run.result.to_dict())})
+        runs.append({**sent, "fields": rows,
+                     "result": finite(outcome.full_result(run).to_dict())})
     return {**doc, "runs": runs}
 
 

@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from evalschema import limits
 from evalschema.rules.registry import (
@@ -148,6 +147,10 @@ def hungarian(ctx: AlignContext, items: ItemsNode, g: list[Any], e: list[Any]) -
                 f"over the limit of {cap:,} pairs; the array is not scored (use "
                 "x-eval-align key_field or ordered, or raise EVALSCHEMA_HUNGARIAN_MAX_PAIRS)")
         matrix = ctx.pair_f1_matrix(items, g, e)
+    # Imported here: scipy.optimize costs ~0.6 s and ~50 MB at import, which a run (or
+    # the language server) without Hungarian alignment should not pay.
+    from scipy.optimize import linear_sum_assignment
+
     picked_g, picked_e = linear_sum_assignment(matrix, maximize=True)
     # Plain ints and floats: indexing numpy arrays element by element costs more.
     values = matrix[picked_g, picked_e].tolist()

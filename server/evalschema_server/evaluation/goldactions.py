@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +72,10 @@ def records_at(outcomes: Iterable[SuiteOutcome], path: Path, text: str, offset: 
             rec = run.data.record_at(offset)
             index = run.by_extracted.get(rec.index) if rec is not None else None
             if index is not None:
-                yield Paired(o, run, run.scored[index])
+                # Every result of the record: where an extracted value belongs in gold
+                # follows the record's aligned pairs, matches included.
+                s = run.scored[index]
+                yield Paired(o, run, replace(s, record=o.full(s), pair=None))
 
 
 def findings_at(outcomes: Iterable[SuiteOutcome], path: Path, text: str, start: int,

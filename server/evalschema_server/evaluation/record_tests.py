@@ -132,7 +132,8 @@ def status(test: RecordTest) -> str:
     if s is None:
         return NOT_RUN
     rec = s.record
-    if (s.extracted is None and s.gold is None) or (not rec.field_results and rec.problem):
+    # No result at all (its counts say so: the run keeps findings only): scoring failed.
+    if (s.extracted is None and s.gold is None) or (not any(rec.counts[:8]) and rec.problem):
         return ERRORED  # unreadable, or its scoring failed
     found = {r.status for r in rec.field_results if r.status in FINDINGS}
     if found & _WRONG:

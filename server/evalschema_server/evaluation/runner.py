@@ -6,14 +6,20 @@ per (gold text, extracted text) of each record pair for as long as the schema an
 options stay the same, so saving a 10,000-record file after one edit re-scores one
 record. Runs execute on a worker thread; they read only the texts handed to them
 (the editor's unsaved content) or the disk, and write nothing.
+
+What a run keeps is small: each record's counts and findings (not its matches: re-scoring
+one record takes microseconds, so hovers and commands that need every result of a record
+ask ``SuiteOutcome.full``), and one accumulator per block of ``BLOCK`` records, so a save
+after an edit re-scores the edited block and merges the blocks' sums (O(blocks), not
+O(records)). A schema with an LLM judge keeps every result: re-scoring would ask again.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -24,7 +30,8 @@ from evalschema.io.gold import GoldChecker, GoldProblem, json_id
 from evalschema.io.jsontext import loads_document
 from evalschema.jsontypes import json_type
 from evalschema.judge.client import cancellation
-from evalschema.results import RecordResult, RunResult
+from evalschema.results import RecordResult, RunResult, Status
+from evalschema.rules.registry import Entry, default_registry
 from evalschema.run.accumulator import RunAccumulator
 from evalschema.run.evaluate import Evaluator, make_evaluator
 from evalschema.run.gcpause import gc_paused
@@ -37,7 +44,7 @@ from evalschema.run.pairing import (
 from evalschema.run.suspects import SuspectGold, find_suspects
 
 from .. import files
-from .datafile import DataFile, RecordSlice, SliceParser
+from .datafile import DataFile, Head, RecordSlice, SliceParser
 from .suites import Suite
 
 #: (done, total) records, called from the worker thread.
@@ -82,9 +89,14 @@ class InputIssue:
 
 @dataclass(frozen=True, slots=True)
 class ScoredRecord:
+    """A record's result as the run keeps it, and its slices. With ``pair`` set, the
+    result holds its findings only (not its matches, nor what was skipped): its counts
+    are whole, and ``SuiteOutcome.full`` scores the pair again for every result."""
+
     record: RecordResult
     gold: RecordSlice | None
     extracted: RecordSlice | None
+    pair: Pair | None = None
 
 
 @dataclass(frozen=True)
@@ -130,6 +142,27 @@ class SuiteOutcome:
     #: otherwise it lists the errors tolerated, each scored as its field's ``error``).
     stopped: Stopped | None = None
 
+    def full(self, s: ScoredRecord) -> RecordResult:
+        """Every field result of ``s``'s record (matches included): the kept result
+        when the run kept it whole, else the pair scored again. The same figures, values
+        and reasons as the run's: the same schema and options, bound anew, as a run may
+        be using the run's evaluator on the worker thread meanwhile."""
+        if s.pair is None or self.schema_text is None:
+            return s.record
+        scorer = self._rescorer
+        pair = whole_pair(s.pair, s.gold, s.extracted)
+        with _RESCORE:
+            return scorer.score(pair, RunAccumulator(keep_records=False))
+
+    def full_result(self, run: RunOutcome) -> RunResult:
+        """``run.result`` with every record's every result (for ``compare_runs``)."""
+        return replace(run.result, records=tuple(self.full(s) for s in run.scored))
+
+    @cached_property
+    def _rescorer(self) -> Evaluator:
+        assert self.schema_text is not None
+        return evaluator_of(self.suite, self.schema_text)
+
     @property
     def labels(self) -> dict[str, str]:
         """Schema pointer -> how its node judges (``numeric, rel 1%``)."""
@@ -149,7 +182,11 @@ class SuiteOutcome:
         def extracted(k: int, rec: Any) -> Any:
             return runs[k].data.records[rec.extracted_index].value
 
-        return find_suspects([[s.record for s in r.scored] for r in runs],
+        def kept(s: ScoredRecord) -> RecordResult:
+            # An invented value is placed by the record's aligned pairs: every result.
+            return self.full(s) if s.record.counts.hallucinations else s.record
+
+        return find_suspects([[kept(s) for s in r.scored] for r in runs],
                              [r.label for r in runs], evaluator.root,
                              lambda i: gold_records[i].value, extracted,
                              policy=evaluator.policy)
@@ -167,8 +204,9 @@ class SuiteOutcome:
         return out
 
 
-#: (gold text, extracted text, problem) -> the record's result.
-_Key = tuple[str | None, str | None, str | None]
+#: (gold text's key, extracted text's key, problem) -> the record's result (see
+#: ``RecordSlice.key``).
+_Key = tuple[Any, Any, str | None]
 
 
 @dataclass
@@ -177,54 +215,45 @@ class SuiteCache:
 
     fingerprint: tuple[Any, ...] | None = None
     evaluator: Evaluator | None = None
+    #: Whole results by key (only when results are kept whole: an LLM judge's schema).
     records: dict[_Key, RecordResult] = field(default_factory=dict)
     parsers: dict[Path, SliceParser] = field(default_factory=dict)
     #: Extracted path -> (gold file, extracted file, id field, pairs, issues found):
     #: unchanged files (the same DataFile objects) pair the same way.
     pairings: dict[Path, tuple[DataFile, DataFile, str | None, list[_Pair], list[InputIssue]]] \
         = field(default_factory=dict)
-    memos: dict[Path, _RunMemo] = field(default_factory=dict)
+    #: Extracted path -> the last run's blocks.
+    blocks: dict[Path, list[_Block]] = field(default_factory=dict)
 
-    def parser(self, path: Path) -> SliceParser:
+    def parser(self, path: Path, id_field: str | None) -> SliceParser:
+        """The file's parser, its records' heads keeping ``id_field`` (pairing's key)."""
+        keys = (id_field,) if id_field is not None else ()
         got = self.parsers.get(path)
-        if got is None:
-            got = self.parsers[path] = SliceParser()
+        if got is None or got.keys != keys:
+            got = self.parsers[path] = SliceParser(keys)
         return got
 
 
-#: Records between the accumulator copies a run keeps (see ``_RunMemo``).
-CHECKPOINT = 256
+#: Records a block holds: a run keeps one accumulator per block (see ``_Block``).
+BLOCK = 256
+
+#: Re-scoring for ``SuiteOutcome.full`` is done one record at a time, under this lock
+#: (the worker thread may ask too, for suspect gold).
+_RESCORE = threading.Lock()
 
 
-@dataclass
-class _RunMemo:
-    """What the last run of one extracted file leaves for the next: each pair's key and
-    indices, its results, and copies of the accumulator every ``CHECKPOINT`` records.
-
-    A next run whose first k pairs are the same resumes from the last copy at or before
-    k: re-adding 10,000 unchanged records' results is most of what a save costs, and
-    resuming keeps every sum in record order, so the figures are bit-identical.
-    """
+@dataclass(frozen=True, slots=True)
+class _Block:
+    """``BLOCK`` consecutive pairs of a run: their marks (key and indices), their kept
+    results, and their own sums (an accumulator that started empty). A next run whose
+    block holds the same marks reuses both; the run's figures are the blocks' sums
+    merged in order (counts exact, float sums within rounding of one pass)."""
 
     marks: list[tuple[_Key, int | None, int | None]]
     records: list[RecordResult]
-    checkpoints: dict[int, RunAccumulator]
-    #: The first record whose scoring failed (its issue is re-raised by scoring it again).
-    first_failed: int
-
-    def resume(self, marks: list[tuple[_Key, int | None, int | None]]
-               ) -> tuple[int, RunAccumulator, dict[int, RunAccumulator]]:
-        limit = min(len(marks), len(self.marks), self.first_failed)
-        same = 0
-        old = self.marks
-        while same < limit and old[same] == marks[same]:
-            same += 1
-        start = max((k for k in self.checkpoints if k <= same), default=0)
-        if start == 0:
-            return 0, RunAccumulator(), {}
-        acc = self.checkpoints[start].copy(records=False)
-        acc.records = list(self.records[:start])
-        return start, acc, {k: v for k, v in self.checkpoints.items() if k < start}
+    acc: RunAccumulator
+    #: Whether scoring a record failed (its issue is re-raised by scoring it again).
+    failed: bool
 
 
 def _mark(p: _Pair) -> tuple[_Key, int | None, int | None]:
@@ -242,8 +271,8 @@ class _Pair:
 
     @property
     def key(self) -> _Key:
-        return (self.gold.text if self.gold else None,
-                self.extracted.text if self.extracted else None, self.pair.problem)
+        return (self.gold.key if self.gold else None,
+                self.extracted.key if self.extracted else None, self.pair.problem)
 
 
 def read_text(path: Path, texts: dict[Path, str]) -> str:
@@ -301,7 +330,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
                    generation)
     if cache.fingerprint != fingerprint:
         cache.fingerprint, cache.evaluator, cache.records = fingerprint, None, {}
-        cache.memos = {}
+        cache.blocks = {}
         try:
             cache.evaluator = evaluator_of(suite, schema_text)
         except EvalSchemaError as exc:
@@ -317,9 +346,10 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         return SuiteOutcome(suite, schema_text=schema_text, evaluator=evaluator,
                             issues=tuple(issues), schema_problems=tolerated, texts=texts,
                             started=started)
-    gold = cache.parser(cfg.gold).read(str(cfg.gold), gold_text, strict=True)
+    gold = cache.parser(cfg.gold, evaluator.id_field).read(str(cfg.gold), gold_text,
+                                                         strict=True)
     issues.extend(_file_issues(cfg.gold, gold))
-    if not any(g.value is not NO_RECORD for g in gold.records):
+    if not any(g.head is not NO_RECORD for g in gold.records):
         # One located error, not a warning on every record of every run.
         issues.extend(_empty_gold(suite, gold, load))
         return SuiteOutcome(suite, gold=gold, schema_text=schema_text, evaluator=evaluator,
@@ -331,7 +361,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         text = load(path)
         if text is None:
             continue
-        data = cache.parser(path).read(str(path), text, strict=False)
+        data = cache.parser(path, evaluator.id_field).read(str(path), text, strict=False)
         issues.extend(_file_issues(path, data))
         report_gold = not gold_pairs_checked
         gold_pairs_checked = True
@@ -339,6 +369,15 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         if prev is not None and prev[0] is gold and prev[1] is data \
                 and prev[2] == evaluator.id_field:
             pairs, found = prev[3], prev[4]
+        elif prev is not None and prev[0] is gold and prev[2] == evaluator.id_field \
+                and not any(i.path == path for i in prev[4]) and same_reads(prev[1], data):
+            # Records edited in place (the same ids, read alike): the same pairs, on the
+            # new text's slices; no issue in this file that the edit could have moved.
+            records = data.records
+            pairs = [_Pair(p.pair, p.gold, records[p.extracted.index] if p.extracted else None)
+                     for p in prev[3]]
+            found = prev[4]
+            cache.pairings[path] = (gold, data, evaluator.id_field, pairs, found)
         else:
             found = []
             pairs = pair_records(gold, data, evaluator.id_field, found, path)
@@ -349,38 +388,50 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
     done = 0
     runs: list[RunOutcome] = []
     used: dict[_Key, RecordResult] = {}
+    whole = keeps_whole(evaluator)
     last_report = 0.0
     for path, data, pairs in plans:
-        marks = [_mark(p) for p in pairs]
-        memo = cache.memos.get(path)
-        start, acc, checkpoints = memo.resume(marks) if memo else (0, RunAccumulator(), {})
-        assert memo is not None or start == 0
-        scored = [ScoredRecord(memo.records[i], pairs[i].gold, pairs[i].extracted)
-                  for i in range(start)] if memo else []
-        for s in scored:
-            used[marks[s.record.index][0]] = s.record
-        done += start
-        failed: set[int] = set()
-        for number in range(start, len(pairs)):
-            p = pairs[number]
-            if (number & 63) == 0:
-                token.check()
-                now = time.perf_counter()
-                if progress is not None and now - last_report > 0.1:
-                    last_report = now
-                    progress(done, total)
-            if number % CHECKPOINT == 0:
-                checkpoints[number] = acc.copy(records=False)
-            before = len(issues)
-            rec = _score(evaluator, p, acc, cache.records, used, issues,
-                         path if p.extracted else cfg.gold)
-            token.check()  # a judge cut short by the cancel must not leave its result
-            if len(issues) != before:
-                failed.add(number)
-            scored.append(ScoredRecord(rec, p.gold, p.extracted))
-            done += 1
-        cache.memos[path] = _RunMemo(marks, [s.record for s in scored], checkpoints,
-                                     min(failed, default=len(pairs)))
+        old_blocks = cache.blocks.get(path, [])
+        blocks: list[_Block] = []
+        acc = RunAccumulator(keep_records=False)
+        scored: list[ScoredRecord] = []
+        for b, lo in enumerate(range(0, len(pairs), BLOCK)):
+            chunk = pairs[lo:lo + BLOCK]
+            marks = [_mark(p) for p in chunk]
+            old = old_blocks[b] if b < len(old_blocks) else None
+            if old is not None and not old.failed and old.marks == marks:
+                block = old
+                if whole:
+                    for m, rec in zip(marks, old.records, strict=True):
+                        used[m[0]] = rec
+                done += len(chunk)
+            else:
+                block_acc = RunAccumulator(keep_records=False)
+                kept: list[RecordResult] = []
+                failed = False
+                for number, p in enumerate(chunk, lo):
+                    if (number & 63) == 0:
+                        token.check()
+                        now = time.perf_counter()
+                        if progress is not None and now - last_report > 0.1:
+                            last_report = now
+                            progress(done, total)
+                    before = len(issues)
+                    p = _whole(p)
+                    rec = _score(evaluator, p, block_acc, cache.records if whole else {},
+                                 used if whole else {}, issues,
+                                 path if p.extracted else cfg.gold)
+                    token.check()  # a judge cut short by the cancel must not leave its result
+                    failed = failed or len(issues) != before
+                    kept.append(rec if whole else _findings_only(rec))
+                    done += 1
+                block = _Block(marks, kept, block_acc, failed)
+            blocks.append(block)
+            acc.update(block.acc)
+            acc.records.extend(block.records)
+            scored.extend(ScoredRecord(rec, p.gold, p.extracted, None if whole else p.pair)
+                          for rec, p in zip(block.records, chunk, strict=True))
+        cache.blocks[path] = blocks
         by_ext = {s.extracted.index: i for i, s in enumerate(scored) if s.extracted}
         by_gold = {s.gold.index: i for i, s in enumerate(scored) if s.gold}
         runs.append(RunOutcome(path, label_of(suite, path), data, acc.result(),
@@ -391,6 +442,50 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         progress(total, total)
     return SuiteOutcome(suite, tuple(runs), gold, schema_text, evaluator, tuple(issues),
                         tolerated, texts, started, time.perf_counter() - t0)
+
+
+def keeps_whole(evaluator: Evaluator) -> bool:
+    """Whether a run keeps every result of its records: when the schema uses an LLM
+    judge (a batch comparator: re-scoring would ask again) or anything that is not built
+    in (a custom comparator, transform or strategy may be slow), so that a record is
+    only ever scored once per text, as before."""
+    reg = default_registry
+    for n in evaluator.root.walk():
+        if n.batch is not None or (n.comparator is not None and not _builtin(
+                reg.comparators, n.comparator)):
+            return True
+        if any(not _builtin(reg.transforms, name) for name, _ in n.transforms):
+            return True
+        if n.align is not None and not _builtin(reg.strategies, n.align.strategy):
+            return True
+    return False
+
+
+def _builtin(table: Mapping[str, Entry], name: str) -> bool:
+    got = table.get(name)
+    return got is not None and got.builtin
+
+
+_DROPPED = (Status.MATCH, Status.SKIPPED)
+
+
+def _findings_only(rec: RecordResult) -> RecordResult:
+    """``rec`` without its matches and skipped fields (``SuiteOutcome.full`` brings them
+    back): they are most of a record's results, and nothing shown lists them."""
+    results = rec.field_results
+    kept = tuple(r for r in results if r.status not in _DROPPED)
+    return rec if len(kept) == len(results) else rec._replace(field_results=kept)
+
+
+def whole_pair(pair: Pair, gold: RecordSlice | None, extracted: RecordSlice | None) -> Pair:
+    """``pair`` (paired on the records' heads, see ``datafile.Head``) with the records'
+    whole values, parsed again (a side with no slice kept as paired)."""
+    return pair._replace(gold=pair.gold if gold is None else gold.value,
+                         extracted=pair.extracted if extracted is None else extracted.value)
+
+
+def _whole(p: _Pair) -> _Pair:
+    return _Pair(whole_pair(p.pair, p.gold, p.extracted), p.gold, p.extracted)
 
 
 def _stopped(exc: EvalSchemaError, schema_text: str) -> Stopped:
@@ -425,7 +520,7 @@ def _empty_gold(suite: Suite, gold: DataFile, load: Callable[[Path], str | None]
     """A gold file with no record to score against: one error at its top, and one note at
     the top of each run (its records are not scored)."""
     cfg = suite.config
-    bad = [g for g in gold.records if g.value is NO_RECORD]
+    bad = [g for g in gold.records if g.head is NO_RECORD]
     if bad:
         first = bad[0]
         line = gold.text.count("\n", 0, first.start) + 1
@@ -447,6 +542,21 @@ def _file_issues(path: Path, data: DataFile) -> list[InputIssue]:
     return [InputIssue(path, i.start, i.end, i.code, i.message) for i in data.issues]
 
 
+def same_reads(a: DataFile, b: DataFile) -> bool:
+    """Whether two reads of a file pair alike: as many records, each with the same head
+    (pairing's id, of the same JSON type), repaired flag and problem."""
+    if len(a.records) != len(b.records):
+        return False
+    for x, y in zip(a.records, b.records, strict=True):
+        hx, hy = x.head, y.head
+        if x.repaired != y.repaired or x.problem != y.problem or type(hx) is not type(hy) \
+                or hx != hy:
+            return False
+        if type(hx) is Head and any(type(v) is not type(hy[k]) for k, v in hx.items()):
+            return False
+    return True
+
+
 def pair_records(gold: DataFile, ext: DataFile, id_field: str | None,
                  issues: list[InputIssue], ext_path: Path) -> list[_Pair]:
     """Pair records as the engine pairs them (the same gold checks, numbering and codes),
@@ -459,13 +569,13 @@ def pair_records(gold: DataFile, ext: DataFile, id_field: str | None,
         issues.append(InputIssue(path, s.start, s.end, code, message, severity))
 
     for s in ext.records:
-        if s.value is NO_RECORD:
+        if s.head is NO_RECORD:
             issue(ext_path, s, "unreadable-record", f"record {s.index + 1} cannot be read: "
                   f"{s.problem}; it is not scored")
     check = GoldChecker(id_field)
     gold_values: list[Any] = []
     for g in gold.records:
-        value = g.value
+        value = g.head
         if value is NO_RECORD:
             issue(gold_path, g, "unreadable-record", f"gold record {g.index + 1} cannot be "
                   f"read: {g.problem}; it is not scored")
@@ -474,19 +584,19 @@ def pair_records(gold: DataFile, ext: DataFile, id_field: str | None,
             value = NO_RECORD  # left out of the pairing, where the engine would stop
         gold_values.append(value)
     records = ext.records
-    read: list[Read] = [(e.value, e.repaired, e.problem) for e in records]
+    read: list[Read] = [(e.head, e.repaired, e.problem) for e in records]
     if id_field is None:
         pairs = pairs_by_position(gold_values, read)
     else:
         m = match_ids([v[id_field] for v in gold_values if v is not NO_RECORD],
-                      [(e.value, e.problem) for e in records], id_field)
+                      [(e.head, e.problem) for e in records], id_field)
         for j, code, _ in m.extra:
             e = records[j]
             if code == "missing-id":
                 issue(ext_path, e, code, f"record {j + 1} has no usable {id_field!r}: it "
                       "cannot be paired, so its fields count as hallucinations", "warning")
             elif code == "duplicate-id":
-                rid = e.value.get(id_field)
+                rid = e.head.get(id_field)
                 issue(ext_path, e, code, f"id {rid!r} appears again (first in record "
                       f"{m.first[rid] + 1}): this record counts as hallucinated", "warning")
         pairs = pairs_by_id(gold_values, read, id_field, m)

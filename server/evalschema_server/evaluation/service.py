@@ -25,6 +25,7 @@ from evalschema.run.gcpause import gc_paused
 from ..diagnostic_store import DIAGNOSTIC_SOURCE, DiagnosticStore
 from ..document import LineIndex
 from ..files import in_thread
+from ..memory import release
 from ..protocol import (
     RUN_FINISHED,
     RUN_QUEUED,
@@ -412,6 +413,10 @@ class EvaluationService:
         self.client.notify(RUN_FINISHED, RunFinishedParams(
             suite=summary(outcome, self._uri_of, self.client.encoding), cancelled=False,
             pending=self.scheduler.pending(key)))
+        del last, built
+        # The last outcome and the run's parsed values are gone: give their pages back
+        # (off the event loop: trimming a large heap takes tens of milliseconds).
+        self._spawn(in_thread(release))
 
     def versions(self, paths: Iterable[Path]) -> dict[Path, int | None]:
         """The LSP version of each open file (None: not open, read from disk)."""

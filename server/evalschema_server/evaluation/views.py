@@ -13,7 +13,15 @@ from typing import Any
 
 from evalschema.project.gate import Check, check_run, passed
 from evalschema.report.figures import f1_figure, figure
-from evalschema.results import FINDINGS, Counts, FieldResult, RunResult, Status, show_value
+from evalschema.results import (
+    FINDINGS,
+    Counts,
+    FieldResult,
+    RecordResult,
+    RunResult,
+    Status,
+    show_value,
+)
 
 from ..document import LineIndex, parse
 from ..protocol import (
@@ -76,7 +84,7 @@ def hits(outcomes: Iterable[SuiteOutcome], path: Path, text: str, offset: int,
             pointer = locator.pointer_at(rec.text, rel)
             if pointer is None:
                 continue
-            results = _results_at(scored, pointer, is_gold)
+            results = _results_at(o.full(scored), pointer, is_gold)
             if not results:
                 continue
             span = locator.value(rec.text, pointer) or (rel, rel)
@@ -85,15 +93,16 @@ def hits(outcomes: Iterable[SuiteOutcome], path: Path, text: str, offset: int,
     return out
 
 
-def _results_at(scored: ScoredRecord, pointer: str, is_gold: bool) -> tuple[FieldResult, ...]:
+def _results_at(record: RecordResult, pointer: str, is_gold: bool
+                ) -> tuple[FieldResult, ...]:
     def ptr(r: FieldResult) -> str | None:
         return r.gold_pointer if is_gold else r.extracted_pointer
 
-    exact = tuple(r for r in scored.record.field_results if ptr(r) == pointer)
+    exact = tuple(r for r in record.field_results if ptr(r) == pointer)
     if exact:
         return exact
     prefix = pointer + "/"
-    return tuple(r for r in scored.record.field_results
+    return tuple(r for r in record.field_results
                  if (p := ptr(r)) is not None and (p.startswith(prefix) or pointer == ""))
 
 

@@ -230,7 +230,7 @@ async def compare(ls: EvalSchemaServer, *args: Any) -> CompareResult:
     if len(runs) < 2:
         raise CommandError(f"suite {suite.name} has {len(runs)} readable run(s); compare "
                            "needs two")
-    c = compare_runs([r.result for r in runs], [r.label for r in runs])
+    c = compare_runs([outcome.full_result(r) for r in runs], [r.label for r in runs])
     result = finite(c.to_dict())
     lines = {r.path: LineIndex(r.data.text) for r in runs}
     changed = list(dict.fromkeys(f["gold_index"] for f in result["flips"]))

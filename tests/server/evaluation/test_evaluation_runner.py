@@ -58,23 +58,87 @@ def test_resumed_runs_equal_fresh_runs_bit_for_bit(tmp_path: Path) -> None:
         resumed = run_suite(suite, {path: text}, cache, CancelToken())
         fresh = run_suite(suite, {path: text}, SuiteCache(), CancelToken())
         assert _figures(resumed) == _figures(fresh)
-        memo = cache.memos[path]
-        assert memo.checkpoints, "a run of 1,200 records keeps accumulator copies"
+        assert len(cache.blocks[path]) == 5, "1,200 records make 5 blocks of 256"
 
 
-def test_a_run_resumes_after_its_unchanged_prefix(tmp_path: Path) -> None:
-    suite, path, _ = _suite(tmp_path, 1200)
+def test_an_edit_rescores_its_block_only(tmp_path: Path) -> None:
+    """Editing a record near the top re-scores its block; the later blocks' sums are
+    reused as they are, not re-added record by record."""
+    suite, path, lines = _suite(tmp_path, 1200)
     cache = SuiteCache()
     run_suite(suite, {}, cache, CancelToken())
-    memo = cache.memos[path]
-    marks = list(memo.marks)
-    marks[1100] = (("x", "y", None), 1100, 1100)
-    start, acc, kept = memo.resume(marks)
-    assert start == 1024  # the last copy at or before the first changed pair
-    assert acc.n == 1024 and len(acc.records) == 1024
-    assert sorted(kept) == list(range(0, 1024, runner.CHECKPOINT))
-    marks[5] = (("x", "y", None), 5, 5)
-    assert memo.resume(marks)[0] == 0
+    before = list(cache.blocks[path])
+    rec = json.loads(lines[3])
+    rec["price"] += 5
+    lines[3] = json.dumps(rec)
+    run_suite(suite, {path: "\n".join(lines) + "\n"}, cache, CancelToken())
+    after = cache.blocks[path]
+    assert after[0] is not before[0]
+    assert all(a is b for a, b in zip(after[1:], before[1:], strict=True))
+    assert [b.acc.n for b in after] == [256, 256, 256, 256, 176]
+
+
+def test_an_edit_in_place_keeps_the_pairing(tmp_path: Path) -> None:
+    """A value edited in place pairs as before (the same pairs, on the new slices); an
+    edited id pairs afresh. Either way the figures are a fresh run's."""
+    suite, path, lines = _suite(tmp_path, 300)
+    cache = SuiteCache()
+    run_suite(suite, {}, cache, CancelToken())
+    before = [p.pair for p in cache.pairings[path][3]]
+    lines[5] = json.dumps(dict(json.loads(lines[5]), price=1234.5))
+    text = "\n".join(lines) + "\n"
+    got = run_suite(suite, {path: text}, cache, CancelToken())
+    pairs = cache.pairings[path][3]
+    assert all(a is b.pair for a, b in zip(before, pairs, strict=True))
+    assert pairs[5].extracted is not None and "1234.5" in pairs[5].extracted.text
+    assert _figures(got) == _figures(run_suite(suite, {path: text}, SuiteCache(),
+                                               CancelToken()))
+    lines[6] = json.dumps(dict(json.loads(lines[6]), id="renamed"))
+    text = "\n".join(lines) + "\n"
+    got = run_suite(suite, {path: text}, cache, CancelToken())
+    assert cache.pairings[path][3][6].pair is not before[6]
+    assert got.runs[0].result.per_field["price"].counts.omissions == 1
+    assert _figures(got) == _figures(run_suite(suite, {path: text}, SuiteCache(),
+                                               CancelToken()))
+
+
+def _close(a: object, b: object, where: str = "") -> None:
+    """Equal, floats within 1e-12 (a run's sums are merged block by block)."""
+    if isinstance(a, float) and isinstance(b, float):
+        assert abs(a - b) <= 1e-12, where
+    elif isinstance(a, dict) and isinstance(b, dict):
+        assert list(a) == list(b), where
+        for k in a:
+            _close(a[k], b[k], f"{where}/{k}")
+    elif isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _close(x, y, f"{where}/{i}")
+    else:
+        assert a == b, where
+
+
+def test_block_sums_give_the_engines_figures(tmp_path: Path) -> None:
+    """The figures merged from blocks are the engine's one-pass figures: counts exactly,
+    float sums and means within 1e-12; kept records hold the engine's findings, and
+    ``full`` gives back every result of each record."""
+    suite, path, lines = _suite(tmp_path, 1200)
+    cache = SuiteCache()
+    run_suite(suite, {}, cache, CancelToken())
+    lines[700] = json.dumps(dict(json.loads(lines[700]), price=0.5))
+    outcome = run_suite(suite, {path: "\n".join(lines) + "\n"}, cache, CancelToken())
+    [run] = outcome.runs
+    cfg = suite.config
+    engine = evaluate(cfg.gold, [json.loads(line) for line in lines], cfg.schema)
+    mine, theirs = run.result.to_dict(), engine.to_dict()
+    mine.pop("records"), theirs.pop("records")
+    _close(mine, theirs)
+    assert run.result.per_field["price"].counts.mismatches > 0
+    full = [outcome.full(s) for s in run.scored]
+    assert full == list(engine.records)
+    assert [s.record.field_results for s in run.scored] == [
+        tuple(r for r in e.field_results if r.status not in ("match", "skipped"))
+        for e in engine.records]
 
 
 #: Gold lines with every problem the gold checks find.
@@ -131,9 +195,10 @@ def test_the_editor_numbers_and_scores_records_as_the_engine(tmp_path: Path) -> 
     with files["extracted"].open("a", encoding="utf-8") as f:
         f.write('{"id": "zz", "name": "extra"}\n')
     [suite] = discover([files["schema"].parent], lambda p: p.read_text("utf-8")).suites
-    [run] = run_suite(suite, {}, SuiteCache(), CancelToken()).runs
+    outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
+    [run] = outcome.runs
     engine = evaluate(files["gold"], files["extracted"], files["schema"])
-    assert run.result.to_dict() == engine.to_dict()
+    assert outcome.full_result(run).to_dict() == engine.to_dict()
     assert [(r.index, r.problem) for r in run.result.records if r.problem] == [
         (3, engine.records[3].problem), (4, "no gold record with this id")]
 
@@ -256,7 +321,7 @@ def test_a_jsonc_schema_scores_as_evalschema_eval_scores_it(
     assert main(["eval", str(schema), "--gold", str(folder / "t.gold.jsonl"), "--extracted", str(ext),
                  "--allow-schema-errors", "--format", "json"]) == 0
     [cli] = json.loads(capsys.readouterr().out)["runs"]
-    editor = outcome.runs[0].result.to_dict()
+    editor = outcome.full_result(outcome.runs[0]).to_dict()
     assert editor["per_field"] == cli["per_field"]
     assert editor["records"] == cli["records"]
     assert {k: v for k, v in editor.items() if k not in ("per_field", "records")} == \
