@@ -128,7 +128,7 @@ def evaluate_runs(gold: Any, runs: Sequence[Any], schema: Any = None, *,
     kept: dict[str, Any] = {"keep_records": keep_records, "worst": worst, "keep_problems": keep_problems,
             "replicates": replicates}
     states = rows.map_batches(PartitionScorer, fn_constructor_kwargs=kept, **scorer_args)
-    merged = merge_states((r["state"] for r in states.select_columns(["state"]).take_all()),
+    merged = merge_states((r["state"] for r in states.take_all()),
                           len(runs), **kept)
     frames = rows.map_batches(FieldRowScorer, **scorer_args) if field_results else None
     outcomes = merged.outcomes(time.perf_counter() - started, workers)
