@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from evalschema.distributed.scorer import PartitionState
+from evalschema.distributed.scorer import EXTRA, PartitionState
 from evalschema.errors import GoldValidationError, Problem
 from evalschema.results import RunResult
 from evalschema.run.accumulator import RunAccumulator
@@ -79,9 +79,30 @@ def merge_states(states: Iterable[bytes | PartitionState], runs: int, *,
             acc.update(part)
         for digest, dpart in zip(digests, s.digests, strict=True):
             digest.update(dpart)
+    golds = sum(s.golds for s in loaded)
     for run, (acc, digest) in enumerate(zip(accs, digests, strict=True)):
         _word_missing(acc, digest, sum(s.unreadable[run] for s in loaded))
+        _number_extras(acc, digest, golds)
     return Merged(accs, digests, sum(s.records for s in loaded))
+
+
+def _number_extras(acc: RunAccumulator, digest: Digest, golds: int) -> None:
+    """Number the extracted records no gold record pairs after the gold ones, in merge
+    order, as a local run numbers them after the gold (by file order there): a record
+    without an id is labelled by its number (``#241``)."""
+    extras = iter(range(golds, golds + len(acc.records) + len(digest.problems) + 1))
+    acc.records = [r._replace(index=next(extras)) if r.index >= EXTRA else r
+                   for r in acc.records]
+    extras = iter(range(golds, golds + len(digest.problems) + len(digest.unreadable) + 1))
+    seen: dict[tuple[object, str], int] = {}
+    for p in digest.problems:
+        if p.index >= EXTRA:
+            seen[(p.record_id, p.problem)] = next(extras)
+    digest.problems = [dataclasses.replace(p, index=seen[(p.record_id, p.problem)])
+                       if p.index >= EXTRA else p for p in digest.problems]
+    digest.unreadable = [dataclasses.replace(w, record=w.record._replace(
+        index=seen.get((w.record.record_id, w.record.problem or ""), golds)))
+        if w.record.index >= EXTRA else w for w in digest.unreadable]
 
 
 def _word_missing(acc: RunAccumulator, digest: Digest, unread: int) -> None:

@@ -36,6 +36,10 @@ from evalschema.run.evaluate import Evaluator
 from evalschema.run.pairing import NO_EXTRACTED_WITH_ID, NO_GOLD_WITH_ID, Pair
 from evalschema.run.parallel import PROBLEMS, WORST, Digest, EvalSpec
 
+#: The place of a record no gold record pairs until the merge numbers it (``merge``): after
+#: every gold record, as in a local run.
+EXTRA = 1 << 62
+
 #: The columns of a scored batch (one row per batch).
 STATE_COLUMNS = ("first_id", "records", "state")
 
@@ -53,6 +57,8 @@ class PartitionState:
     #: Per run, its extracted records that could not be read: a local run's "no
     #: extracted record with this id" says how many there are (``merge`` words it so).
     unreadable: tuple[int, ...] = ()
+    #: Gold records scored (the merge numbers the unpaired extracted records after them).
+    golds: int = 0
 
 
 def duplicate_problem(rid: Any) -> str:
@@ -121,15 +127,16 @@ class PartitionScorer:
         problems: list[Problem] = []
         unreadable = [0] * len(self.columns)
         rows = self._rows(batch)
-        records = 0
+        records = golds = 0
         for run, pair in self._pairs(rows, problems):
+            golds += run == 0 and pair.gold is not NO_RECORD
             rec = self.evaluator.score(pair, accs[run])
             digests[run].add(rec, pair.gold, pair.extracted)
             records += 1
             unreadable[run] += pair.extracted is NO_RECORD and pair.extracted_index is not None
         first = next((r[0] for r in rows if is_keyed(r[0])), None)
         return PartitionState(first, records, accs, digests, tuple(problems),
-                              tuple(unreadable))
+                              tuple(unreadable), golds)
 
     def field_rows(self, batch: Any) -> Any:
         """A batch of joined rows as field-result rows: ``frames.COLUMNS`` plus ``run``
@@ -191,7 +198,7 @@ class PartitionScorer:
             if i == 0 and gold is not NO_RECORD:
                 yield run, Pair(0, rid, gold, value, 0, 0, repaired)
             else:
-                yield run, Pair(0, erid, NO_RECORD, value, None, 0, repaired,
+                yield run, Pair(EXTRA, erid, NO_RECORD, value, None, 0, repaired,
                                 NO_GOLD_WITH_ID if i == 0 else duplicate_problem(erid))
 
     def _unkeyed(self, row: tuple[Any, ...], checker: GoldChecker,
@@ -205,7 +212,7 @@ class PartitionScorer:
             if problem is None:
                 rid = value.get(self.id_field) if isinstance(value, dict) else None
                 problem = no_id_problem(self.id_field) if not usable_id(rid) else NO_GOLD_WITH_ID
-            yield run, Pair(0, None, NO_RECORD, value, None, 0, repaired, problem)
+            yield run, Pair(EXTRA, None, NO_RECORD, value, None, 0, repaired, problem)
 
 
 class FieldRowScorer(PartitionScorer):
