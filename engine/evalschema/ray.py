@@ -12,6 +12,7 @@ result is the local run's (docs/distributed.md states the contract).
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,6 +43,8 @@ def connect(address: str | None = None, **init: Any) -> Any:
     the running session or a new local one. Extra ``init`` arguments go to ``ray.init``
     (``runtime_env`` to ship code to a cluster's workers)."""
     ray = _ray()
+    # Ray Data's progress lines would mix with a command's report on stderr.
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False, **init)
     return ray
