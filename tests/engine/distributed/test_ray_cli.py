@@ -33,8 +33,11 @@ def test_eval_on_ray_prints_the_local_report(ray_session: Any,
     argv = ["eval", *FLAGS, "--extracted", RUN_B, "--all"]
     local = printed(capsys, argv)
     on_ray = printed(capsys, [*argv, "--engine", "ray"])
-    assert on_ray == local
-    assert local[0] == 0 and "F1" in local[1]
+    assert (on_ray[0], on_ray[2]) == (local[0], local[2]) == (0, "")
+    # The same figures; the record problems and the fields whose F1 ties come in another
+    # order (a distributed run has no gold order: docs/distributed.md).
+    assert on_ray[1].splitlines()[:5] == local[1].splitlines()[:5]
+    assert sorted(on_ray[1].splitlines()) == sorted(local[1].splitlines())
 
 
 def test_compare_on_ray_gives_the_local_figures_and_intervals(
