@@ -72,7 +72,7 @@ def record_key(text: str | None, id_field: str, *, gold: bool) -> str | None:
 def unkeyed_key(column: str, text: str | None) -> str:
     """The join key of a record without a usable id: never a real id's (those are JSON
     text), never another side's (the column is in it), spread by a hash of the text.
-    Joins drop or merge null keys as they please (Ray's hash join drops them); this
+    A join never matches null keys, and engines differ in how they keep them; this
     key keeps every such record, and the core scores each of them alone."""
     digest = hashlib.blake2b((text or "").encode("utf-8", "surrogatepass"),
                              digest_size=8).hexdigest()
