@@ -29,7 +29,7 @@ ENGINE_LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"schema"}),
     frozenset({"scoring"}),
     frozenset({"run", "project"}),
-    frozenset({"report", "compat", "mlflow"}),
+    frozenset({"report", "compat", "mlflow", "distributed", "ray", "spark"}),
     frozenset({"cli", "testing"}),
 )
 

@@ -174,7 +174,7 @@ def pairs_by_id(gold: Sequence[Any], read: Sequence[Read], id_field: str,
         rid = gvalue[id_field]
         j = next(found)
         if j is None:
-            yield Pair(number, rid, gvalue, NO_RECORD, i, None, problem=_missing_problem(unread))
+            yield Pair(number, rid, gvalue, NO_RECORD, i, None, problem=missing_problem(unread))
         else:
             value, repaired, _ = read[j]
             yield _new(Pair, (number, rid, gvalue, value, i, j, repaired, None, False, None))
@@ -187,7 +187,7 @@ def pairs_by_id(gold: Sequence[Any], read: Sequence[Read], id_field: str,
         number += 1
 
 
-def _missing_problem(unread: int) -> str:
+def missing_problem(unread: int) -> str:
     if unread:
         return f"{NO_EXTRACTED_WITH_ID} ({unread} extracted record(s) unreadable)"
     return NO_EXTRACTED_WITH_ID
@@ -334,7 +334,7 @@ def _stream_by_id(gold: RecordsLike, extracted: RecordsLike, id_field: str,
             found = ext.by_id.pop(rid, None)
             if found is None:
                 yield Pair(number, rid, gvalue, NO_RECORD, i, None,
-                           problem=_missing_problem(ext.unread))
+                           problem=missing_problem(ext.unread))
             else:
                 got = ext.get_lazy(found)
                 if isinstance(got, RawLine):

@@ -1,0 +1,111 @@
+"""The rows both distributed engines build and hand to the core, and the keys they join on.
+
+One row per record id: ``id`` (the pairing key as canonical JSON text, null when a record
+has none), ``gold`` (the gold record as JSON text, or null) and one column per extracted
+run (``extracted`` for eval, ``extracted_0..k-1`` for compare). The engines read each
+input into a table of one ``record`` text column (``record_texts``), key it
+(``SideKeyer``) and join the sides on ``id``, full outer. Keys come from the same readers
+as a local run: gold parsed strictly, extracted rescued leniently (``read_extracted``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from evalschema.errors import InputError, Problem
+from evalschema.frames import need
+from evalschema.io.extracted import NO_RECORD, Read, read_extracted, usable_id
+from evalschema.io.records import RawLine
+
+#: The pairing key and the gold column of the joined rows.
+ID, GOLD = "id", "gold"
+#: The text column of one input, before keying.
+RECORD = "record"
+
+
+def run_columns(runs: int) -> tuple[str, ...]:
+    """The extracted columns: ``extracted`` for one run (eval), ``extracted_<k>`` for
+    several (compare)."""
+    if runs == 1:
+        return ("extracted",)
+    return tuple(f"extracted_{k}" for k in range(runs))
+
+
+def key_text(rid: Any) -> str:
+    """An id as canonical JSON text: the join key, equal for equal ids on both sides."""
+    return json.dumps(rid, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def read_gold(text: str) -> Any:
+    """A gold record's text parsed strictly, as a local run parses gold (``InputError``
+    when it is not JSON)."""
+    return RawLine(text, source="gold", line=None, strict=True).parse().value
+
+
+def read_extracted_text(text: str) -> Read:
+    """An extracted record's text read as a local run reads a line: rescued leniently."""
+    return read_extracted(RawLine(text).parse())
+
+
+def record_key(text: str | None, id_field: str, *, gold: bool) -> str | None:
+    """The join key of one record's text, or None when it has no usable id (or cannot
+    be read): such a record pairs with nothing and is scored (or refused) on its own."""
+    if text is None:
+        return None
+    if gold:
+        try:
+            value = read_gold(text)
+        except InputError:
+            return None
+    else:
+        value = read_extracted_text(text)[0]
+    if value is NO_RECORD or not isinstance(value, dict):
+        return None
+    rid = value.get(id_field)
+    return key_text(rid) if usable_id(rid) else None
+
+
+def record_texts(table: Any) -> Any:
+    """An input table as one ``record`` column of JSON text: a table of one text column
+    (lines read as text, e.g. ``ray.data.read_text``'s ``text``) is taken as it is; any
+    other row (Parquet, a struct, columns read from JSON) becomes the JSON text of its
+    row. Arrow has no "absent": a key missing in one row of a column is null in it."""
+    pa = need("pyarrow", "distributed runs")
+    kind = table.schema.field(0).type if table.num_columns == 1 else None
+    if kind is not None and (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        texts = table.column(0).cast(pa.string())
+    else:
+        texts = pa.array([json.dumps(row, ensure_ascii=False, default=str)
+                          for row in table.to_pylist()], pa.string())
+    return pa.table({RECORD: texts})
+
+
+class SideKeyer:
+    """Keys one input's rows for the join: a table with a ``record`` text column becomes
+    ``id`` and ``column`` (the record text under its side's name). A callable, so an
+    engine can map it over batches."""
+
+    def __init__(self, id_field: str, column: str) -> None:
+        self.id_field = id_field
+        self.column = column
+
+    def __call__(self, table: Any) -> Any:
+        pa = need("pyarrow", "distributed runs")
+        texts = record_texts(table).column(RECORD).to_pylist()
+        gold = self.column == GOLD
+        keys = [record_key(t, self.id_field, gold=gold) for t in texts]
+        return pa.table({ID: pa.array(keys, pa.string()),
+                         self.column: pa.array(texts, pa.string())})
+
+
+def require_id(id_field: str | None, schema_source: str | None = None) -> str:
+    """The pairing field of a distributed run: records are paired by a join on their id,
+    never by position (partitions have no global order)."""
+    if id_field is None:
+        raise InputError([Problem(
+            "needs-id", "a distributed run pairs records by id, and this schema names none",
+            pointer="", source=schema_source or "schema",
+            suggestion='add "x-eval-id": "<field>" at the schema\'s root, or pass --id-field')],
+            "the run cannot be distributed")
+    return id_field
