@@ -18,74 +18,87 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from evalschema.distributed.rows import (
+    GOLD,
+    ID,
+    RECORD,
+    SideKeyer,
+    key_text,
+    read_extracted_text,
+    read_gold,
+)
 from evalschema.errors import InputError, Problem
-from evalschema.io.extracted import NO_RECORD, no_id_problem, read_extracted, usable_id
-from evalschema.io.records import parse_line, parse_records_text
+from evalschema.io.extracted import usable_id
+from evalschema.io.records import parse_records_text
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
-#: The columns of a keyed side (``keyed``): the pairing key and the record's JSON text.
-KEY, RECORD = "id", "record"
-#: Where a keyed side says why its record has no key (unreadable, no usable id).
-PROBLEM = "problem"
-KEYED_SCHEMA = f"{KEY} string, {RECORD} string, {PROBLEM} string"
 #: The input column a typed id column is handed to Python in (``keyed``).
 _ID_IN = "_evalschema_id"
 
+#: A null field of a typed row is written as null, as Ray's reader writes it (a typed
+#: table has no "absent": a key missing from one JSON record is null in its column).
+_KEEP_NULLS = {"ignoreNullFields": "false"}
 
-def id_text(record_id: Any) -> str:
-    """An id as canonical JSON text: what the sides are joined on and the rows carry."""
-    import json
-
-    return json.dumps(record_id, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-
-
-def key_record(text: str | None, id_field: str, *, gold: bool,
-               given: Any = NO_RECORD) -> tuple[str | None, str | None, str | None]:
-    """(key, record text, problem) of one record: the key is ``given`` (an id column's
-    value) or the record's ``id_field``, as canonical JSON text; None with a problem
-    when the record cannot be read or has no usable id."""
-    if text is None:
-        return None, None, "the record is null"
-    record: Any
-    stripped = text.strip()
-    if gold:
-        try:
-            record = parse_line(stripped, None, 0, strict=True).value
-        except InputError as exc:
-            return None, text, exc.problems[0].message
-        if not isinstance(record, dict) and given is NO_RECORD:
-            return None, text, "gold record is not an object"
-    else:
-        record, _, problem = read_extracted(parse_line(stripped, None, 0, strict=False))
-        if record is NO_RECORD and given is NO_RECORD:
-            return None, text, problem
-    rid = given if given is not NO_RECORD else record.get(id_field)
-    if not usable_id(rid):
-        return None, text, (f"record has no usable {id_field!r}" if gold
-                            else no_id_problem(id_field))
-    return id_text(rid), text, None
+Tables = Callable[["pa.Table"], "pa.Table"]
 
 
-def _key_batches(batches: Iterator[pa.RecordBatch], id_field: str, gold: bool,
-                 has_id: bool) -> Iterator[pa.RecordBatch]:
+def tables_as_batches(fn: Tables, batches: Iterator[pa.RecordBatch]
+                      ) -> Iterator[pa.RecordBatch]:
+    """A function of Arrow tables as ``mapInArrow`` calls one: batches in, batches out."""
     import pyarrow as pa
 
     for batch in batches:
-        texts = batch.column(RECORD).to_pylist()
-        ids = batch.column(_ID_IN).to_pylist() if has_id else [NO_RECORD] * len(texts)
-        rows = [key_record(t, id_field, gold=gold, given=g) for t, g in zip(texts, ids,
-                                                                               strict=True)]
-        cols = list(zip(*rows, strict=True)) if rows else [(), (), ()]
-        yield pa.RecordBatch.from_arrays([pa.array(c, pa.string()) for c in cols],
-                                         names=[KEY, RECORD, PROBLEM])
+        yield from fn(pa.Table.from_batches([batch])).to_batches()
+
+
+def with_id(text: str | None, rid: Any, id_field: str, *, gold: bool) -> tuple[str | None,
+                                                                             str | None]:
+    """(key, record text) of a record whose id is a column of its own: the column's
+    value is the key, and a record that lacks ``id_field`` gets it (the core reads the
+    id from the gold record). A record that cannot be read pairs with nothing (key
+    None), as a local run pairs an unreadable line."""
+    import json
+
+    if text is None or not usable_id(rid):
+        return None, text
+    value: Any
+    if gold:
+        try:
+            value = read_gold(text)
+        except InputError:
+            return None, text
+    else:
+        value = read_extracted_text(text)[0]
+    if not isinstance(value, dict):
+        return None, text
+    if id_field not in value:
+        text = json.dumps({id_field: rid, **value}, ensure_ascii=False)
+    return key_text(rid), text
+
+
+class ColumnKeyer:
+    """Keys rows whose id is a column beside the record (``with_id``)."""
+
+    def __init__(self, id_field: str, column: str) -> None:
+        self.id_field = id_field
+        self.column = column
+
+    def __call__(self, table: pa.Table) -> pa.Table:
+        import pyarrow as pa
+
+        gold = self.column == GOLD
+        pairs = [with_id(t, rid, self.id_field, gold=gold) for t, rid in zip(
+            table.column(RECORD).to_pylist(), table.column(_ID_IN).to_pylist(), strict=True)]
+        return pa.table({ID: pa.array([k for k, _ in pairs], pa.string()),
+                         self.column: pa.array([t for _, t in pairs], pa.string())})
 
 
 def _record_column(df: DataFrame, column: str | None) -> Any:
     """The record as JSON text: a string column as it is, a struct/map/array column or
-    the whole row written by ``to_json`` (a null field is left out, as Spark writes it)."""
+    the whole row written by ``to_json`` (null fields kept: ``_KEEP_NULLS``)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType
 
@@ -93,29 +106,31 @@ def _record_column(df: DataFrame, column: str | None) -> Any:
         fields = df.schema.fields
         if len(fields) == 1 and isinstance(fields[0].dataType, StringType):
             return F.col(fields[0].name)
-        return F.to_json(F.struct(*[F.col(f"`{f.name}`") for f in fields]))
+        return F.to_json(F.struct(*[F.col(f"`{f.name}`") for f in fields]), _KEEP_NULLS)
     if column not in df.columns:
         raise InputError([Problem("no-such-column", f"the DataFrame has no column {column!r}",
                                   suggestion=f"its columns: {', '.join(df.columns)}")])
     if isinstance(df.schema[column].dataType, StringType):
         return F.col(f"`{column}`")
-    return F.to_json(F.col(f"`{column}`"))
+    return F.to_json(F.col(f"`{column}`"), _KEEP_NULLS)
 
 
-def keyed(df: DataFrame, id_field: str, *, gold: bool, column: str | None = None
+def keyed(df: DataFrame, id_field: str, *, side: str, column: str | None = None
           ) -> DataFrame:
-    """One side as (``id``, ``record``, ``problem``) rows. ``column`` names the record's
-    column (a JSON string, or a struct/map written as JSON); without it the record is the
-    whole row, or its one string column (``spark.read.text``). With ``column``, an
-    ``id_field`` column beside it is the id; else the id is read from the record."""
+    """One side as (``id``, ``side``) rows: the pairing key (null when the record has
+    none) and the record's JSON text under its side's name (``gold``, ``extracted``…).
+    ``column`` names the record's column (a JSON string, or a struct/map written as
+    JSON); without it the record is the whole row, or its one string column
+    (``spark.read.text``). With ``column``, an ``id_field`` column beside it is the id;
+    else the id is read from the record."""
     from pyspark.sql import functions as F
 
     record = _record_column(df, column).alias(RECORD)
     has_id = column is not None and id_field in df.columns and id_field != column
+    keyer: Tables = ColumnKeyer(id_field, side) if has_id else SideKeyer(id_field, side)
     cols = [record, F.col(f"`{id_field}`").alias(_ID_IN)] if has_id else [record]
-    key: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]] = partial(
-        _key_batches, id_field=id_field, gold=gold, has_id=has_id)
-    return df.select(*cols).mapInArrow(key, KEYED_SCHEMA)
+    return df.select(*cols).mapInArrow(partial(tables_as_batches, keyer),
+                                       f"{ID} string, `{side}` string")
 
 
 def _split_documents(batches: Iterator[pa.RecordBatch], gold: bool
@@ -153,14 +168,12 @@ def read_records(spark: SparkSession, path: str, *, gold: bool) -> DataFrame:
     return lines.where(F.trim(F.col("value")) != "")
 
 
-def joined(gold: DataFrame, runs: Sequence[DataFrame], *, names: Sequence[str]) -> DataFrame:
-    """The core's rows: one per id, ``gold`` and each run's record (``names``) as JSON
-    text or null, by a full outer join of keyed sides on ``id``. Rows without a key
-    (``problem`` set) are kept apart by ``unkeyed``."""
-    from pyspark.sql import functions as F
-
-    out = gold.where(F.col(KEY).isNotNull()).select(KEY, F.col(RECORD).alias("gold"))
-    for run, name in zip(runs, names, strict=True):
-        side = run.where(F.col(KEY).isNotNull()).select(KEY, F.col(RECORD).alias(name))
-        out = out.join(side, on=KEY, how="full_outer")
-    return out
+def joined(gold: DataFrame, runs: Sequence[DataFrame]) -> DataFrame:
+    """The core's rows: one per id (more where an id repeats on one side), ``gold`` and
+    each run's record as JSON text or null, by a full outer join of keyed sides on
+    ``id``; rows without a key stay, one per record. Within a partition the rows come
+    sorted by id, so the rows of one id arrive together (``engine``)."""
+    out = gold
+    for run in runs:
+        out = out.join(run, on=ID, how="full_outer")
+    return out.sortWithinPartitions(ID)
