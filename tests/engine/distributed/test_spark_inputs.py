@@ -1,5 +1,5 @@
 """DataFrames in (evalschema.spark.inputs): each form of a record and of its id becomes
-the same keyed rows, and the sides meet in a full outer join on the id."""
+the core's keyed rows, and the sides meet in a full outer join on the id."""
 
 from __future__ import annotations
 
@@ -22,52 +22,45 @@ def test_a_json_string_column_is_kept_as_written_and_keyed_by_its_id(spark: Any)
     df = spark.createDataFrame(
         [("a", '{"id": "a", "total": 1}'), ("b", '{"id": "é", "total": 2.50}')],
         "doc string, record string")
-    got = rows(keyed(df, "id", gold=True, column="record"))
-    assert got == [('"a"', '{"id": "a", "total": 1}', None),
-                   ('"é"', '{"id": "é", "total": 2.50}', None)]
+    assert keyed(df, "id", side="gold", column="record").columns == ["id", "gold"]
+    assert rows(keyed(df, "id", side="gold", column="record")) == [
+        ('"a"', '{"id": "a", "total": 1}'), ('"é"', '{"id": "é", "total": 2.50}')]
 
 
-def test_an_id_column_beside_the_record_is_the_key(spark: Any) -> None:
+def test_an_id_column_beside_the_record_is_the_key_and_joins_the_record(spark: Any) -> None:
     from evalschema.spark.inputs import keyed
 
-    df = spark.createDataFrame([(7, '{"total": 1}'), (8, "no json here")],
+    df = spark.createDataFrame([(7, '{"total": 1}'), (8, "no json here"),
+                                (9, '```json\n{"id": 9}\n```'), (None, '{"total": 2}')],
                                "id long, record string")
-    got = rows(keyed(df, "id", gold=False, column="record"))
-    assert got == [("7", '{"total": 1}', None), ("8", "no json here", None)]
+    assert rows(keyed(df, "id", side="extracted", column="record")) == [
+        ("7", '{"id": 7, "total": 1}'), ("9", '```json\n{"id": 9}\n```'),
+        (None, "no json here"), (None, '{"total": 2}')]
 
 
-def test_a_struct_column_and_a_whole_row_are_written_as_json(spark: Any) -> None:
+def test_a_struct_column_and_a_whole_row_are_written_as_json_with_their_nulls(
+        spark: Any) -> None:
     from evalschema.spark.inputs import keyed
 
     df = spark.createDataFrame([(1, ("x", 2.5, None))],
                                "n long, record struct<id:string, total:double, note:string>")
-    assert rows(keyed(df, "id", gold=True, column="record")) == [
-        ('"x"', '{"id":"x","total":2.5}', None)]
+    assert rows(keyed(df, "id", side="gold", column="record")) == [
+        ('"x"', '{"id":"x","total":2.5,"note":null}')]
     flat = spark.createDataFrame([("x", 3, [1, 2])], "id string, total long, items array<long>")
-    assert rows(keyed(flat, "id", gold=True)) == [
-        ('"x"', '{"id":"x","total":3,"items":[1,2]}', None)]
+    assert rows(keyed(flat, "id", side="gold")) == [
+        ('"x"', '{"id":"x","total":3,"items":[1,2]}')]
 
 
-def test_records_without_a_key_say_why(spark: Any) -> None:
+def test_a_missing_column_is_a_located_error(spark: Any) -> None:
+    from evalschema.errors import InputError
     from evalschema.spark.inputs import keyed
 
-    df = spark.createDataFrame([('{"total": 1}',), ("[1, 2]",), ('{"id": null}',),
-                                ('{"id": "a",}',), (None,)], "value string")
-    got = rows(keyed(df, "id", gold=True))
-    assert got == [
-        (None, "[1, 2]", "gold record is not an object"),
-        (None, '{"id": "a",}', "line is not valid JSON: Expecting property name "
-         "enclosed in double quotes"),
-        (None, '{"id": null}', "record has no usable 'id'"),
-        (None, '{"total": 1}', "record has no usable 'id'"),
-        (None, None, "the record is null")]
-    # Extracted text is rescued as a local run rescues it: the trailing comma goes.
-    assert rows(keyed(df, "id", gold=False)) == [
-        ('"a"', '{"id": "a",}', None),
-        (None, "[1, 2]", "extracted record is array, not an object"),
-        (None, '{"id": null}', "extracted record has no 'id'"),
-        (None, '{"total": 1}', "extracted record has no 'id'"),
-        (None, None, "the record is null")]
+    df = spark.createDataFrame([("x",)], "doc string")
+    with pytest.raises(InputError) as caught:
+        keyed(df, "id", side="gold", column="record")
+    (problem,) = caught.value.problems
+    assert (problem.code, problem.message, problem.suggestion) == (
+        "no-such-column", "the DataFrame has no column 'record'", "its columns: doc")
 
 
 def test_paths_are_read_as_text_json_documents_split_and_parquet_typed(
@@ -76,29 +69,31 @@ def test_paths_are_read_as_text_json_documents_split_and_parquet_typed(
 
     jsonl = tmp_path / "gold.jsonl"
     jsonl.write_text('{"id": 1, "v": "1"}\n\n{"id": 2, "v": 1}\n', encoding="utf-8")
-    assert rows(keyed(read_records(spark, str(jsonl), gold=True), "id", gold=True)) == [
-        ("1", '{"id": 1, "v": "1"}', None), ("2", '{"id": 2, "v": 1}', None)]
+    assert rows(keyed(read_records(spark, str(jsonl), gold=True), "id", side="gold")) == [
+        ("1", '{"id": 1, "v": "1"}'), ("2", '{"id": 2, "v": 1}')]
     doc = tmp_path / "gold.json"
     doc.write_text(json.dumps({"records": [{"id": "a"}, {"id": "b", "v": [1]}]}),
                    encoding="utf-8")
-    assert rows(keyed(read_records(spark, str(doc), gold=True), "id", gold=True)) == [
-        ('"a"', '{"id": "a"}', None), ('"b"', '{"id": "b", "v": [1]}', None)]
+    assert rows(keyed(read_records(spark, str(doc), gold=True), "id", side="gold")) == [
+        ('"a"', '{"id": "a"}'), ('"b"', '{"id": "b", "v": [1]}')]
     pq = str(tmp_path / "gold.parquet")
     spark.createDataFrame([("a", 1.5)], "id string, v double").write.parquet(pq)
-    assert rows(keyed(read_records(spark, pq, gold=True), "id", gold=True)) == [
-        ('"a"', '{"id":"a","v":1.5}', None)]
+    assert rows(keyed(read_records(spark, pq, gold=True), "id", side="gold")) == [
+        ('"a"', '{"id":"a","v":1.5}')]
 
 
 def test_the_sides_meet_in_a_full_outer_join_on_the_id(spark: Any) -> None:
     from evalschema.spark.inputs import joined, keyed
 
-    gold = keyed(spark.createDataFrame([('{"id": 1}',), ('{"id": 2}',)], "value string"),
-                 "id", gold=True)
-    run0 = keyed(spark.createDataFrame([('{"id": 2, "x": 0}',), ('{"id": 3}',), ("oops",)],
-                                       "value string"), "id", gold=False)
-    run1 = keyed(spark.createDataFrame([('{"id": 1, "x": 1}',)], "value string"),
-                 "id", gold=False)
-    got = rows(joined(gold, [run0, run1], names=["extracted_0", "extracted_1"]))
-    assert got == [("1", '{"id": 1}', None, '{"id": 1, "x": 1}'),
-                   ("2", '{"id": 2}', '{"id": 2, "x": 0}', None),
-                   ("3", None, '{"id": 3}', None)]
+    def side(texts: list[str], name: str) -> Any:
+        return keyed(spark.createDataFrame([(t,) for t in texts], "value string"), "id",
+                     side=name)
+
+    got = joined(side(['{"id": 1}', '{"id": 2}'], "gold"),
+                 [side(['{"id": 2, "x": 0}', '{"id": 3}', "oops"], "extracted_0"),
+                  side(['{"id": 1, "x": 1}'], "extracted_1")])
+    assert got.columns == ["id", "gold", "extracted_0", "extracted_1"]
+    assert rows(got) == [("1", '{"id": 1}', None, '{"id": 1, "x": 1}'),
+                         ("2", '{"id": 2}', '{"id": 2, "x": 0}', None),
+                         ("3", None, '{"id": 3}', None),
+                         (None, None, "oops", None)]
