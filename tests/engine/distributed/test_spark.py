@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from same_run import assert_same, lines, run_dict, sorted_field_rows, unindexed
+from same_run import (
+    assert_same,
+    field_rows_in_order,
+    lines,
+    run_dict,
+    sorted_field_rows,
+    unindexed,
+)
 
 from evalschema.io.records import load_json
 from evalschema.run.parallel import EvalSpec, evaluate_files
@@ -64,3 +71,21 @@ def test_json_string_and_struct_columns_are_the_local_run(spark: Any) -> None:
                    extracted_column="record")
     assert out.run.total_records == 240
     assert_local_run(out.run, GOLD, RUN_B, records=False)
+
+
+def test_a_generated_100000_record_suite_is_the_local_run(spark: Any, generated_suite: Any,
+                                                          tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    from evalschema.spark import evaluate
+
+    suite = generated_suite
+    out = evaluate(str(suite.gold), str(suite.extracted), suite.schema, spark=spark,
+                   field_results=True)
+    assert out.run.total_records == suite.run.total_records > 100_000
+    assert_same(run_dict(out.run), run_dict(suite.run))
+    out.field_results.write.parquet(str(tmp_path / "fields"))
+    got = field_rows_in_order(pq.read_table(tmp_path / "fields"))
+    want = field_rows_in_order(suite.field_rows)
+    assert got.num_rows == want.num_rows
+    assert got.cast(want.schema).equals(want)
