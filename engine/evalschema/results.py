@@ -10,11 +10,14 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from evalschema import display
 from evalschema.calibration import REVIEW_BUDGETS, Calibration, ConfidenceTally, calibrate
 from evalschema.errors import InputError, Problem
+
+if TYPE_CHECKING:
+    from evalschema.run.bootstrap import ReplicateTally
 
 
 class Status(StrEnum):
@@ -534,6 +537,10 @@ class RunResult:
     #: Per field with an ``x-eval-confidence``, its confidences against correctness (the
     #: mergeable state; ``calibration`` gives the figures).
     confidence: dict[str, ConfidenceTally] = field(default_factory=dict)
+    #: The run's bootstrap replicate sums, when it was scored with them
+    #: (``RunAccumulator(replicates=...)``): what lets ``compare_runs`` compare runs that
+    #: kept no records, or merged from parts. Not part of ``to_dict``.
+    replicates: ReplicateTally | None = field(default=None, compare=False)
 
     def calibration(self, budgets: Sequence[float] = REVIEW_BUDGETS) -> Calibration | None:
         """ECE, Brier, AUROC and errors caught at each review budget (percent), overall and

@@ -32,12 +32,8 @@ from evalschema.errors import EvalSchemaError
 from evalschema.report.calibration import comparison_text
 from evalschema.report.figures import difference, figure
 from evalschema.report.layout import clip, fit_lines, shorten_all, terminal_width
-from evalschema.run.compare import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    Comparison,
-    compare_runs,
-)
+from evalschema.run.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from evalschema.run.compare import Comparison, compare_runs
 from evalschema.safetext import json_text, one_line, shown
 
 FORMATS = ("table", "json", "markdown", "html")

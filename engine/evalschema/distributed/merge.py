@@ -12,12 +12,28 @@ import dataclasses
 import pickle
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from evalschema.distributed.scorer import PartitionState
 from evalschema.errors import GoldValidationError, Problem
+from evalschema.results import RunResult
 from evalschema.run.accumulator import RunAccumulator
 from evalschema.run.pairing import NO_EXTRACTED_WITH_ID, missing_problem
 from evalschema.run.parallel import PROBLEMS, WORST, Digest, EvalOutcome
+
+
+@dataclass(frozen=True)
+class DistributedRun:
+    """A run on a distributed engine: the outcome a local run returns (the ``RunResult``
+    and its report digest) and, when asked for, the engine's field-results Dataset or
+    DataFrame (lazy: computed when written or read)."""
+
+    outcome: EvalOutcome
+    field_results: Any = None
+
+    @property
+    def run(self) -> RunResult:
+        return self.outcome.run
 
 
 @dataclass(frozen=True)

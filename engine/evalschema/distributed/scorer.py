@@ -199,3 +199,11 @@ class PartitionScorer:
                 rid = value.get(self.id_field) if isinstance(value, dict) else None
                 problem = no_id_problem(self.id_field) if not usable_id(rid) else NO_GOLD_WITH_ID
             yield run, Pair(0, None, NO_RECORD, value, None, 0, repaired, problem)
+
+
+class FieldRowScorer(PartitionScorer):
+    """``PartitionScorer`` called for field-result rows (``field_rows``): an engine maps
+    it over the joined rows to get the field-results Dataset or DataFrame."""
+
+    def __call__(self, batch: Any) -> Any:
+        return self.field_rows(batch)

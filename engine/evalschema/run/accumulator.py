@@ -3,12 +3,17 @@
 Mergeable, so a run can be split into chunks scored in worker processes and folded back
 in order (``parallel``), or resumed from a copy after its unchanged first records (the
 language server); the figures are bit-identical either way.
+
+With ``replicates`` (a ``BootstrapSpec``), it also keeps the run's ``ReplicateTally``
+(``bootstrap``), so a distributed ``compare`` is one pass: each part scores its records,
+the parts merge, and the merged runs are compared.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from evalschema.calibration import ConfidenceTally
 from evalschema.results import (
@@ -20,7 +25,11 @@ from evalschema.results import (
     RunResult,
     Undefined,
 )
+from evalschema.run.bootstrap import BootstrapSpec, ReplicateTally, unit_key
 from evalschema.scoring.tally import fold, make_counts
+
+#: Records buffered before they are folded into the replicate tally (one matrix product).
+REPLICATE_BATCH = 1024
 
 
 @dataclass
@@ -45,6 +54,23 @@ class RunAccumulator:
     #: Per field, its confidences against correctness (``x-eval-confidence``): integer
     #: counts on a fixed grid, so merging is exact (``calibration``).
     confidence: dict[str, ConfidenceTally] = field(default_factory=dict)
+    #: The bootstrap to keep replicate sums for (``compare``); None: none kept.
+    replicates: BootstrapSpec | None = None
+    #: The replicate sums (with ``replicates``), and the records not yet folded in.
+    bootstrap: ReplicateTally | None = None
+    pending: list[tuple[RecordResult, Any]] = field(default_factory=list)
+    #: Unpaired extracted records per name, for their unit keys (``bootstrap.unit_key``).
+    extra_seen: dict[Any, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.replicates is not None and self.bootstrap is None:
+            self.bootstrap = ReplicateTally(self.replicates)
+
+    def flush(self) -> None:
+        """Fold the buffered records into the replicate tally."""
+        if self.pending and self.bootstrap is not None:
+            self.bootstrap.add([r for r, _ in self.pending], [k for _, k in self.pending])
+        self.pending = []
 
     def tally(self, results: Sequence[FieldResult]) -> Counts:
         """Fold one record's results into the per-field tallies; return the record's counts."""
@@ -56,6 +82,10 @@ class RunAccumulator:
             self.records.append(record)
         if not counted:
             return
+        if self.bootstrap is not None:
+            self.pending.append((record, unit_key(record, self.extra_seen)))
+            if len(self.pending) >= REPLICATE_BATCH:
+                self.flush()
         self.n += 1
         p, r, f1, w = record.counts.metrics()  # once, not four property calls
         # An undefined figure (None) is left out of its mean, and counted as left out.
@@ -73,7 +103,19 @@ class RunAccumulator:
             self.n_w += 1
 
     def update(self, other: RunAccumulator) -> None:
-        """Fold ``other`` into this accumulator in place (the same sums as ``merge``)."""
+        """Fold ``other`` into this accumulator in place (the same sums as ``merge``).
+        Replicate sums merge when both keep them under the same spec; one side without
+        them leaves the merged run without them (they would miss its records)."""
+        self.flush()
+        other.flush()
+        if self.bootstrap is not None:
+            if other.bootstrap is None:
+                self.bootstrap = None
+                self.replicates = None
+            else:
+                self.bootstrap.update(other.bootstrap)
+                for name, count in other.extra_seen.items():
+                    self.extra_seen[name] = self.extra_seen.get(name, 0) + count
         for k, t in other.per_field.items():
             mine = self.per_field.get(k)
             if mine is None:
@@ -123,6 +165,7 @@ class RunAccumulator:
         return out
 
     def result(self) -> RunResult:
+        self.flush()
         # A tally holds its 8 status counts as floats (see ``tally``).
         per_field = {k: FieldAggregation(k, make_counts([int(v) for v in t[:8]], t[8], t[9],
                                                         t[10]))
@@ -142,5 +185,6 @@ class RunAccumulator:
             coverage=Coverage.of(totals.matches + totals.mismatches + totals.omissions,
                                  self.off_schema),
             confidence={k: c.copy() for k, c in self.confidence.items()},
+            replicates=None if self.bootstrap is None else self.bootstrap.copy(),
         )
 

@@ -1,17 +1,18 @@
 """Compare extraction runs on the same gold: side-by-side metrics, paired bootstrap
 confidence intervals for every difference, and the records that flipped.
 
-Records are the unit of resampling. Run k's record u is paired with run 0's record u
-through the gold record both were scored against (``gold_index``), so the bootstrap
-is *paired*: each resample draws the same records for every run, and the difference
-of a metric is computed within the resample. An extracted record that matched no gold
-record is its own unit (it counts against the run that produced it).
+Records are the unit of resampling, in a Poisson bootstrap (``bootstrap``): in each
+replicate every record weighs a Poisson(1) draw seeded by the record (its gold record's
+id, or index), so run k's record u and run 0's record u weigh the same: the bootstrap
+is *paired*, and the difference of a metric is computed within the replicate. An
+extracted record that matched no gold record is its own unit (it counts against the
+run that produced it).
 
 Every metric is recomputed from per-record, per-field counts (score sum, precision
-denominator, recall denominator, number scored), so a resample is a weighted sum:
-``counts[b] = W[b] @ X`` with ``W`` the resample's multiplicities. Resamples are drawn
-in blocks and each block is one matrix product: no Python loop over records or over
-resamples within a block.
+denominator, recall denominator, number scored), so a replicate is a weighted sum,
+which each run's ``ReplicateTally`` holds: mergeable, so runs scored in parts on a
+cluster compare in one pass, identically to one machine. Intervals are percentiles of
+the replicates' differences.
 
 An undefined figure (docs/metrics.md) is NaN inside the arithmetic and None in the
 result: a difference with an undefined side is None, and an interval is taken over the
@@ -33,16 +34,22 @@ from evalschema import display
 from evalschema.calibration import REVIEW_BUDGETS, CalibrationRow, compare_calibrations
 from evalschema.errors import InputError, Problem
 from evalschema.results import RecordResult, RunResult, Status, record_label
+from evalschema.run.bootstrap import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    DP,
+    DR,
+    FIELD_WIDTH,
+    MACRO,
+    BootstrapSpec,
+    N,
+    ReplicateTally,
+    S,
+    tally_records,
+    unit_key,
+)
 
-DEFAULT_RESAMPLES = 2000
-DEFAULT_SEED = 0
 DEFAULT_CONFIDENCE = 0.95
-#: Elements of a block's multiplicity matrix (resamples x records); bounds memory.
-_BLOCK_ELEMENTS = 4_000_000
-
-#: Count columns per (record, field): score sum, matches+mismatches+hallucinations
-#: (precision denominator), matches+mismatches+omissions (recall denominator), scored.
-_S, _DP, _DR, _N = range(4)
 _MISS = (Status.MISMATCH, Status.OMISSION)
 
 Array = npt.NDArray[np.float64]
@@ -172,28 +179,21 @@ class Comparison:
                    if self.calibration else {})}
 
 
-def _unit_key(rec: RecordResult, seen: dict[Any, int]) -> Any:
-    if rec.gold_index is not None:
-        return ("gold", rec.gold_index)
-    base = ("extra", rec.record_id if rec.record_id is not None else
-            rec.name if rec.name is not None else rec.index)
-    n = seen.get(base, 0)
-    seen[base] = n + 1
-    return (*base, n)
-
-
-def _counted_flags(run: RunResult) -> list[bool]:
-    """Which records count in the run's metrics: not the unreadable, unpaired extracted
-    records (no gold, no field results), unless the run counted them after all."""
+def _counted(run: RunResult) -> list[RecordResult | None]:
+    """The run's records that count in its metrics (None for the others): not the
+    unreadable, unpaired extracted records (no gold, no field results), unless the run
+    counted them after all."""
     flags = [bool(r.field_results) or r.gold_index is not None for r in run.records]
-    return flags if sum(flags) == run.total_records else [True] * len(run.records)
+    if sum(flags) != run.total_records:
+        return list(run.records)
+    return [r if f else None for r, f in zip(run.records, flags, strict=True)]
 
 
 def _prf(c: Array) -> tuple[Array, Array, Array]:
     """Precision, recall, F1 from counts (last axis: S, DP, DR, N), with the engine's
     conventions (``results.precision_recall_f1``): an empty denominator gives NaN
     (undefined), F1 is NaN when nothing was scored and 0 when only one side is defined."""
-    s, dp, dr, n = c[..., _S], c[..., _DP], c[..., _DR], c[..., _N]
+    s, dp, dr, n = c[..., S], c[..., DP], c[..., DR], c[..., N]
     with np.errstate(divide="ignore", invalid="ignore"):
         p = np.where(dp > 0, s / np.where(dp > 0, dp, 1.0), np.nan)
         r = np.where(dr > 0, s / np.where(dr > 0, dr, 1.0), np.nan)
@@ -203,41 +203,19 @@ def _prf(c: Array) -> tuple[Array, Array, Array]:
     return p, r, f
 
 
-def _defined(value: float | None) -> tuple[float, float]:
-    """(present, value) columns of a record's figure: (0, 0) when it is undefined."""
-    return (0.0, 0.0) if value is None else (1.0, value)
-
-
-def _tally(records: Sequence[RecordResult], units: dict[Any, int],
-           fields: dict[str, int], keys: list[Any]) -> tuple[Array, Array]:
-    """Per (unit, field) counts, and per unit [defined, value] of P, R and F1 for the
-    macro means."""
-    x = np.zeros((len(units), len(fields), 4))
-    rec_stats = np.zeros((len(units), 6))
-    for rec, key in zip(records, keys, strict=True):
-        if key is None:
-            continue
-        u = units[key]
-        prec, rec_recall, f1, _ = rec.counts.metrics()
-        rec_stats[u] = (*_defined(prec), *_defined(rec_recall), *_defined(f1))
-        row = x[u]
-        for r in rec.field_results:
-            st = r.status
-            if st is Status.MATCH or st is Status.MISMATCH:
-                c = row[fields[r.field]]
-                c[_S] += r.score
-                c[_DP] += 1
-                c[_DR] += 1
-                c[_N] += 1
-            elif st is Status.OMISSION:
-                c = row[fields[r.field]]
-                c[_DR] += 1
-                c[_N] += 1
-            elif st is Status.HALLUCINATION:
-                c = row[fields[r.field]]
-                c[_DP] += 1
-                c[_N] += 1
-    return x, rec_stats
+def _metrics(sums: Array) -> dict[str, Array]:
+    """Metric name -> array (..., runs[, fields]) from summed tally columns (..., runs,
+    ``MACRO`` + ``FIELD_WIDTH`` x fields)."""
+    field_counts = sums[..., MACRO:].reshape(*sums.shape[:-1], -1, FIELD_WIDTH)
+    fp, fr, ff = _prf(field_counts)
+    mp, mr, mf = _prf(field_counts.sum(axis=-2))
+    macro = []
+    for i in (0, 2, 4):
+        n = sums[..., i]
+        macro.append(np.where(n > 0, sums[..., i + 1] / np.where(n > 0, n, 1.0), np.nan))
+    return {"field_precision": fp, "field_recall": fr, "field_f1": ff,
+            "micro_precision": mp, "micro_recall": mr, "micro_f1": mf,
+            "macro_precision": macro[0], "macro_recall": macro[1], "macro_f1": macro[2]}
 
 
 def _figure(value: Any) -> float | None:
@@ -246,25 +224,35 @@ def _figure(value: Any) -> float | None:
     return None if math.isnan(v) else v
 
 
-def resample_weights(rng: np.random.Generator, n_resamples: int, n_units: int) -> Array:
-    """Multiplicities of each unit in each resample (rows sum to ``n_units``): one
-    vectorised draw of indices, counted with one ``bincount``."""
-    idx = rng.integers(0, n_units, size=(n_resamples, n_units))
-    flat = (idx + (np.arange(n_resamples) * n_units)[:, None]).ravel()
-    counts = np.bincount(flat, minlength=n_resamples * n_units)
-    return counts.reshape(n_resamples, n_units).astype(np.float64)
+def _tally(run: RunResult, spec: BootstrapSpec
+           ) -> tuple[ReplicateTally, list[Any | None] | None]:
+    """The run's replicate tally, and its records' unit keys (None for a record that does
+    not count; no list for a run that kept no records): the run's own tally when it was
+    made under ``spec``, else one made from its records."""
+    keys: list[Any | None] | None = None
+    if run.records:
+        counted = _counted(run)
+        seen: dict[Any, int] = {}
+        keys = [None if r is None else unit_key(r, seen) for r in counted]
+    if run.replicates is not None and run.replicates.spec == spec:
+        return run.replicates, keys
+    tally, _ = tally_records([r for r in _counted(run) if r is not None], spec)
+    return tally, keys
 
 
 def compare_runs(runs: Sequence[RunResult], labels: Sequence[str] | None = None, *,
                  resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                  confidence: float = DEFAULT_CONFIDENCE,
                  budgets: Sequence[float] = REVIEW_BUDGETS) -> Comparison:
-    """Compare two or more runs over the same gold (each run must keep its records).
+    """Compare two or more runs over the same gold.
 
-    Differences are against the first run. Each comes with a paired bootstrap
-    ``confidence`` interval (percentile method) from ``resamples`` resamples of the
-    records drawn with ``numpy.random.default_rng(seed)``; the same seed gives the same
-    intervals. ``budgets`` are the review budgets (percent) of the calibration figures
+    Differences are against the first run. Each comes with a paired ``confidence``
+    interval (percentile method) from a Poisson bootstrap of ``resamples`` replicates
+    seeded by record (``bootstrap``): the same seed gives the same intervals, on one
+    machine or merged from a cluster. A run that carries replicate sums made with the
+    same resamples and seed (``RunResult.replicates``) is compared from them, so it need
+    not keep its records; it then gets no flipped records. Otherwise its records make
+    them. ``budgets`` are the review budgets (percent) of the calibration figures
     (``Comparison.calibration``, for runs with confidences).
     """
     if len(runs) < 2:
@@ -277,80 +265,36 @@ def compare_runs(runs: Sequence[RunResult], labels: Sequence[str] | None = None,
     names = tuple(labels) if labels is not None else tuple(f"run {i + 1}" for i in range(len(runs)))
     if len(names) != len(runs):
         raise InputError([Problem("bad-option", "one label per run is needed")])
+    spec = BootstrapSpec(resamples, seed)
     for k, run in enumerate(runs):
-        if run.total_records and not run.records:
+        has_tally = run.replicates is not None and run.replicates.spec == spec
+        if run.total_records and not run.records and not has_tally:
             raise InputError([Problem("no-records", f"run {names[k]!r} kept no per-record "
-                                      "results; evaluate it with keep_records=True")])
-    gold_sets = [sorted(r.gold_index for r in run.records if r.gold_index is not None)
-                 for run in runs]
-    if any(g != gold_sets[0] for g in gold_sets[1:]):
+                                      "results (nor bootstrap replicates of these resamples "
+                                      "and seed); evaluate it with keep_records=True")])
+    made = [_tally(run, spec) for run in runs]
+    tallies = [t for t, _ in made]
+    gold = [t.gold_keys() for t in tallies]
+    if any(len(g) != len(gold[0]) or not np.array_equal(g, gold[0]) for g in gold[1:]):
         raise InputError([Problem("different-gold", "the runs were not scored on the same "
                                   "gold records", suggestion="compare runs of one gold file")])
 
-    # Units (records) and fields, in first-seen order.
-    units: dict[Any, int] = {}
+    # Fields in first-seen order; each run's sums laid out alike: (runs, columns).
     fields: dict[str, int] = {}
-    run_keys: list[list[Any]] = []
-    for run in runs:
-        seen: dict[Any, int] = {}
-        keys: list[Any] = []
-        for rec, counted in zip(run.records, _counted_flags(run), strict=True):
-            if not counted:
-                keys.append(None)
-                continue
-            key = _unit_key(rec, seen)
-            units.setdefault(key, len(units))
-            keys.append(key)
-        run_keys.append(keys)
-        for fname in run.per_field:
+    for run, t in zip(runs, tallies, strict=True):
+        for fname in [*run.per_field, *t.fields]:
             fields.setdefault(fname, len(fields))
-    n_units, n_fields, n_runs = len(units), len(fields), len(runs)
-    tallies = [_tally(run.records, units, fields, keys) for run, keys in zip(runs, run_keys,
-                                                                              strict=True)]
-
-    # One design matrix: per run, F x 4 field counts then [defined, value] of P, R, F1
-    # per record (a record's undefined figure is left out of its mean), padded to a
-    # multiple of 4 columns so that each run's block sits alike in the matrix product's
-    # vector lanes and identical runs sum to identical floats.
-    width = n_fields * 4 + 8
-    design = np.zeros((n_units, n_runs * width))
-    for k, (x, rec_stats) in enumerate(tallies):
-        design[:, k * width:k * width + n_fields * 4] = x.reshape(n_units, n_fields * 4)
-        design[:, k * width + n_fields * 4:k * width + n_fields * 4 + 6] = rec_stats
-
-    def metrics(sums: Array) -> dict[str, Array]:
-        """Metric name -> array (..., runs[, fields]) from summed design columns."""
-        s = sums.reshape(*sums.shape[:-1], n_runs, width)
-        field_counts = s[..., :n_fields * 4].reshape(*s.shape[:-1], n_fields, 4)
-        fp, fr, ff = _prf(field_counts)
-        mp, mr, mf = _prf(field_counts.sum(axis=-2))
-        macro = []
-        for i in (0, 2, 4):
-            n = s[..., n_fields * 4 + i]
-            macro.append(np.where(n > 0, s[..., n_fields * 4 + i + 1] / np.where(n > 0, n, 1.0),
-                                  np.nan))
-        return {"field_precision": fp, "field_recall": fr, "field_f1": ff,
-                "micro_precision": mp, "micro_recall": mr, "micro_f1": mf,
-                "macro_precision": macro[0], "macro_recall": macro[1], "macro_f1": macro[2]}
-
-    observed = metrics(design.sum(axis=0))
-    rng = np.random.default_rng(seed)
-    block = max(1, min(resamples, _BLOCK_ELEMENTS // max(n_units, 1)))
-    boot: dict[str, list[Array]] = {k: [] for k in observed}
-    done = 0
-    while done < resamples:
-        b = min(block, resamples - done)
-        sums = resample_weights(rng, b, n_units) @ design if n_units else \
-            np.zeros((b, design.shape[1]))
-        for name, value in metrics(sums).items():
-            # differences against the first run, within each resample (paired)
-            boot[name].append(value[:, 1:] - value[:, :1])
-        done += b
+    laid = [t.columns(fields) for t in tallies]
+    observed = _metrics(np.stack([obs for obs, _ in laid]))
+    replicate = _metrics(np.stack([rep for _, rep in laid], axis=1))
     alpha = (1.0 - confidence) / 2.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN: an undefined difference
-        bounds = {name: np.nanquantile(np.concatenate(parts), [alpha, 1.0 - alpha], axis=0)
-                  for name, parts in boot.items()}
+        # differences against the first run, within each replicate (paired)
+        bounds = {name: np.nanquantile(value[:, 1:] - value[:, :1], [alpha, 1.0 - alpha],
+                                       axis=0)
+                  for name, value in replicate.items()}
+    n_runs = len(runs)
 
     def comparison(name: str, metric: str, f: int | None = None) -> MetricComparison:
         obs, (lo, hi) = observed[name], bounds[name]
@@ -366,36 +310,39 @@ def compare_runs(runs: Sequence[RunResult], labels: Sequence[str] | None = None,
 
     overall = {f"{kind}_{m}": comparison(f"{kind}_{m}", f"{kind} {m.replace('f1', 'F1')}")
                for kind in ("micro", "macro") for m in ("precision", "recall", "f1")}
-    flips, per_field_flips = _flips(runs, run_keys, fields)
+    flips, per_field_flips = _flips(runs, [keys for _, keys in made])
+    counts = [obs[MACRO:].reshape(-1, FIELD_WIDTH) for obs, _ in laid]
     field_list = []
     for name, f in fields.items():
-        scored = tuple(int(x[:, f, _N].sum()) for x, _ in tallies)
-        gold = max(int(x[:, f, _DR].sum()) for x, _ in tallies)
-        halluc = tuple(int((x[:, f, _N] - x[:, f, _DR]).sum()) for x, _ in tallies)
+        scored = tuple(round(c[f, N]) for c in counts)
+        halluc = tuple(round(c[f, N] - c[f, DR]) for c in counts)
         field_list.append(FieldComparison(
             name, comparison("field_precision", "precision", f),
             comparison("field_recall", "recall", f), comparison("field_f1", "F1", f), scored,
             tuple(per_field_flips[k].get(name, (0, 0))[0] for k in range(1, n_runs)),
             tuple(per_field_flips[k].get(name, (0, 0))[1] for k in range(1, n_runs)),
-            gold, halluc))
-    return Comparison(names, n_units, resamples, seed, confidence, overall, tuple(field_list),
+            max(round(c[f, DR]) for c in counts), halluc))
+    units = len(gold[0]) + sum(t.extra_units for t in tallies)
+    return Comparison(names, units, resamples, seed, confidence, overall, tuple(field_list),
                       tuple(flips), compare_calibrations([run.calibration(budgets)
                                                           for run in runs], budgets))
 
 
-def _flips(runs: Sequence[RunResult], run_keys: list[list[Any]], fields: dict[str, int]
+def _flips(runs: Sequence[RunResult], run_keys: Sequence[list[Any | None] | None]
            ) -> tuple[list[RecordFlip], list[dict[str, tuple[int, int]]]]:
-    """Records whose judged positions went match -> mismatch/omission or back."""
+    """Records whose judged positions went match -> mismatch/omission or back (none for
+    a run, or against a first run, that kept no records: ``run_keys`` None)."""
     def statuses(rec: RecordResult) -> dict[str, tuple[Status, str]]:
         return {r.path: (r.status, r.field) for r in rec.field_results}
 
-    base = {key: rec for rec, key in zip(runs[0].records, run_keys[0], strict=True)
+    first = run_keys[0] or []
+    base = {key: rec for rec, key in zip(runs[0].records, first, strict=True)
             if key is not None}
     flips: list[RecordFlip] = []
     per_field: list[dict[str, tuple[int, int]]] = [{}]
     for k in range(1, len(runs)):
         counts: dict[str, list[int]] = {}
-        for rec, key in zip(runs[k].records, run_keys[k], strict=True):
+        for rec, key in zip(runs[k].records, run_keys[k] or [], strict=True):
             other = base.get(key) if key is not None else None
             if other is None:
                 continue
