@@ -28,11 +28,11 @@ from evalschema.distributed.rows import (
     read_gold,
 )
 from evalschema.errors import InputError, Problem
+from evalschema.frames import need
 from evalschema.io.extracted import usable_id
 from evalschema.io.records import parse_records_text
 
 if TYPE_CHECKING:
-    import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
 #: The input column a typed id column is handed to Python in (``keyed``).
@@ -42,13 +42,13 @@ _ID_IN = "_evalschema_id"
 #: table has no "absent": a key missing from one JSON record is null in its column).
 _KEEP_NULLS = {"ignoreNullFields": "false"}
 
-Tables = Callable[["pa.Table"], "pa.Table"]
+Tables = Callable[[Any], Any]
 
 
-def tables_as_batches(fn: Tables, batches: Iterator[pa.RecordBatch]
-                      ) -> Iterator[pa.RecordBatch]:
+def tables_as_batches(fn: Tables, batches: Iterator[Any]
+                      ) -> Iterator[Any]:
     """A function of Arrow tables as ``mapInArrow`` calls one: batches in, batches out."""
-    import pyarrow as pa
+    pa = need("pyarrow", "Spark runs")
 
     for batch in batches:
         yield from fn(pa.Table.from_batches([batch])).to_batches()
@@ -86,8 +86,8 @@ class ColumnKeyer:
         self.id_field = id_field
         self.column = column
 
-    def __call__(self, table: pa.Table) -> pa.Table:
-        import pyarrow as pa
+    def __call__(self, table: Any) -> Any:
+        pa = need("pyarrow", "Spark runs")
 
         gold = self.column == GOLD
         pairs = [with_id(t, rid, self.id_field, gold=gold) for t, rid in zip(
@@ -133,13 +133,13 @@ def keyed(df: DataFrame, id_field: str, *, side: str, column: str | None = None
                                        f"{ID} string, `{side}` string")
 
 
-def _split_documents(batches: Iterator[pa.RecordBatch], gold: bool
-                     ) -> Iterator[pa.RecordBatch]:
+def _split_documents(batches: Iterator[Any], gold: bool
+                     ) -> Iterator[Any]:
     """Whole JSON files (``wholetext``) to one row per record, as the local reader
     splits them (an array of records, an object holding one, or one record)."""
     import json
 
-    import pyarrow as pa
+    pa = need("pyarrow", "Spark runs")
 
     for batch in batches:
         out: list[str | None] = []

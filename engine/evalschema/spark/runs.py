@@ -13,15 +13,14 @@ import time
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
-from evalschema.distributed.merge import merge_states
+from evalschema.distributed.merge import DistributedRun, merge_states
 from evalschema.distributed.rows import GOLD, require_id, run_columns
-from evalschema.io.records import load_json
-from evalschema.run.parallel import PROBLEMS, WORST, EvalOutcome, EvalSpec
+from evalschema.ray import spec_of
+from evalschema.run.parallel import PROBLEMS, WORST, EvalSpec
 from evalschema.spark.inputs import joined, keyed, read_records
 from evalschema.spark.scoring import (
     FIELD_SCHEMA,
@@ -34,28 +33,6 @@ from evalschema.spark.session import spark_session
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
-
-
-@dataclass(frozen=True)
-class DistributedRun:
-    """TEMPORARY until the core's lands."""
-
-    outcome: EvalOutcome
-    field_results: Any = None
-
-    @property
-    def run(self) -> Any:
-        return self.outcome.run
-
-
-def spec_of(schema: Any, *, id_field: str | None = None, fields: Sequence[str] = (),
-            target: str | None = None, null_policy: str | None = None,
-            modules: Sequence[str] = ()) -> EvalSpec:
-    """TEMPORARY until the core's lands."""
-    base = None
-    if isinstance(schema, str | Path):
-        base, schema = str(schema), load_json(schema, "schema", jsonc=True)
-    return EvalSpec(schema, base, id_field, tuple(fields), target, null_policy, tuple(modules))
 
 
 @contextmanager
@@ -71,7 +48,7 @@ def _quiet() -> Iterator[None]:
 def side(spark: SparkSession, source: Any, id_field: str, name: str,
          column: str | None) -> DataFrame:
     """One input keyed: a DataFrame as it is, a path read (``inputs.read_records``)."""
-    if isinstance(source, str | Path):
+    if isinstance(source, str | PurePath):
         source = read_records(spark, str(source), gold=name == GOLD)
     return keyed(source, id_field, side=name, column=column)
 

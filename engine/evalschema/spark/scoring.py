@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from evalschema.distributed.rows import ID
 from evalschema.distributed.scorer import PartitionScorer
-from evalschema.frames import COLUMNS
-
-if TYPE_CHECKING:
-    import pyarrow as pa
+from evalschema.frames import COLUMNS, need
 
 #: The Spark schema of the state rows (one per scored batch).
 STATE_SCHEMA = "first_id string, records long, state binary"
@@ -46,12 +43,12 @@ def worker_scorer(key: bytes) -> PartitionScorer:
     return scorer
 
 
-def whole_ids(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.Table]:
+def whole_ids(batches: Iterator[Any]) -> Iterator[Any]:
     """Tables of a partition's rows (sorted by id) in which no id is cut in two: the
     rows of a batch's last id wait for the next batch."""
-    import pyarrow as pa
+    pa = need("pyarrow", "Spark runs")
 
-    carry: pa.Table | None = None
+    carry: Any | None = None
     for batch in batches:
         table = pa.Table.from_batches([batch])
         if carry is not None:
@@ -69,16 +66,16 @@ def whole_ids(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.Table]:
         yield carry
 
 
-def score_partition(key: bytes, batches: Iterator[pa.RecordBatch]
-                    ) -> Iterator[pa.RecordBatch]:
+def score_partition(key: bytes, batches: Iterator[Any]
+                    ) -> Iterator[Any]:
     """A partition's rows as state rows (``STATE_SCHEMA``)."""
     scorer = worker_scorer(key)
     for table in whole_ids(batches):
         yield from scorer(table).to_batches()
 
 
-def field_partition(key: bytes, batches: Iterator[pa.RecordBatch]
-                    ) -> Iterator[pa.RecordBatch]:
+def field_partition(key: bytes, batches: Iterator[Any]
+                    ) -> Iterator[Any]:
     """A partition's rows as field-result rows (``FIELD_SCHEMA``)."""
     scorer = worker_scorer(key)
     for table in whole_ids(batches):

@@ -7,6 +7,8 @@ import re
 import sys
 from typing import TYPE_CHECKING
 
+from evalschema.distributed.extras import need_engine
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -31,18 +33,17 @@ def spark_session(master: str | None = None, *, app: str = "evalschema",
     A local Spark starts its Python workers with ``PYSPARK_PYTHON`` (else ``python3`` on
     the PATH, perhaps without evalschema); it is set to this interpreter when unset. On a
     cluster the executors' Python is the cluster's (docs/distributed.md)."""
-    from pyspark.sql import SparkSession
-
+    sql = need_engine("pyspark.sql", "spark")
     master = master or LOCAL
     if master == LOCAL:
         master = local_master()
     if re.fullmatch(r"local(\[.*\])?", master):
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = (SparkSession.builder.master(master).appName(app)
+    builder = (sql.SparkSession.builder.master(master).appName(app)
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false"))
     if shuffle_partitions is not None:
         builder = builder.config("spark.sql.shuffle.partitions", str(shuffle_partitions))
-    session = builder.getOrCreate()
+    session: SparkSession = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
