@@ -22,6 +22,7 @@ from evalschema.distributed.merge import DistributedRun, merge_states
 from evalschema.distributed.rows import GOLD, ID, SideKeyer, require_id, run_columns
 from evalschema.distributed.scorer import FieldRowScorer, PartitionScorer
 from evalschema.io.records import load_json
+from evalschema.run.bootstrap import BootstrapSpec
 from evalschema.run.parallel import PROBLEMS, WORST, EvalSpec
 
 #: What a path's suffix says it holds (anything else is read as JSONL text lines).
@@ -103,11 +104,13 @@ def evaluate_runs(gold: Any, runs: Sequence[Any], schema: Any = None, *,
                   worst: int = WORST, keep_problems: int = PROBLEMS,
                   workers: int | None = None, partitions: int | None = None,
                   format: str | None = None, progress: bool = False,
+                  replicates: BootstrapSpec | None = None,
                   **spec_options: Any) -> list[DistributedRun]:
     """Score several extracted runs of one gold in one pass over the joined rows (as
-    ``compare`` needs them): one ``DistributedRun`` per run, in order. ``workers``
-    scoring actors (default: the cluster's CPUs), ``partitions`` join partitions
-    (default: twice that)."""
+    ``compare`` needs them): one ``DistributedRun`` per run, in order, each with its
+    bootstrap replicate sums when ``replicates`` is given (``compare_runs`` takes them).
+    ``workers`` scoring actors (default: the cluster's CPUs), ``partitions`` join
+    partitions (default: as many)."""
     started = time.perf_counter()
     if spec is None:
         spec = spec_of(schema, **spec_options)
@@ -122,12 +125,11 @@ def evaluate_runs(gold: Any, runs: Sequence[Any], schema: Any = None, *,
     scorer_args = {"fn_constructor_args": (spec, len(runs)), "batch_format": "pyarrow",
                    "batch_size": None, "num_cpus": SCORER_CPUS,
                    "compute": ray.data.ActorPoolStrategy(size=workers)}
-    states = rows.map_batches(PartitionScorer, fn_constructor_kwargs={
-        "keep_records": keep_records, "worst": worst, "keep_problems": keep_problems},
-        **scorer_args)
+    kept: dict[str, Any] = {"keep_records": keep_records, "worst": worst, "keep_problems": keep_problems,
+            "replicates": replicates}
+    states = rows.map_batches(PartitionScorer, fn_constructor_kwargs=kept, **scorer_args)
     merged = merge_states((r["state"] for r in states.select_columns(["state"]).take_all()),
-                          len(runs), keep_records=keep_records, worst=worst,
-                          keep_problems=keep_problems)
+                          len(runs), **kept)
     frames = rows.map_batches(FieldRowScorer, **scorer_args) if field_results else None
     outcomes = merged.outcomes(time.perf_counter() - started, workers)
     return [DistributedRun(o, None if frames is None else frames.filter(

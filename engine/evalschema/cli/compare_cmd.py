@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.cells import cell_len
 
+from evalschema.cli.engines import add_engine_options, engine_options
 from evalschema.cli.gold_audit_cmd import suite_suspects
 from evalschema.cli.options import (
     EXIT_CODES,
@@ -32,7 +33,7 @@ from evalschema.errors import EvalSchemaError
 from evalschema.report.calibration import comparison_text
 from evalschema.report.figures import difference, figure
 from evalschema.report.layout import clip, fit_lines, shorten_all, terminal_width
-from evalschema.run.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from evalschema.run.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, BootstrapSpec
 from evalschema.run.compare import Comparison, compare_runs
 from evalschema.safetext import json_text, one_line, shown
 
@@ -51,6 +52,7 @@ examples:
       --resamples 5000 --format json
   evalschema compare --suite invoices prod.jsonl candidate.jsonl --fail-on-regression
   evalschema compare --suite invoices --mlflow       # and log the deltas to MLflow
+  evalschema compare --suite invoices --engine ray   # every run scored on Ray in one pass
 
 Differences are against the first run, each with a paired bootstrap confidence interval
 over records (records are resampled together for every run); an interval that excludes
@@ -88,6 +90,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="exit 1 when a run's overall F1 is significantly below the first's")
     b.add_argument("--fail-metric", choices=("macro", "micro"), default="macro",
                    help="overall F1 for --fail-on-regression (default macro)")
+    add_engine_options(p)
     add_mlflow_options(p)
     p.set_defaults(run=run, command_parser=p)
     return p
@@ -117,9 +120,12 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     suite, runs, labels, inputs = one_suite_runs(args, parser, "compare", "RUN_A RUN_B ...",
                                                  positional_schema=schema_pos,
                                                  runs=runs_given)
+    engine = engine_options(args, parser, keep_records=True,
+                            replicates=BootstrapSpec(args.resamples, args.seed))
     try:
         results = score_runs(suite, runs, labels, workers=args.workers,
-                             no_progress=args.no_progress)
+                             no_progress=args.no_progress, engine=args.engine,
+                             options=engine)
     except EvalSchemaError as exc:
         return print_error(exc, suite)
     comparison = compare_runs(results, labels, resamples=args.resamples, seed=args.seed,

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
+from evalschema.cli.engines import EngineOptions, add_engine_options, engine_options, score
 from evalschema.cli.options import (
     EXIT_CODES,
     EXIT_INPUT,
@@ -33,7 +35,6 @@ from evalschema.project.gate import check_run
 from evalschema.report import RunReport, run_text
 from evalschema.report.layout import terminal_width
 from evalschema.report.text import DEFAULT_TOP
-from evalschema.run.parallel import evaluate_files
 from evalschema.safetext import json_text, shown
 
 FORMATS = ("table", "json", "markdown", "junit", "html")
@@ -50,6 +51,7 @@ examples:
   evalschema eval s.eval.json --gold g.jsonl --extracted r.jsonl --threshold total=0.95 \\
       --field total --field 'line_items[].amount' --workers 2
   evalschema eval --suite invoices --mlflow --mlflow-experiment invoices   # and log to MLflow
+  evalschema eval --suite invoices --engine ray --address ray://head:10001   # on a Ray cluster
 
 On a terminal the table fits its width (paths shortened in the middle) and shows the
 {DEFAULT_TOP} worst fields when there are more (--all: every field). --format json prints
@@ -93,6 +95,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     o.add_argument("--worst", type=int, default=20, metavar="N",
                    help="worst records shown in the HTML report (default 20)")
     add_budget_option(o)
+    add_engine_options(p)
     g = p.add_argument_group("thresholds (exit 1 when not met)")
     g.add_argument("--fail-under", type=fraction, metavar="F1",
                    help="overall F1 below this fails (overrides the configuration)")
@@ -143,6 +146,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     command = command_line(argv)
     reports: list[RunReport] = []
     keep_records = args.format == "json" and not args.no_records
+    engine = engine_options(args, parser, keep_records=keep_records, worst=args.worst)
     for suite in suites:
         try:
             suite.warn_schema_errors()
@@ -151,7 +155,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
         thresholds = suite.check_thresholds()
         for extracted in suite.extracted:
             try:
-                outcome = _score(suite, extracted, args, keep_records)
+                outcome = _score(suite, extracted, args, engine)
             except EvalSchemaError as exc:
                 return print_error(exc, suite)
             checks = check_run(outcome.run, fail_under=suite.fail_under,
@@ -177,13 +181,15 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     return EXIT_OK
 
 
-def _score(suite: Suite, extracted: str, args: argparse.Namespace, keep_records: bool) -> Any:
-    enabled = ProgressBar.wanted(args.no_progress)
+def _score(suite: Suite, extracted: str, args: argparse.Namespace,
+           engine: EngineOptions) -> Any:
+    """One run on the chosen engine; the local engine shows a progress bar."""
+    enabled = ProgressBar.wanted(args.no_progress) and args.engine == "local"
     total = count_lines(suite.gold) if enabled else None
     with ProgressBar(f"scoring {suite.label(extracted)}", total, enabled=enabled) as bar:
-        return evaluate_files(suite.spec(), suite.gold, extracted, workers=args.workers,
-                              keep_records=keep_records, worst=args.worst,
-                              progress=bar.update)
+        (outcome,) = score(args.engine, suite.spec(), suite.gold, [extracted],
+                           replace(engine, progress=bar.update))
+        return outcome
 
 
 def render(reports: list[RunReport], args: argparse.Namespace, command: str) -> str:

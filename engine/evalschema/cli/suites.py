@@ -11,6 +11,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from evalschema.cli.engines import EngineOptions, score
 from evalschema.cli.options import print_problems, run_inputs, run_labels
 from evalschema.cli.progress import ProgressBar, count_lines
 from evalschema.errors import InputError, Problem, Severity, did_you_mean
@@ -313,11 +314,16 @@ def one_suite_runs(args: argparse.Namespace, parser: argparse.ArgumentParser, co
 
 
 def score_runs(suite: Suite, runs: Sequence[str], labels: Sequence[str], *, workers: int,
-               no_progress: bool) -> list[RunResult]:
-    """Each run of ``suite`` scored with its records kept, one progress bar a run
-    (``EvalSchemaError`` for bad input, located), after the schema's tolerated errors
-    (``--allow-schema-errors``) are printed."""
+               no_progress: bool, engine: str = "local",
+               options: EngineOptions | None = None) -> list[RunResult]:
+    """Each run of ``suite`` scored with its records kept (``EvalSchemaError`` for bad
+    input, located), after the schema's tolerated errors (``--allow-schema-errors``) are
+    printed: locally one progress bar a run; on another engine all runs in one pass,
+    each with the bootstrap replicate sums of ``options``."""
     suite.warn_schema_errors()
+    if engine != "local":
+        options = replace(options or EngineOptions(), keep_records=True, worst=0)
+        return [o.run for o in score(engine, suite.spec(), suite.gold, runs, options)]
     enabled = ProgressBar.wanted(no_progress)
     total = count_lines(suite.gold) if enabled else None
     out = []

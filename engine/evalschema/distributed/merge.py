@@ -18,6 +18,7 @@ from evalschema.distributed.scorer import PartitionState
 from evalschema.errors import GoldValidationError, Problem
 from evalschema.results import RunResult
 from evalschema.run.accumulator import RunAccumulator
+from evalschema.run.bootstrap import BootstrapSpec
 from evalschema.run.pairing import NO_EXTRACTED_WITH_ID, missing_problem
 from evalschema.run.parallel import PROBLEMS, WORST, Digest, EvalOutcome
 
@@ -61,14 +62,17 @@ def order(state: PartitionState) -> tuple[bool, str]:
 
 def merge_states(states: Iterable[bytes | PartitionState], runs: int, *,
                  keep_records: bool = False, worst: int = WORST,
-                 keep_problems: int = PROBLEMS) -> Merged:
+                 keep_problems: int = PROBLEMS,
+                 replicates: BootstrapSpec | None = None) -> Merged:
     """Fold the states (pickled or not) in id order. Gold records a partition refused
-    are raised together, as a local run raises them (``GoldValidationError``)."""
+    are raised together, as a local run raises them (``GoldValidationError``).
+    ``replicates`` must be the partitions' (their replicate sums merge only into it)."""
     loaded = sorted((load_state(s) for s in states), key=order)
     problems: list[Problem] = [p for s in loaded for p in s.gold_problems]
     if problems:
         raise GoldValidationError(problems, "the gold records are unusable")
-    accs = tuple(RunAccumulator(keep_records=keep_records) for _ in range(runs))
+    accs = tuple(RunAccumulator(keep_records=keep_records, replicates=replicates)
+                 for _ in range(runs))
     digests = tuple(Digest(worst, keep_problems) for _ in range(runs))
     for s in loaded:
         for acc, part in zip(accs, s.accumulators, strict=True):

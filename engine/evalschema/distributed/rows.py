@@ -1,7 +1,7 @@
 """The rows both distributed engines build and hand to the core, and the keys they join on.
 
-One row per record id: ``id`` (the pairing key as canonical JSON text, null when a record
-has none), ``gold`` (the gold record as JSON text, or null) and one column per extracted
+One row per record id: ``id`` (the pairing key as canonical JSON text; for a record
+without a usable id, a key of its own, ``unkeyed_key``), ``gold`` (the gold record as JSON text, or null) and one column per extracted
 run (``extracted`` for eval, ``extracted_0..k-1`` for compare). The engines read each
 input into a table of one ``record`` text column (``record_texts``), key it
 (``SideKeyer``) and join the sides on ``id``, full outer. Keys come from the same readers
@@ -10,6 +10,7 @@ as a local run: gold parsed strictly, extracted rescued leniently (``read_extrac
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -22,6 +23,8 @@ from evalschema.io.records import RawLine
 ID, GOLD = "id", "gold"
 #: The text column of one input, before keying.
 RECORD = "record"
+#: How the key of a record without a usable id starts (``unkeyed_key``).
+UNKEYED = "\x00"
 
 
 def run_columns(runs: int) -> tuple[str, ...]:
@@ -66,6 +69,21 @@ def record_key(text: str | None, id_field: str, *, gold: bool) -> str | None:
     return key_text(rid) if usable_id(rid) else None
 
 
+def unkeyed_key(column: str, text: str | None) -> str:
+    """The join key of a record without a usable id: never a real id's (those are JSON
+    text), never another side's (the column is in it), spread by a hash of the text.
+    Joins drop or merge null keys as they please (Ray's hash join drops them); this
+    key keeps every such record, and the core scores each of them alone."""
+    digest = hashlib.blake2b((text or "").encode("utf-8", "surrogatepass"),
+                             digest_size=8).hexdigest()
+    return f"{UNKEYED}{column}{UNKEYED}{digest}"
+
+
+def is_keyed(key: str | None) -> bool:
+    """Whether a joined row's key is a record's id (not ``unkeyed_key``'s)."""
+    return key is not None and not key.startswith(UNKEYED)
+
+
 def record_texts(table: Any) -> Any:
     """An input table as one ``record`` column of JSON text: a table of one text column
     (lines read as text, e.g. ``ray.data.read_text``'s ``text``) is taken as it is; any
@@ -83,8 +101,8 @@ def record_texts(table: Any) -> Any:
 
 class SideKeyer:
     """Keys one input's rows for the join: a table with a ``record`` text column becomes
-    ``id`` and ``column`` (the record text under its side's name). A callable, so an
-    engine can map it over batches."""
+    ``id`` and ``column`` (the record text under its side's name); a record without a
+    usable id gets an ``unkeyed_key``. A callable, so an engine can map it over batches."""
 
     def __init__(self, id_field: str, column: str) -> None:
         self.id_field = id_field
@@ -95,6 +113,8 @@ class SideKeyer:
         texts = record_texts(table).column(RECORD).to_pylist()
         gold = self.column == GOLD
         keys = [record_key(t, self.id_field, gold=gold) for t in texts]
+        keys = [unkeyed_key(self.column, t) if k is None else k
+                for k, t in zip(keys, texts, strict=True)]
         return pa.table({ID: pa.array(keys, pa.string()),
                          self.column: pa.array(texts, pa.string())})
 

@@ -19,6 +19,7 @@ from typing import Any
 from evalschema.distributed.rows import (
     GOLD,
     ID,
+    is_keyed,
     read_extracted_text,
     read_gold,
     require_id,
@@ -30,6 +31,7 @@ from evalschema.io.extracted import NO_RECORD, no_id_problem, usable_id
 from evalschema.io.gold import GoldChecker
 from evalschema.results import RecordResult
 from evalschema.run.accumulator import RunAccumulator
+from evalschema.run.bootstrap import BootstrapSpec
 from evalschema.run.evaluate import Evaluator
 from evalschema.run.pairing import NO_EXTRACTED_WITH_ID, NO_GOLD_WITH_ID, Pair
 from evalschema.run.parallel import PROBLEMS, WORST, Digest, EvalSpec
@@ -63,8 +65,8 @@ def _snippet(text: str) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _gold_value(text: str, key: str | None, checker: GoldChecker,
-                problems: list[Problem]) -> Any:
+def _gold_value(text: str, checker: GoldChecker, problems: list[Problem], *,
+                keyed: bool = True) -> Any:
     """The gold record of ``text``, or NO_RECORD with its problem kept (the codes of a
     local run: a gold record that is not JSON, not an object, or without a usable id)."""
     try:
@@ -72,8 +74,8 @@ def _gold_value(text: str, key: str | None, checker: GoldChecker,
     except InputError as exc:
         problems.extend(exc.problems)
         return NO_RECORD
-    found = checker.check(value, 0) if key is None else None
-    if found is None and key is None:
+    found = None if keyed else checker.check(value, 0)
+    if found is None and not keyed:
         found_code = "gold-missing-id"
     elif found is not None:
         found_code = found.code
@@ -87,11 +89,14 @@ def _gold_value(text: str, key: str | None, checker: GoldChecker,
 
 
 class PartitionScorer:
-    """Scores batches of joined rows (``rows``) for ``runs`` extracted runs."""
+    """Scores batches of joined rows (``rows``) for ``runs`` extracted runs; with
+    ``replicates`` each run keeps its bootstrap replicate sums (``compare``)."""
 
     def __init__(self, spec: EvalSpec, runs: int = 1, *, keep_records: bool = False,
-                 worst: int = WORST, keep_problems: int = PROBLEMS) -> None:
+                 worst: int = WORST, keep_problems: int = PROBLEMS,
+                 replicates: BootstrapSpec | None = None) -> None:
         self.spec = spec
+        self.replicates = replicates
         self.runs = runs
         self.keep_records = keep_records
         self.worst = worst
@@ -110,7 +115,8 @@ class PartitionScorer:
                                            pa.binary())})
 
     def state(self, batch: Any) -> PartitionState:
-        accs = tuple(RunAccumulator(keep_records=self.keep_records) for _ in self.columns)
+        accs = tuple(RunAccumulator(keep_records=self.keep_records, replicates=self.replicates)
+                     for _ in self.columns)
         digests = tuple(Digest(self.worst, self.keep_problems) for _ in self.columns)
         problems: list[Problem] = []
         unreadable = [0] * len(self.columns)
@@ -121,7 +127,7 @@ class PartitionScorer:
             digests[run].add(rec, pair.gold, pair.extracted)
             records += 1
             unreadable[run] += pair.extracted is NO_RECORD and pair.extracted_index is not None
-        first = next((r[0] for r in rows if r[0] is not None), None)
+        first = next((r[0] for r in rows if is_keyed(r[0])), None)
         return PartitionState(first, records, accs, digests, tuple(problems),
                               tuple(unreadable))
 
@@ -145,7 +151,8 @@ class PartitionScorer:
         names = [ID, GOLD, *self.columns]
         cols = [batch.column(n).to_pylist() for n in names]
         rows = list(zip(*cols, strict=True))
-        rows.sort(key=lambda r: (r[0] is None, r[0] or "", tuple(x or "" for x in r[1:])))
+        rows.sort(key=lambda r: (not is_keyed(r[0]), r[0] or "",
+                                 tuple(x or "" for x in r[1:])))
         return rows
 
     def _pairs(self, rows: Sequence[tuple[Any, ...]],
@@ -154,7 +161,7 @@ class PartitionScorer:
         checker = GoldChecker(self.id_field)
         for key, group in groupby(rows, key=lambda r: r[0]):
             same = list(group)
-            if key is None:  # records without an id pair with nothing, each on its own
+            if not is_keyed(key):  # records without an id pair with nothing, each alone
                 for row in same:
                     yield from self._unkeyed(row, checker, problems)
                 continue
@@ -164,15 +171,15 @@ class PartitionScorer:
                                         f"{len(golds)} times", source="gold",
                                         suggestion="ids must be unique within the gold file"))
                 continue
-            gold = _gold_value(golds[0], key, checker, problems) if golds else NO_RECORD
+            gold = _gold_value(golds[0], checker, problems) if golds else NO_RECORD
             if golds and gold is NO_RECORD:
                 continue
             rid = gold[self.id_field] if gold is not NO_RECORD else None
             for run in range(len(self.columns)):
                 texts = sorted({r[2 + run] for r in same if r[2 + run] is not None})
-                yield from self._keyed(run, key, rid, gold, texts)
+                yield from self._keyed(run, rid, gold, texts)
 
-    def _keyed(self, run: int, key: str, rid: Any, gold: Any,
+    def _keyed(self, run: int, rid: Any, gold: Any,
                texts: list[str]) -> Iterator[tuple[int, Pair]]:
         if not texts:
             if gold is not NO_RECORD:
@@ -190,7 +197,7 @@ class PartitionScorer:
     def _unkeyed(self, row: tuple[Any, ...], checker: GoldChecker,
                  problems: list[Problem]) -> Iterator[tuple[int, Pair]]:
         if row[1] is not None:
-            _gold_value(row[1], None, checker, problems)
+            _gold_value(row[1], checker, problems, keyed=False)
         for run, text in enumerate(row[2:]):
             if text is None:
                 continue

@@ -26,6 +26,7 @@ from evalschema.distributed.rows import (
     key_text,
     read_extracted_text,
     read_gold,
+    unkeyed_key,
 )
 from evalschema.errors import InputError, Problem
 from evalschema.frames import need
@@ -54,26 +55,25 @@ def tables_as_batches(fn: Tables, batches: Iterator[Any]
         yield from fn(pa.Table.from_batches([batch])).to_batches()
 
 
-def with_id(text: str | None, rid: Any, id_field: str, *, gold: bool) -> tuple[str | None,
-                                                                             str | None]:
+def with_id(text: str | None, rid: Any, id_field: str, side: str) -> tuple[str, str | None]:
     """(key, record text) of a record whose id is a column of its own: the column's
     value is the key, and a record that lacks ``id_field`` gets it (the core reads the
-    id from the gold record). A record that cannot be read pairs with nothing (key
-    None), as a local run pairs an unreadable line."""
+    id from the gold record). A record that cannot be read pairs with nothing (a key of
+    its own, ``unkeyed_key``), as a local run pairs an unreadable line."""
     import json
 
     if text is None or not usable_id(rid):
-        return None, text
+        return unkeyed_key(side, text), text
     value: Any
-    if gold:
+    if side == GOLD:
         try:
             value = read_gold(text)
         except InputError:
-            return None, text
+            return unkeyed_key(side, text), text
     else:
         value = read_extracted_text(text)[0]
     if not isinstance(value, dict):
-        return None, text
+        return unkeyed_key(side, text), text
     if id_field not in value:
         text = json.dumps({id_field: rid, **value}, ensure_ascii=False)
     return key_text(rid), text
@@ -89,8 +89,7 @@ class ColumnKeyer:
     def __call__(self, table: Any) -> Any:
         pa = need("pyarrow", "Spark runs")
 
-        gold = self.column == GOLD
-        pairs = [with_id(t, rid, self.id_field, gold=gold) for t, rid in zip(
+        pairs = [with_id(t, rid, self.id_field, self.column) for t, rid in zip(
             table.column(RECORD).to_pylist(), table.column(_ID_IN).to_pylist(), strict=True)]
         return pa.table({ID: pa.array([k for k, _ in pairs], pa.string()),
                          self.column: pa.array([t for _, t in pairs], pa.string())})
@@ -171,8 +170,8 @@ def read_records(spark: SparkSession, path: str, *, gold: bool) -> DataFrame:
 def joined(gold: DataFrame, runs: Sequence[DataFrame]) -> DataFrame:
     """The core's rows: one per id (more where an id repeats on one side), ``gold`` and
     each run's record as JSON text or null, by a full outer join of keyed sides on
-    ``id``; rows without a key stay, one per record. Within a partition the rows come
-    sorted by id, so the rows of one id arrive together (``engine``)."""
+    ``id`` (a record without an id has a key of its own). Within a partition the rows
+    come sorted by id, so the rows of one id arrive together (``scoring.whole_ids``)."""
     out = gold
     for run in runs:
         out = out.join(run, on=ID, how="full_outer")

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from evalschema.distributed.merge import DistributedRun, merge_states
 from evalschema.distributed.rows import GOLD, require_id, run_columns
 from evalschema.ray import spec_of
+from evalschema.run.bootstrap import BootstrapSpec
 from evalschema.run.parallel import PROBLEMS, WORST, EvalSpec
 from evalschema.spark.inputs import joined, keyed, read_records
 from evalschema.spark.scoring import (
@@ -58,18 +59,20 @@ def evaluate_runs(gold: Any, runs: Sequence[Any], schema: Any = None, *,
                   master: str | None = None, gold_column: str | None = None,
                   extracted_column: str | None = None, field_results: bool = False,
                   keep_records: bool = False, worst: int = WORST,
-                  keep_problems: int = PROBLEMS, **spec_options: Any) -> list[DistributedRun]:
+                  keep_problems: int = PROBLEMS, replicates: BootstrapSpec | None = None,
+                  **spec_options: Any) -> list[DistributedRun]:
     """Score several extracted runs of one gold in one pass over the joined rows (as
-    ``compare`` needs them): one ``DistributedRun`` per run, in order."""
+    ``compare`` needs them): one ``DistributedRun`` per run, in order; with
+    ``replicates`` each run keeps its bootstrap replicate sums (``compare``)."""
     started = time.perf_counter()
     if spec is None:
         spec = spec_of(schema, **spec_options)
     id_field = require_id(spec.evaluator().id_field, spec.base_uri)
-    spark = spark or spark_session(master)
     names = run_columns(len(runs))
     key = scorer_key(spec, len(runs), keep_records=keep_records, worst=worst,
-                     keep_problems=keep_problems)
+                     keep_problems=keep_problems, replicates=replicates)
     with _quiet():
+        spark = spark or spark_session(master)
         rows = joined(side(spark, gold, id_field, GOLD, gold_column),
                       [side(spark, run, id_field, name, extracted_column)
                        for run, name in zip(runs, names, strict=True)])
@@ -78,7 +81,7 @@ def evaluate_runs(gold: Any, runs: Sequence[Any], schema: Any = None, *,
         frames = rows.mapInArrow(partial(field_partition, key), FIELD_SCHEMA) \
             if field_results else None
     merged = merge_states(blobs, len(runs), keep_records=keep_records, worst=worst,
-                          keep_problems=keep_problems)
+                          keep_problems=keep_problems, replicates=replicates)
     workers = spark.sparkContext.defaultParallelism
     outcomes = merged.outcomes(time.perf_counter() - started, workers)
     return [DistributedRun(o, None if frames is None else

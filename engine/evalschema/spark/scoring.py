@@ -55,7 +55,7 @@ def whole_ids(batches: Iterator[Any]) -> Iterator[Any]:
             table = pa.concat_tables([carry, table])
         ids = table.column(ID).to_pylist()
         cut = len(ids)
-        while cut > 0 and ids[cut - 1] is not None and ids[cut - 1] == ids[-1]:
+        while cut > 0 and ids[cut - 1] == ids[-1]:
             cut -= 1
         if cut == 0:
             carry = table

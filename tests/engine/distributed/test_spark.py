@@ -73,19 +73,19 @@ def test_json_string_and_struct_columns_are_the_local_run(spark: Any) -> None:
     assert_local_run(out.run, GOLD, RUN_B, records=False)
 
 
-def test_a_generated_100000_record_suite_is_the_local_run(spark: Any, generated_suite: Any,
-                                                          tmp_path: Path) -> None:
+def test_a_generated_100000_record_suite_is_the_local_run(
+        spark: Any, suite_100k: tuple[Path, Path, Path], suite_100k_local: Any,
+        tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 
     from evalschema.spark import evaluate
 
-    suite = generated_suite
-    out = evaluate(str(suite.gold), str(suite.extracted), suite.schema, spark=spark,
-                   field_results=True)
-    assert out.run.total_records == suite.run.total_records > 100_000
-    assert_same(run_dict(out.run), run_dict(suite.run))
+    schema, gold, extracted = suite_100k
+    out = evaluate(str(gold), str(extracted), schema, spark=spark, field_results=True)
+    assert out.run.total_records == suite_100k_local.run.total_records == 102_085
+    assert_same(run_dict(out.run), run_dict(suite_100k_local.run))
     out.field_results.write.parquet(str(tmp_path / "fields"))
     got = field_rows_in_order(pq.read_table(tmp_path / "fields"))
-    want = field_rows_in_order(suite.field_rows)
+    want = field_rows_in_order(suite_100k_local.field_rows)
     assert got.num_rows == want.num_rows
     assert got.cast(want.schema).equals(want)
