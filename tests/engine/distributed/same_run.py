@@ -77,3 +77,13 @@ def field_rows_in_order(table: pa.Table) -> pa.Table:
     keep = [n for n in table.column_names if n not in ("record_index", "run")]
     order = [(n, "ascending") for n in ("record_id", "path", "status", "gold", "extracted")]
     return table.select(keep).sort_by(order)
+
+
+#: The bundled example every distributed test runs on.
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+SCHEMA = EXAMPLES / "invoices.eval.json"
+GOLD = EXAMPLES / "invoices.gold.jsonl"
+RUN_A = EXAMPLES / "invoices.model-a.extracted.jsonl"
+RUN_B = EXAMPLES / "invoices.model-b.extracted.jsonl"
+#: The example's suite on the command line, without its extracted runs.
+CLI_SUITE = ["--schema", str(SCHEMA), "--gold", str(GOLD), "--no-progress"]

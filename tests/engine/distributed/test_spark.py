@@ -9,6 +9,9 @@ from typing import Any
 
 import pytest
 from same_run import (
+    GOLD,
+    RUN_B,
+    SCHEMA,
     assert_same,
     field_rows_in_order,
     lines,
@@ -21,12 +24,6 @@ from evalschema.io.records import load_json
 from evalschema.run.parallel import EvalSpec, evaluate_files
 
 pytestmark = pytest.mark.distributed
-
-REPO = Path(__file__).resolve().parents[3]
-EXAMPLES = REPO / "examples"
-SCHEMA = EXAMPLES / "invoices.eval.json"
-GOLD = EXAMPLES / "invoices.gold.jsonl"
-RUN_B = EXAMPLES / "invoices.model-b.extracted.jsonl"
 
 
 def assert_local_run(got: Any, gold: Path, extracted: Path, schema: Path = SCHEMA, *,

@@ -7,17 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from same_run import CLI_SUITE, GOLD, RUN_A, RUN_B
 
 from evalschema.cli.main import main
 
 pytestmark = pytest.mark.distributed
-
-REPO = Path(__file__).resolve().parents[3]
-EXAMPLES = REPO / "examples"
-FLAGS = ["--schema", str(EXAMPLES / "invoices.eval.json"),
-         "--gold", str(EXAMPLES / "invoices.gold.jsonl"), "--no-progress"]
-RUN_A = str(EXAMPLES / "invoices.model-a.extracted.jsonl")
-RUN_B = str(EXAMPLES / "invoices.model-b.extracted.jsonl")
 
 
 def printed(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -26,10 +20,10 @@ def printed(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
 
 
 @pytest.mark.parametrize("argv", [
-    ["eval", *FLAGS, "--extracted", RUN_A],
-    ["eval", *FLAGS, "--extracted", RUN_A, "--format", "markdown", "--threshold",
+    ["eval", *CLI_SUITE, "--extracted", str(RUN_A)],
+    ["eval", *CLI_SUITE, "--extracted", str(RUN_A), "--format", "markdown", "--threshold",
      "total=0.99"],
-    ["compare", *FLAGS, RUN_A, RUN_B],
+    ["compare", *CLI_SUITE, str(RUN_A), str(RUN_B)],
 ], ids=["eval", "eval-markdown-failing", "compare"])
 def test_the_spark_engine_prints_the_local_report(argv: list[str], spark: Any,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
@@ -45,8 +39,8 @@ def test_pairing_by_position_is_refused_on_spark_with_a_located_error(
     schema = tmp_path / "s.eval.json"
     schema.write_text('{"type": "object", "properties": {"total": {"type": "number"}}}',
                       encoding="utf-8")
-    code = main(["eval", "--schema", str(schema), "--gold", str(EXAMPLES / "invoices.gold.jsonl"),
-                 "--extracted", RUN_A, "--no-progress", "--engine", "spark"])
+    code = main(["eval", "--schema", str(schema), "--gold", str(GOLD), "--extracted",
+                 str(RUN_A), "--no-progress", "--engine", "spark"])
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
     assert "Traceback" not in err
