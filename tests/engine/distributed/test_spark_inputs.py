@@ -13,7 +13,13 @@ pytestmark = pytest.mark.distributed
 
 
 def rows(df: Any) -> list[tuple[Any, ...]]:
-    return sorted((tuple(r) for r in df.collect()), key=repr)
+    """The rows, a record without an id keyed ``<side>?`` (``rows.unkeyed_key``: the
+    side and a hash of the text)."""
+    from evalschema.distributed.rows import UNKEYED
+
+    got = [tuple(r) for r in df.collect()]
+    return sorted(((f"{k.split(UNKEYED)[1]}?" if k.startswith(UNKEYED) else k, *rest)
+                   for k, *rest in got), key=repr)
 
 
 def test_a_json_string_column_is_kept_as_written_and_keyed_by_its_id(spark: Any) -> None:
@@ -35,7 +41,7 @@ def test_an_id_column_beside_the_record_is_the_key_and_joins_the_record(spark: A
                                "id long, record string")
     assert rows(keyed(df, "id", side="extracted", column="record")) == [
         ("7", '{"id": 7, "total": 1}'), ("9", '```json\n{"id": 9}\n```'),
-        (None, "no json here"), (None, '{"total": 2}')]
+        ("extracted?", "no json here"), ("extracted?", '{"total": 2}')]
 
 
 def test_a_struct_column_and_a_whole_row_are_written_as_json_with_their_nulls(
@@ -96,4 +102,4 @@ def test_the_sides_meet_in_a_full_outer_join_on_the_id(spark: Any) -> None:
     assert rows(got) == [("1", '{"id": 1}', None, '{"id": 1, "x": 1}'),
                          ("2", '{"id": 2}', '{"id": 2, "x": 0}', None),
                          ("3", None, '{"id": 3}', None),
-                         (None, None, "oops", None)]
+                         ("extracted_0?", None, "oops", None)]
