@@ -5,10 +5,10 @@ The suite is the bundled example tiled under new ids (``distributed_suite.py``),
 written once into a temporary folder (or ``--folder``). Each engine scores the same
 files; the figures printed are records/s, the ratio to local 1 process, and each
 engine's overhead per record against local 1 process ((its time - local's) / N).
-An engine's start-up (``ray.init``) is timed apart and left out of its run.
+An engine's start-up (``ray.init``, the SparkSession) is timed apart and left out of its run.
 Adding an engine is one entry in ``ENGINES``.
 
-    python bench/distributed.py [--records 1000000] [--engines local1,local2,ray]
+    python bench/distributed.py [--records 1000000] [--engines local1,local2,ray,spark]
                                 [--folder DIR]
 
 Benchmarks report, they do not gate: the exit code is 0 unless a run fails.
@@ -52,12 +52,25 @@ def on_ray(spec: EvalSpec, gold: Path, extracted: Path) -> EvalOutcome:
     return evaluate(gold, extracted, spec=spec).outcome
 
 
+def start_spark() -> Any:
+    from evalschema.spark import spark_session
+
+    return spark_session(None)  # local[*] capped to this machine's cores
+
+
+def on_spark(spec: EvalSpec, gold: Path, extracted: Path) -> EvalOutcome:
+    from evalschema.spark import evaluate
+
+    return evaluate(str(gold), str(extracted), spec=spec).outcome
+
+
 #: name -> (start-up, run). A start-up is timed apart, once, before the engine's run.
 ENGINES: dict[str, tuple[Callable[[], Any] | None,
                          Callable[[EvalSpec, Path, Path], EvalOutcome]]] = {
     "local1": (None, local(1)),
     "local2": (None, local(2)),
     "ray": (start_ray, on_ray),
+    "spark": (start_spark, on_spark),
 }
 
 

@@ -49,20 +49,32 @@ def _ray(spec: EvalSpec, gold: str, runs: Sequence[str],
         worst=o.worst, replicates=o.replicates)]
 
 
-ENGINES: dict[str, Runner] = {"local": _local, "ray": _ray}
+def _spark(spec: EvalSpec, gold: str, runs: Sequence[str],
+           o: EngineOptions) -> list[EvalOutcome]:
+    from evalschema.spark import evaluate_runs
+
+    return [r.outcome for r in evaluate_runs(
+        gold, runs, spec=spec, master=o.master, keep_records=o.keep_records,
+        worst=o.worst, replicates=o.replicates)]
+
+
+ENGINES: dict[str, Runner] = {"local": _local, "ray": _ray, "spark": _spark}
 
 
 def add_engine_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("engine (docs/distributed.md)")
     g.add_argument("--engine", choices=tuple(ENGINES), default="local",
                    help="where to score: local (this machine, --workers processes; the "
-                   "default), ray (a Ray cluster: pip install 'evalschema[ray]'), spark. "
+                   "default), ray (a Ray cluster: pip install 'evalschema[ray]'), spark (a "
+                   "Spark master: pip install 'evalschema[spark]'). "
                    "The report is the same; a distributed run pairs records by id")
     g.add_argument("--address", metavar="ADDR",
                    help="--engine ray: the cluster (ray://host:10001, auto; default: a "
                    "Ray started on this machine)")
     g.add_argument("--master", metavar="URL",
-                   help="--engine spark: the Spark master (spark://host:7077, local[4])")
+                   help="--engine spark: the Spark master (spark://host:7077, yarn, "
+                   "k8s://https://host:443, local[4]; default: the active session, else "
+                   "local[*] capped to this machine's cores)")
 
 
 def engine_options(args: argparse.Namespace, parser: argparse.ArgumentParser, *,

@@ -68,3 +68,22 @@ def sorted_field_rows(table: pa.Table) -> list[dict[str, Any]]:
             for r in table.to_pylist()]
     return sorted(rows, key=lambda r: (r["record_id"] or "", r["path"], r["status"],
                                        r["gold"] or "", r["extracted"] or ""))
+
+
+def field_rows_in_order(table: pa.Table) -> pa.Table:
+    """Field-result rows without ``record_index`` and ``run``, sorted by record id and
+    path (then status and values, for the rows of one path): a large table's
+    ``sorted_field_rows``, compared with ``Table.equals``."""
+    keep = [n for n in table.column_names if n not in ("record_index", "run")]
+    order = [(n, "ascending") for n in ("record_id", "path", "status", "gold", "extracted")]
+    return table.select(keep).sort_by(order)
+
+
+#: The bundled example every distributed test runs on.
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+SCHEMA = EXAMPLES / "invoices.eval.json"
+GOLD = EXAMPLES / "invoices.gold.jsonl"
+RUN_A = EXAMPLES / "invoices.model-a.extracted.jsonl"
+RUN_B = EXAMPLES / "invoices.model-b.extracted.jsonl"
+#: The example's suite on the command line, without its extracted runs.
+CLI_SUITE = ["--schema", str(SCHEMA), "--gold", str(GOLD), "--no-progress"]
