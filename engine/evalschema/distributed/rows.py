@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from typing import Any
 
 from evalschema.errors import InputError, Problem
@@ -25,6 +26,19 @@ ID, GOLD = "id", "gold"
 RECORD = "record"
 #: How the key of a record without a usable id starts (``unkeyed_key``).
 UNKEYED = "\x00"
+
+
+def tag_column(column: str) -> str:
+    """The column of a side's row tags (``row_tags``), beside its text column."""
+    return f"{column}_row"
+
+
+def row_tags(n: int) -> list[str]:
+    """One random tag per record read: a join repeats a record's row once for each record
+    of the other sides with its id, and the core folds the repeats back by tag, never by
+    text (two records of one side with the same id and the same text are two records,
+    as in a local run)."""
+    return [os.urandom(8).hex() for _ in range(n)]
 
 
 def run_columns(runs: int) -> tuple[str, ...]:
@@ -116,7 +130,8 @@ class SideKeyer:
         keys = [unkeyed_key(self.column, t) if k is None else k
                 for k, t in zip(keys, texts, strict=True)]
         return pa.table({ID: pa.array(keys, pa.string()),
-                         self.column: pa.array(texts, pa.string())})
+                         self.column: pa.array(texts, pa.string()),
+                         tag_column(self.column): pa.array(row_tags(len(texts)), pa.string())})
 
 
 def require_id(id_field: str | None, schema_source: str | None = None) -> str:

@@ -24,6 +24,7 @@ from evalschema.distributed.rows import (
     read_gold,
     require_id,
     run_columns,
+    tag_column,
 )
 from evalschema.errors import InputError, Problem
 from evalschema.frames import field_results_table, need
@@ -153,13 +154,22 @@ class PartitionScorer:
         return pa.concat_tables(tables)
 
     def _rows(self, batch: Any) -> list[tuple[Any, ...]]:
-        """The batch's rows as (id, gold, extracted...) tuples, sorted by id (rows without
-        an id last, by their text), so the sums are added in an order of their own."""
-        names = [ID, GOLD, *self.columns]
-        cols = [batch.column(n).to_pylist() for n in names]
-        rows = list(zip(*cols, strict=True))
+        """The batch's rows as (id, gold, extracted...) tuples, each side its (text, tag)
+        or None, sorted by id (rows without an id last, by their text), so the sums are
+        added in an order of their own. A side without a tag column (rows joined by hand,
+        without ``SideKeyer``) folds its repeats by text."""
+        names = [GOLD, *self.columns]
+        n = batch.num_rows
+        sides = []
+        for name in names:
+            texts = batch.column(name).to_pylist()
+            tag = tag_column(name)
+            tags = batch.column(tag).to_pylist() if tag in batch.column_names else [""] * n
+            sides.append([None if t is None else (t, g) for t, g in zip(texts, tags,
+                                                                        strict=True)])
+        rows = list(zip(batch.column(ID).to_pylist(), *sides, strict=True))
         rows.sort(key=lambda r: (not is_keyed(r[0]), r[0] or "",
-                                 tuple(x or "" for x in r[1:])))
+                                 tuple(x or ("", "") for x in r[1:])))
         return rows
 
     def _pairs(self, rows: Sequence[tuple[Any, ...]],
@@ -172,7 +182,9 @@ class PartitionScorer:
                 for row in same:
                     yield from self._unkeyed(row, checker, problems)
                 continue
-            golds = sorted({r[1] for r in same if r[1] is not None})
+            # A join repeats a record once per record of the other sides with its id:
+            # the repeats fold back by tag (two records with one text stay two).
+            golds = [t for t, _ in sorted({r[1] for r in same if r[1] is not None})]
             if len(golds) > 1:
                 problems.append(Problem("duplicate-id", f"gold id {key} appears "
                                         f"{len(golds)} times", source="gold",
@@ -183,7 +195,8 @@ class PartitionScorer:
                 continue
             rid = gold[self.id_field] if gold is not NO_RECORD else None
             for run in range(len(self.columns)):
-                texts = sorted({r[2 + run] for r in same if r[2 + run] is not None})
+                texts = [t for t, _ in sorted({r[2 + run] for r in same
+                                               if r[2 + run] is not None})]
                 yield from self._keyed(run, rid, gold, texts)
 
     def _keyed(self, run: int, rid: Any, gold: Any,
@@ -204,10 +217,11 @@ class PartitionScorer:
     def _unkeyed(self, row: tuple[Any, ...], checker: GoldChecker,
                  problems: list[Problem]) -> Iterator[tuple[int, Pair]]:
         if row[1] is not None:
-            _gold_value(row[1], checker, problems, keyed=False)
-        for run, text in enumerate(row[2:]):
-            if text is None:
+            _gold_value(row[1][0], checker, problems, keyed=False)
+        for run, side in enumerate(row[2:]):
+            if side is None:
                 continue
+            text = side[0]
             value, repaired, problem = read_extracted_text(text)
             if problem is None:
                 rid = value.get(self.id_field) if isinstance(value, dict) else None

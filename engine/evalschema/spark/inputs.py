@@ -26,6 +26,8 @@ from evalschema.distributed.rows import (
     key_text,
     read_extracted_text,
     read_gold,
+    row_tags,
+    tag_column,
     unkeyed_key,
 )
 from evalschema.errors import InputError, Problem
@@ -92,7 +94,8 @@ class ColumnKeyer:
         pairs = [with_id(t, rid, self.id_field, self.column) for t, rid in zip(
             table.column(RECORD).to_pylist(), table.column(_ID_IN).to_pylist(), strict=True)]
         return pa.table({ID: pa.array([k for k, _ in pairs], pa.string()),
-                         self.column: pa.array([t for _, t in pairs], pa.string())})
+                         self.column: pa.array([t for _, t in pairs], pa.string()),
+                         tag_column(self.column): pa.array(row_tags(len(pairs)), pa.string())})
 
 
 def _record_column(df: DataFrame, column: str | None) -> Any:
@@ -129,7 +132,8 @@ def keyed(df: DataFrame, id_field: str, *, side: str, column: str | None = None
     keyer: Tables = ColumnKeyer(id_field, side) if has_id else SideKeyer(id_field, side)
     cols = [record, F.col(f"`{id_field}`").alias(_ID_IN)] if has_id else [record]
     return df.select(*cols).mapInArrow(partial(tables_as_batches, keyer),
-                                       f"{ID} string, `{side}` string")
+                                       f"{ID} string, `{side}` string, "
+                                       f"`{tag_column(side)}` string")
 
 
 def _split_documents(batches: Iterator[Any], gold: bool

@@ -9,7 +9,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from evalschema.distributed.rows import SideKeyer, run_columns
+from evalschema.distributed.rows import SideKeyer, run_columns, tag_column
 
 TOLERANCE = 1e-12
 
@@ -58,7 +58,8 @@ def joined(gold: list[str], runs: list[list[str]], id_field: str) -> pa.Table:
     for column, texts in zip(run_columns(len(runs)), runs, strict=True):
         side = SideKeyer(id_field, column)(pa.table({"text": pa.array(texts, pa.string())}))
         table = table.join(side, "id", join_type="full outer", coalesce_keys=True)
-    return table.select(["id", "gold", *run_columns(len(runs))])
+    sides = ["gold", *run_columns(len(runs))]
+    return table.select(["id", *sides, *(tag_column(c) for c in sides)])
 
 
 def sorted_field_rows(table: pa.Table) -> list[dict[str, Any]]:

@@ -118,6 +118,32 @@ def test_unpaired_unreadable_and_duplicate_records_have_a_local_runs_problems(
     assert (c.repaired, c.counts.matches, c.problem) == ("truncated", 2, None)
 
 
+def test_records_repeated_word_for_word_are_each_a_record_whatever_the_join_repeats(
+        tmp_path: Path) -> None:
+    """A join repeats each record once per record of the other sides with its id; the
+    row tags fold the repeats back, so an identical line twice is still two records (a
+    local run's duplicate) and an identical gold line twice is still refused."""
+    gold = ['{"id": "a", "v": 1}', '{"id": "b", "v": 2}']
+    one = ['{"id": "a", "v": 1}', '{"id": "a", "v": 1}', '{"id": "b", "v": 3}']
+    two = ['{"id": "a", "v": 2}', '{"id": "a", "v": 2}', '{"id": "a", "v": 2}']
+    outs = small(gold, one, two, size=100)
+    for out, texts in zip(outs, (one, two), strict=True):
+        (tmp_path / "g.jsonl").write_text("\n".join(gold), encoding="utf-8")
+        (tmp_path / "e.jsonl").write_text("\n".join(texts), encoding="utf-8")
+        local = evaluate_files(EvalSpec(SMALL), tmp_path / "g.jsonl", tmp_path / "e.jsonl",
+                               keep_records=True)
+        assert out.run.total_records == local.run.total_records  # type: ignore[attr-defined]
+        # the same problems, named without a file position (partitions have none)
+        assert sorted((i, p.split(" (")[0]) for i, p in problems(out)) == \
+            sorted((i, p.split(" (")[0]) for i, p in problems(local))
+        assert_same(unindexed(run_dict(out.run)["per_field"]),  # type: ignore[attr-defined]
+                    unindexed(run_dict(local.run)["per_field"]))
+    assert [o.run.total_records for o in outs] == [3, 4]  # type: ignore[attr-defined]
+    with pytest.raises(GoldValidationError) as got:
+        small([gold[0], gold[0]], one, size=100)
+    assert [p.code for p in got.value.problems] == ["duplicate-id"]
+
+
 def test_duplicate_and_unusable_gold_ids_are_refused_together() -> None:
     gold = ['{"id": "a", "v": 1}', '{"id": "a", "v": 2}', '{"v": 3}', '"text"', '{"id": ']
     with pytest.raises(GoldValidationError) as got:

@@ -13,11 +13,16 @@ pytestmark = pytest.mark.distributed
 
 
 def rows(df: Any) -> list[tuple[Any, ...]]:
-    """The rows, a record without an id keyed ``<side>?`` (``rows.unkeyed_key``: the
-    side and a hash of the text)."""
+    """The rows without their random row tags (checked to be one per record), a record
+    without an id keyed ``<side>?`` (``rows.unkeyed_key``: the side and a hash of the
+    text)."""
     from evalschema.distributed.rows import UNKEYED
 
-    got = [tuple(r) for r in df.collect()]
+    tags = [c for c in df.columns if c.endswith("_row")]
+    for tag in tags:
+        values = [r[0] for r in df.select(tag).collect() if r[0] is not None]
+        assert len(set(values)) == len(values) and all(len(v) == 16 for v in values)
+    got = [tuple(r) for r in df.select(*[c for c in df.columns if c not in tags]).collect()]
     return sorted(((f"{k.split(UNKEYED)[1]}?" if k.startswith(UNKEYED) else k, *rest)
                    for k, *rest in got), key=repr)
 
@@ -28,7 +33,7 @@ def test_a_json_string_column_is_kept_as_written_and_keyed_by_its_id(spark: Any)
     df = spark.createDataFrame(
         [("a", '{"id": "a", "total": 1}'), ("b", '{"id": "é", "total": 2.50}')],
         "doc string, record string")
-    assert keyed(df, "id", side="gold", column="record").columns == ["id", "gold"]
+    assert keyed(df, "id", side="gold", column="record").columns == ["id", "gold", "gold_row"]
     assert rows(keyed(df, "id", side="gold", column="record")) == [
         ('"a"', '{"id": "a", "total": 1}'), ('"é"', '{"id": "é", "total": 2.50}')]
 
@@ -98,7 +103,8 @@ def test_the_sides_meet_in_a_full_outer_join_on_the_id(spark: Any) -> None:
     got = joined(side(['{"id": 1}', '{"id": 2}'], "gold"),
                  [side(['{"id": 2, "x": 0}', '{"id": 3}', "oops"], "extracted_0"),
                   side(['{"id": 1, "x": 1}'], "extracted_1")])
-    assert got.columns == ["id", "gold", "extracted_0", "extracted_1"]
+    assert got.columns == ["id", "gold", "gold_row", "extracted_0", "extracted_0_row",
+                           "extracted_1", "extracted_1_row"]
     assert rows(got) == [("1", '{"id": 1}', None, '{"id": 1, "x": 1}'),
                          ("2", '{"id": 2}', '{"id": 2, "x": 0}', None),
                          ("3", None, '{"id": 3}', None),
