@@ -21,8 +21,7 @@ from typing import Any
 from evalschema.distributed.extras import need_engine
 from evalschema.distributed.merge import DistributedRun, merge_states
 from evalschema.distributed.rows import GOLD, ID, SideKeyer, require_id, run_columns
-from evalschema.distributed.scorer import FieldRowScorer, PartitionScorer
-from evalschema.io.records import load_json
+from evalschema.distributed.scorer import FieldRowScorer, PartitionScorer, spec_of
 from evalschema.run.bootstrap import BootstrapSpec
 from evalschema.run.parallel import PROBLEMS, WORST, EvalSpec
 
@@ -77,17 +76,6 @@ def read(source: Any, format: str | None = None) -> Any:
     return rd.read_text(paths)
 
 
-def spec_of(schema: Any, *, id_field: str | None = None, fields: Sequence[str] = (),
-            target: str | None = None, null_policy: str | None = None,
-            modules: Sequence[str] = ()) -> EvalSpec:
-    """The spec shipped to every worker: the schema as JSON (read here, so workers need
-    no access to its file), the options and the comparator modules to import."""
-    base = None
-    if isinstance(schema, str | Path):
-        base, schema = str(schema), load_json(schema, "schema", jsonc=True)
-    return EvalSpec(schema, base, id_field, tuple(fields), target, null_policy, tuple(modules))
-
-
 def joined_rows(spec: EvalSpec, gold: Any, runs: Sequence[Any], *, partitions: int,
                 format: str | None = None) -> Any:
     """The joined rows of the core (``distributed.rows``): each side keyed, then joined
@@ -121,6 +109,8 @@ def evaluate_runs(gold: Any, runs: Sequence[Any], schema: Any = None, *,
     ray.data.DataContext.get_current().enable_progress_bars = progress
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
     workers = workers or cpus
+    # The judge's concurrency limit holds for the run: each scoring actor takes its share.
+    spec = spec.for_tasks(workers)
     rows = joined_rows(spec, gold, runs, partitions=partitions or workers, format=format)
     # Half a CPU per scoring actor: the actors start before the reads and the join's
     # tasks, and whole CPUs for them would leave those none (the pipeline would wait for

@@ -14,6 +14,7 @@ import pickle
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import groupby
+from pathlib import Path
 from typing import Any
 
 from evalschema.distributed.rows import (
@@ -30,6 +31,7 @@ from evalschema.errors import InputError, Problem
 from evalschema.frames import field_results_table, need
 from evalschema.io.extracted import NO_RECORD, no_id_problem, usable_id
 from evalschema.io.gold import GoldChecker
+from evalschema.io.records import load_json
 from evalschema.results import RecordResult
 from evalschema.run.accumulator import RunAccumulator
 from evalschema.run.bootstrap import BootstrapSpec
@@ -93,6 +95,17 @@ def _gold_value(text: str, checker: GoldChecker, problems: list[Problem], *,
     problems.append(Problem(found_code, f"a gold record {what}: {_snippet(text)}",
                             source="gold", suggestion="every gold record needs its id"))
     return NO_RECORD
+
+
+def spec_of(schema: Any, *, id_field: str | None = None, fields: Sequence[str] = (),
+            target: str | None = None, null_policy: str | None = None,
+            modules: Sequence[str] = ()) -> EvalSpec:
+    """The spec shipped to every worker: the schema as JSON (read here, so workers need
+    no access to its file), the options and the comparator modules to import."""
+    base = None
+    if isinstance(schema, str | Path):
+        base, schema = str(schema), load_json(schema, "schema", jsonc=True)
+    return EvalSpec(schema, base, id_field, tuple(fields), target, null_policy, tuple(modules))
 
 
 class PartitionScorer:

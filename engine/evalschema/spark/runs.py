@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalschema.distributed.merge import DistributedRun, merge_states
 from evalschema.distributed.rows import GOLD, require_id, run_columns
-from evalschema.ray import spec_of
+from evalschema.distributed.scorer import spec_of
 from evalschema.run.bootstrap import BootstrapSpec
 from evalschema.run.parallel import PROBLEMS, WORST, EvalSpec
 from evalschema.spark.inputs import joined, keyed, read_records
@@ -69,10 +69,12 @@ def evaluate_runs(gold: Any, runs: Sequence[Any], schema: Any = None, *,
         spec = spec_of(schema, **spec_options)
     id_field = require_id(spec.evaluator().id_field, spec.base_uri)
     names = run_columns(len(runs))
-    key = scorer_key(spec, len(runs), keep_records=keep_records, worst=worst,
-                     keep_problems=keep_problems, replicates=replicates)
     with _quiet():
         spark = spark or spark_session(master)
+        # The judge's concurrency limit holds for the run: each task takes its share.
+        key = scorer_key(spec.for_tasks(spark.sparkContext.defaultParallelism), len(runs),
+                         keep_records=keep_records, worst=worst,
+                         keep_problems=keep_problems, replicates=replicates)
         rows = joined(side(spark, gold, id_field, GOLD, gold_column),
                       [side(spark, run, id_field, name, extracted_column)
                        for run, name in zip(runs, names, strict=True)])
