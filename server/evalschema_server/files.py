@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -38,6 +39,27 @@ def read_text(path: Path, limit: int | None = None) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise OSError(errno.EILSEQ, f"not UTF-8 text (byte {exc.start})") from None
+
+
+class DiskTexts:
+    """``read_text`` that reads a file again only when it changed: an unchanged gold file
+    is not read and decoded again on each save of a run file (tens of milliseconds for
+    10 MB). Changed means another identity, size, modification or status-change time
+    (``st_ctime`` changes on any write, even one that sets the old ``mtime`` back)."""
+
+    def __init__(self) -> None:
+        self._texts: dict[Path, tuple[tuple[int, ...], str]] = {}
+
+    def read(self, path: Path) -> str:
+        st = os.stat(path)
+        sig = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        got = self._texts.get(path)
+        if got is not None and got[0] == sig:
+            return got[1]
+        self._texts.pop(path, None)
+        text = read_text(path)
+        self._texts[path] = (sig, text)
+        return text
 
 
 async def in_thread(fn: Callable[..., T], *args: object) -> T:

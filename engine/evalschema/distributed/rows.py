@@ -1,12 +1,14 @@
-"""The rows both distributed engines build and hand to the core, and the keys they join on.
+"""The rows both distributed engines build and hand to the core, and the keys they group on.
 
-One row per record id: ``id`` (the pairing key as canonical JSON text; for a record
-without a usable id, a key of its own, ``unkeyed_key``), ``gold`` (the gold record as JSON text, or null) and one column per extracted
-run (``extracted`` for eval, ``extracted_0..k-1`` for compare). The engines read each
-input into a table of one ``record`` text column (``record_texts``), key it
-(``SideKeyer``) and join the sides on ``id``, full outer. Keys come from the same readers
-as a local run: gold parsed strictly, extracted rescued leniently (``read_extracted``).
-"""
+A row holds ``id`` (the pairing key as canonical JSON text; for a record without a usable
+id, a key of its own, ``unkeyed_key``), ``gold`` (the gold record as JSON text, or null)
+and one column per extracted run (``extracted`` for eval, ``extracted_0..k-1`` for
+compare), each with its row tags. The engines read each input into a table of one
+``record`` text column (``record_texts``) and key it (``SideKeyer``); Spark joins the
+sides on ``id``, full outer, and Ray puts them together and hash-partitions them on
+``id``. Either way every row of an id reaches one scoring call, which folds them back
+into records (``scorer``). Keys come from the same readers as a local run: gold parsed
+strictly, extracted rescued leniently (``read_extracted``)."""
 
 from __future__ import annotations
 
@@ -113,14 +115,23 @@ def record_texts(table: Any) -> Any:
     return pa.table({RECORD: texts})
 
 
-class SideKeyer:
-    """Keys one input's rows for the join: a table with a ``record`` text column becomes
-    ``id`` and ``column`` (the record text under its side's name); a record without a
-    usable id gets an ``unkeyed_key``. A callable, so an engine can map it over batches."""
+def side_columns(runs: int) -> tuple[str, ...]:
+    """Every side's text column, gold first: the columns of the rows the core scores."""
+    return (GOLD, *run_columns(runs))
 
-    def __init__(self, id_field: str, column: str) -> None:
+
+class SideKeyer:
+    """Keys one input's rows: a table with a ``record`` text column becomes ``id`` and
+    ``column`` (the record text under its side's name) with its row tags; a record
+    without a usable id gets an ``unkeyed_key``. With ``sides`` (``side_columns``), the
+    row holds every side's columns, the others null, so that the sides' rows can be put
+    together (a union) rather than joined. A callable, so an engine can map it over
+    batches."""
+
+    def __init__(self, id_field: str, column: str, sides: tuple[str, ...] = ()) -> None:
         self.id_field = id_field
         self.column = column
+        self.sides = sides or (column,)
 
     def __call__(self, table: Any) -> Any:
         pa = need("pyarrow", "distributed runs")
@@ -129,9 +140,14 @@ class SideKeyer:
         keys = [record_key(t, self.id_field, gold=gold) for t in texts]
         keys = [unkeyed_key(self.column, t) if k is None else k
                 for k, t in zip(keys, texts, strict=True)]
-        return pa.table({ID: pa.array(keys, pa.string()),
-                         self.column: pa.array(texts, pa.string()),
-                         tag_column(self.column): pa.array(row_tags(len(texts)), pa.string())})
+        n = len(texts)
+        columns = {ID: pa.array(keys, pa.string())}
+        for side in self.sides:
+            mine = side == self.column
+            columns[side] = pa.array(texts, pa.string()) if mine else pa.nulls(n, pa.string())
+            columns[tag_column(side)] = pa.array(row_tags(n), pa.string()) if mine else \
+                pa.nulls(n, pa.string())
+        return pa.table(columns)
 
 
 def require_id(id_field: str | None, schema_source: str | None = None) -> str:

@@ -224,6 +224,8 @@ class SuiteCache:
         = field(default_factory=dict)
     #: Extracted path -> the last run's blocks.
     blocks: dict[Path, list[_Block]] = field(default_factory=dict)
+    #: The texts of the suite's files that are not open, read again when they change.
+    disk: files.DiskTexts = field(default_factory=files.DiskTexts)
 
     def parser(self, path: Path, id_field: str | None) -> SliceParser:
         """The file's parser, its records' heads keeping ``id_field`` (pairing's key)."""
@@ -275,13 +277,14 @@ class _Pair:
                 self.extracted.key if self.extracted else None, self.pair.problem)
 
 
-def read_text(path: Path, texts: dict[Path, str]) -> str:
+def read_text(path: Path, texts: dict[Path, str], disk: files.DiskTexts | None = None) -> str:
     """The editor's text for an open file, else the disk's (``OSError`` when unreadable:
-    not a regular file, over the size limit, not UTF-8; see ``files``)."""
+    not a regular file, over the size limit, not UTF-8; see ``files``), through ``disk``
+    when given (read again only when the file changed)."""
     got = texts.get(path)
     if got is not None:
         return got
-    return files.read_text(path)
+    return files.read_text(path) if disk is None else disk.read(path)
 
 
 def text_or_none(path: Path, texts: dict[Path, str]) -> str | None:
@@ -314,7 +317,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
 
     def load(path: Path) -> str | None:
         try:
-            text = read_text(path, open_texts)
+            text = read_text(path, open_texts, cache.disk)
         except OSError as exc:
             reason = exc.strerror or str(exc)
             issues.append(InputIssue(path, 0, 0, "unreadable-file", f"cannot read {path.name}: "
@@ -370,13 +373,13 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
                 and prev[2] == evaluator.id_field:
             pairs, found = prev[3], prev[4]
         elif prev is not None and prev[0] is gold and prev[2] == evaluator.id_field \
-                and not any(i.path == path for i in prev[4]) and same_reads(prev[1], data):
-            # Records edited in place (the same ids, read alike): the same pairs, on the
-            # new text's slices; no issue in this file that the edit could have moved.
+                and same_reads(prev[1], data):
+            # Records edited in place (the same ids, read alike): the same pairs and
+            # issues, on the new text's slices.
             records = data.records
             pairs = [_Pair(p.pair, p.gold, records[p.extracted.index] if p.extracted else None)
                      for p in prev[3]]
-            found = prev[4]
+            found = [moved(i, prev[1], data) if i.path == path else i for i in prev[4]]
             cache.pairings[path] = (gold, data, evaluator.id_field, pairs, found)
         else:
             found = []
@@ -540,6 +543,15 @@ def _empty_gold(suite: Suite, gold: DataFile, load: Callable[[Path], str | None]
 
 def _file_issues(path: Path, data: DataFile) -> list[InputIssue]:
     return [InputIssue(path, i.start, i.end, i.code, i.message) for i in data.issues]
+
+
+def moved(issue: InputIssue, old: DataFile, new: DataFile) -> InputIssue:
+    """A pairing issue of a record of ``old`` (it spans the record), on that record in
+    ``new``, a read of the file alike (``same_reads``) whose texts may have moved."""
+    rec = old.record_at(issue.start)
+    assert rec is not None and (rec.start, rec.end) == (issue.start, issue.end), issue
+    now = new.records[rec.index]
+    return replace(issue, start=now.start, end=now.end)
 
 
 def same_reads(a: DataFile, b: DataFile) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 
@@ -328,3 +329,50 @@ def test_a_jsonc_schema_scores_as_evalschema_eval_scores_it(
         {k: v for k, v in cli.items() if k in editor and k not in ("per_field", "records")}
     assert [(r["field"], r["status"]) for r in editor["records"][0]["field_results"]] == [
         ("id", "match"), ("url", "mismatch"), ("price", "match"), ("note", "error")]
+
+
+def test_an_edit_in_place_keeps_the_pairing_of_a_file_with_pairing_issues(
+        tmp_path: Path) -> None:
+    """A file whose records have pairing issues (a repeated id, an unreadable line) keeps
+    its pairs across an edit in place that moves the later records; the issues move
+    with their records, where a fresh run puts them."""
+    suite, path, lines = _suite(tmp_path, 300)
+    lines[40] = lines[7]  # id r7 again
+    lines[50] = "not json {"
+    cache = SuiteCache()
+    first = run_suite(suite, {path: "\n".join(lines) + "\n"}, cache, CancelToken())
+    assert {i.code for i in first.issues} == {"duplicate-id", "missing-id"}
+    before = [p.pair for p in cache.pairings[path][3]]
+    lines[5] = json.dumps(dict(json.loads(lines[5]), name="a much longer name than before"))
+    text = "\n".join(lines) + "\n"
+    got = run_suite(suite, {path: text}, cache, CancelToken())
+    assert all(a is b.pair for a, b in zip(before, cache.pairings[path][3], strict=True))
+    fresh = run_suite(suite, {path: text}, SuiteCache(), CancelToken())
+    assert got.issues == fresh.issues
+    assert [text[i.start:i.end] for i in got.issues] == [lines[40], lines[50]]
+    assert _figures(got) == _figures(fresh)
+
+
+def test_a_file_not_open_is_read_again_only_when_it_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Saving a run file does not read and decode the unchanged gold file again; a gold
+    file rewritten on disk (even to the same size, its modification time set back) is."""
+    suite, path, lines = _suite(tmp_path, 20)
+    reads: list[Path] = []
+    real = runner.files.read_text
+    monkeypatch.setattr(runner.files, "read_text", lambda p: reads.append(p) or real(p))
+    cache = SuiteCache()
+    text = "\n".join(lines) + "\n"
+    run_suite(suite, {path: text}, cache, CancelToken())
+    run_suite(suite, {path: text.replace("Item 1", "Item 9", 1)}, cache, CancelToken())
+    gold = suite.config.gold
+    assert reads.count(gold) == 1
+    st = gold.stat()
+    old = gold.read_text(encoding="utf-8")
+    gold.write_text(old.replace('"r0"', '"q0"', 1), encoding="utf-8")
+    os.utime(gold, ns=(st.st_atime_ns, st.st_mtime_ns))
+    got = run_suite(suite, {path: text}, cache, CancelToken())
+    assert reads.count(gold) == 2
+    assert got.runs[0].result.to_dict() == run_suite(
+        suite, {path: text}, SuiteCache(), CancelToken()).runs[0].result.to_dict()
+    assert got.runs[0].result.totals.omissions > 0  # gold r0 is q0 now: unpaired
