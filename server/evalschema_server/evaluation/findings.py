@@ -368,16 +368,13 @@ class DiagnosticBuilder:
         the count and the records are kept (computing marks is what costs, so it stops)."""
         cfg = self.o.suite.config
         by_record = self.opt.mode == "record"
-        for s in _file_order(run):
+        ordered = _file_order(run)
+        for at, s in enumerate(ordered):
             room_ext = self.room(run.path)
             room_gold = self.opt.gold_diagnostics and self.room(cfg.gold)
-            if not room_ext and not room_gold:
-                self.hide(run.path, _finding_count(s), short_label(s.record.label))
-                if self.opt.gold_diagnostics and s.extracted is not None and s.gold is not None:
-                    c = s.record.counts  # a gold mark per mismatch and omission
-                    self.hide(cfg.gold, c.mismatches + c.omissions,
-                              f"{run.label} {short_label(s.record.label)}")
-                continue
+            if not room_ext and not room_gold:  # nor will there be: files only fill up
+                self._hide_rest(run, ordered[at:])
+                return
             key = (s.gold.text if s.gold else None, s.extracted.text if s.extracted else None,
                    s.record.problem)
             got = old.get(key) or marks.get(key)
@@ -421,6 +418,20 @@ class DiagnosticBuilder:
                 self.add(path, base + m.span[0], base + m.span[1], m.kind, m.code,
                          named if m.side == "extracted" else f"[{run.label}] {named}",
                          self.related(s, path, m), {"field": m.field, "record": s.record.index})
+
+    def _hide_rest(self, run: RunOutcome, rest: list[ScoredRecord]) -> None:
+        """Records past both files' limits: their findings counted, not located (most of
+        a large file's records: a label is made only for a record with findings)."""
+        gold_path = self.o.suite.config.gold if self.opt.gold_diagnostics else None
+        for s in rest:
+            n = _finding_count(s)
+            if n:
+                self.hide(run.path, n, short_label(s.record.label))
+            if gold_path is not None and s.extracted is not None and s.gold is not None:
+                c = s.record.counts  # a gold mark per mismatch and omission
+                if c.mismatches + c.omissions:
+                    self.hide(gold_path, c.mismatches + c.omissions,
+                              f"{run.label} {short_label(s.record.label)}")
 
     def _suspects(self) -> None:
         """Gold values two or more runs agree against (``suspects``), in the gold file."""
