@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from evalschema.project.gate import meets
-from evalschema.results import FieldResult, Status, show_value
+from evalschema.results import FieldResult, RecordResult, Status, show_value
 
 from ..diagnostic_store import DIAGNOSTIC_SOURCE
 from ..document import LineIndex
@@ -89,6 +89,10 @@ class MarkCache:
     marks: dict[tuple[Any, ...], tuple[Mark, ...]] = field(default_factory=dict)
     fingerprint: Any = None
     line_tables: dict[Path, tuple[str, LineIndex]] = field(default_factory=dict)
+    #: ``id`` of a record result past the files' limits -> (that result, whether it is
+    #: paired, its finding count, its label): a save re-uses most records' results (the
+    #: same objects), so most of a large file's hidden records are not counted again.
+    hidden: dict[int, tuple[RecordResult, bool, int, str]] = field(default_factory=dict)
 
     def line_table(self, path: Path, text: str) -> LineIndex:
         got = self.line_tables.get(path)
@@ -252,6 +256,7 @@ class DiagnosticBuilder:
         self.docs: dict[Path, _Doc] = {}
         self.labels = outcome.labels
         self.hidden: dict[Path, _Hidden] = {}
+        self.hidden_kept: dict[int, tuple[RecordResult, bool, int, str]] = {}
 
     # -- helpers ------------------------------------------------------------
 
@@ -349,6 +354,7 @@ class DiagnosticBuilder:
         for run in o.runs:
             self._run(run, old, marks)
         self.cache.marks, self.cache.fingerprint = marks, o.schema_text
+        self.cache.hidden = self.hidden_kept
         self._thresholds()
         self._summaries()
         return self.out
@@ -423,15 +429,20 @@ class DiagnosticBuilder:
         """Records past both files' limits: their findings counted, not located (most of
         a large file's records: a label is made only for a record with findings)."""
         gold_path = self.o.suite.config.gold if self.opt.gold_diagnostics else None
+        old, kept = self.cache.hidden, self.hidden_kept
         for s in rest:
-            n = _finding_count(s)
-            if n:
-                self.hide(run.path, n, short_label(s.record.label))
-            if gold_path is not None and s.extracted is not None and s.gold is not None:
-                c = s.record.counts  # a gold mark per mismatch and omission
+            rec = s.record
+            paired = s.extracted is not None and s.gold is not None
+            got = old.get(id(rec))
+            if got is None or got[0] is not rec or got[1] is not paired:
+                got = (rec, paired, _finding_count(s), short_label(rec.label))
+            kept[id(rec)] = got
+            if got[2]:
+                self.hide(run.path, got[2], got[3])
+            if gold_path is not None and paired:
+                c = rec.counts  # a gold mark per mismatch and omission
                 if c.mismatches + c.omissions:
-                    self.hide(gold_path, c.mismatches + c.omissions,
-                              f"{run.label} {short_label(s.record.label)}")
+                    self.hide(gold_path, c.mismatches + c.omissions, f"{run.label} {got[3]}")
 
     def _suspects(self) -> None:
         """Gold values two or more runs agree against (``suspects``), in the gold file."""

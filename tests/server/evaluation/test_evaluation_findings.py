@@ -996,3 +996,36 @@ def test_a_threshold_is_met_in_the_editor_exactly_when_the_cli_passes_it(tmp_pat
     assert "price" not in {d["data"]["field"] for d in marked}
     assert "price" in {d["data"]["field"] for d in build(outcome, FindingOptions(
         field_threshold=f1 + 1e-6))[files["schema"].as_uri()]}
+
+
+def test_hidden_counts_kept_from_the_last_build_follow_an_edit(tmp_path: Path) -> None:
+    """Records past the limit keep their counts from the last build while their results
+    are the same objects; an edited record is counted afresh: the summary after an edit is
+    a fresh build's."""
+    from eval_workspace import write_suite
+
+    files = write_suite(tmp_path / "p")
+    gold = [json.dumps({"id": f"r{i}", "name": f"Item {i}", "price": i + 1.0})
+            for i in range(600)]
+    wrong = [json.dumps({"id": f"r{i}", "name": f"item {i}x", "price": i + 2.0})
+             for i in range(600)]
+    files["gold"].write_text("\n".join(gold) + "\n", encoding="utf-8")
+    [suite] = discover([files["schema"].parent], lambda p: p.read_text("utf-8")).suites
+    path = files["extracted"]
+    runs, marks = SuiteCache(), MarkCache()
+    options = FindingOptions(max_per_file=20)
+
+    def summary(outcome: SuiteOutcome, cache: MarkCache) -> dict[str, Any]:
+        [last] = [d for d in build(outcome, options, cache)[path.as_uri()]
+                  if d["code"] == "more-findings"]
+        return last
+
+    first = summary(run_suite(suite, {path: "\n".join(wrong) + "\n"}, runs, CancelToken()),
+                    marks)
+    assert first["data"]["hidden"] > 500
+    wrong[500] = gold[500]  # a record far past the limit: no finding left
+    text = "\n".join(wrong) + "\n"
+    outcome = run_suite(suite, {path: text}, runs, CancelToken())
+    got = summary(outcome, marks)
+    assert got == summary(outcome, MarkCache())
+    assert got["data"]["hidden"] < first["data"]["hidden"]
