@@ -44,6 +44,7 @@ from evalschema.run.pairing import (
 from evalschema.run.suspects import SuspectGold, find_suspects
 
 from .. import files
+from ..fastinit import slot_constructor
 from .datafile import DataFile, Head, RecordSlice, SliceParser
 from .suites import Suite
 
@@ -277,6 +278,11 @@ class _Pair:
                 self.extracted.key if self.extracted else None, self.pair.problem)
 
 
+#: ``_Pair(...)`` and ``ScoredRecord(...)``, made for every record on every save (``fastinit``).
+_new_pair = slot_constructor(_Pair)
+_new_scored = slot_constructor(ScoredRecord)
+
+
 def read_text(path: Path, texts: dict[Path, str], disk: files.DiskTexts | None = None) -> str:
     """The editor's text for an open file, else the disk's (``OSError`` when unreadable:
     not a regular file, over the size limit, not UTF-8; see ``files``), through ``disk``
@@ -377,8 +383,8 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
             # Records edited in place (the same ids, read alike): the same pairs and
             # issues, on the new text's slices.
             records = data.records
-            pairs = [_Pair(p.pair, p.gold, records[p.extracted.index] if p.extracted else None)
-                     for p in prev[3]]
+            pairs = [_new_pair(p.pair, p.gold, records[p.extracted.index] if p.extracted
+                               else None) for p in prev[3]]
             found = [moved(i, prev[1], data) if i.path == path else i for i in prev[4]]
             cache.pairings[path] = (gold, data, evaluator.id_field, pairs, found)
         else:
@@ -432,7 +438,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
             blocks.append(block)
             acc.update(block.acc)
             acc.records.extend(block.records)
-            scored.extend(ScoredRecord(rec, p.gold, p.extracted, None if whole else p.pair)
+            scored.extend(_new_scored(rec, p.gold, p.extracted, None if whole else p.pair)
                           for rec, p in zip(block.records, chunk, strict=True))
         cache.blocks[path] = blocks
         by_ext = {s.extracted.index: i for i, s in enumerate(scored) if s.extracted}
