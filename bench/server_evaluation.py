@@ -5,7 +5,10 @@ Targets (issue 15, "a lighter, faster editor"), printed as ``TARGET ... PASS|FAI
 - the server's resident memory (RSS, read from /proc after the saves) <= 150 MB for the
   10,000-record suite and <= 800 MB for 100,000 records;
 - save -> diagnostics p95 <= 300 ms at 10,000 records and <= 1.5 s at 100,000 (after
-  one record is edited in the open extracted document; the 50 ms save debounce included);
+  one record is edited in the open extracted document; the 50 ms save debounce included).
+  A file over 50 MB (100,000 records: 97 MB) is not opened: VS Code hands no document that
+  large to extensions, so the edit is written to disk (atomically) and timed to the
+  diagnostics of the run the server's file watcher starts (its 150 ms debounce included);
 - the first run of the 10,000-record suite (from ``initialize`` to the extracted file's
   diagnostics, the server's imports included) <= 1.5 s;
 - an edit near the top of the file costs no more than one near its end (the saves at
@@ -110,8 +113,13 @@ async def run(records: int, saves: int) -> dict[str, Any]:
         await asyncio.wait_for(finished.get(), 600)
         pid = client._server.pid if client._server is not None else 0
         text = "\n".join(lines)
-        client.text_document_did_open(types.DidOpenTextDocumentParams(
-            types.TextDocumentItem(uri, "jsonl", 1, text)))
+        # VS Code does not hand a document over 50 MB to extensions (the server reads it
+        # from disk, and refuses LSP messages over 64 MB): such a file is edited on disk,
+        # and the server's file watcher starts the run.
+        on_disk = len(text.encode()) > SYNC_LIMIT
+        if not on_disk:
+            client.text_document_did_open(types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri, "jsonl", 1, text)))
         version = 1
         save_ms: list[float] = []
         top_ms: list[float] = []
@@ -123,16 +131,23 @@ async def run(records: int, saves: int) -> dict[str, Any]:
         for k, n in enumerate(where):
             new = _edit(lines[n], k)
             version += 1
-            client.text_document_did_change(types.DidChangeTextDocumentParams(
-                types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                [types.TextDocumentContentChangePartial(
-                    types.Range(types.Position(n, 0), types.Position(n, len(lines[n]))), new)]))
+            if not on_disk:
+                client.text_document_did_change(types.DidChangeTextDocumentParams(
+                    types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                    [types.TextDocumentContentChangePartial(
+                        types.Range(types.Position(n, 0), types.Position(n, len(lines[n]))),
+                        new)]))
             lines[n] = new
             while not published.empty():
                 published.get_nowait()
             sent = time.perf_counter()
-            client.text_document_did_save(types.DidSaveTextDocumentParams(
-                types.TextDocumentIdentifier(uri)))
+            if on_disk:
+                staged = path.with_name(path.name + ".tmp")
+                staged.write_text("\n".join(lines), encoding="utf-8")
+                staged.replace(path)  # one event, as an editor's atomic save gives
+            else:
+                client.text_document_did_save(types.DidSaveTextDocumentParams(
+                    types.TextDocumentIdentifier(uri)))
             # Typing withdraws the findings of the older text (an empty publish); the
             # save's run publishes the new ones.
             n_diags = 0
@@ -203,6 +218,10 @@ def _memory(pid: int) -> tuple[float, float]:
         pass
     return got["VmRSS"], got["VmHWM"]
 
+
+#: The largest document VS Code hands to extensions (``files.maxMemoryForLargeFilesMB``
+#: aside, its "large file" limit): larger files are edited on disk in this benchmark.
+SYNC_LIMIT = 50 * 2**20
 
 #: Per size: (RSS MB, save p95 ms, first run ms or None).
 TARGETS = {10_000: (150.0, 300.0, 1500.0), 100_000: (800.0, 1500.0, None)}

@@ -379,13 +379,14 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
                 and prev[2] == evaluator.id_field:
             pairs, found = prev[3], prev[4]
         elif prev is not None and prev[0] is gold and prev[2] == evaluator.id_field \
-                and same_reads(prev[1], data):
+                and same_reads(prev[1], data) \
+                and (moved := moved_issues(prev[4], path, prev[1], data)) is not None:
             # Records edited in place (the same ids, read alike): the same pairs and
             # issues, on the new text's slices.
             records = data.records
             pairs = [_new_pair(p.pair, p.gold, records[p.extracted.index] if p.extracted
                                else None) for p in prev[3]]
-            found = [moved(i, prev[1], data) if i.path == path else i for i in prev[4]]
+            found = moved
             cache.pairings[path] = (gold, data, evaluator.id_field, pairs, found)
         else:
             found = []
@@ -551,13 +552,21 @@ def _file_issues(path: Path, data: DataFile) -> list[InputIssue]:
     return [InputIssue(path, i.start, i.end, i.code, i.message) for i in data.issues]
 
 
-def moved(issue: InputIssue, old: DataFile, new: DataFile) -> InputIssue:
-    """A pairing issue of a record of ``old`` (it spans the record), on that record in
-    ``new``, a read of the file alike (``same_reads``) whose texts may have moved."""
-    rec = old.record_at(issue.start)
-    assert rec is not None and (rec.start, rec.end) == (issue.start, issue.end), issue
-    now = new.records[rec.index]
-    return replace(issue, start=now.start, end=now.end)
+def moved_issues(issues: list[InputIssue], path: Path, old: DataFile, new: DataFile
+                 ) -> list[InputIssue] | None:
+    """The pairing issues of ``path``'s records in ``old`` (each spans its record) on the
+    same records of ``new``, a read of the file alike (``same_reads``) whose texts may
+    have moved; None when one does not span a record (the file is paired again)."""
+    out = []
+    for issue in issues:
+        if issue.path == path:
+            rec = old.record_at(issue.start)
+            if rec is None or (rec.start, rec.end) != (issue.start, issue.end):
+                return None
+            now = new.records[rec.index]
+            issue = replace(issue, start=now.start, end=now.end)
+        out.append(issue)
+    return out
 
 
 def same_reads(a: DataFile, b: DataFile) -> bool:

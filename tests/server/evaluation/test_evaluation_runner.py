@@ -376,3 +376,17 @@ def test_a_file_not_open_is_read_again_only_when_it_changed(
     assert got.runs[0].result.to_dict() == run_suite(
         suite, {path: text}, SuiteCache(), CancelToken()).runs[0].result.to_dict()
     assert got.runs[0].result.totals.omissions > 0  # gold r0 is q0 now: unpaired
+
+
+def test_an_issue_that_does_not_span_its_record_is_not_moved(tmp_path: Path) -> None:
+    """Pairing issues span their record; one that does not (nothing makes one today) makes
+    the file be paired again rather than be moved to a guessed place."""
+    path = tmp_path / "e.jsonl"
+    old = SliceParser().read(str(path), '{"id": "a"}\n{"id": "b"}\n', strict=False)
+    new = SliceParser().read(str(path), '{"id": "a", "x": 1}\n{"id": "b"}\n', strict=False)
+    whole = runner.InputIssue(path, 12, 23, "duplicate-id", "again")
+    other = runner.InputIssue(tmp_path / "g.jsonl", 0, 5, "x", "y")
+    assert runner.moved_issues([whole, other], path, old, new) == [
+        runner.InputIssue(path, 20, 31, "duplicate-id", "again"), other]
+    assert runner.moved_issues([runner.InputIssue(path, 13, 20, "c", "m")], path, old,
+                               new) is None
