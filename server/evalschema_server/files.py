@@ -14,6 +14,7 @@ import asyncio
 import errno
 import os
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -41,24 +42,37 @@ def read_text(path: Path, limit: int | None = None) -> str:
         raise OSError(errno.EILSEQ, f"not UTF-8 text (byte {exc.start})") from None
 
 
+def signature(path: Path) -> tuple[int, ...]:
+    """What tells that a file changed without reading it (``OSError`` when it cannot be
+    looked at): another identity, size, modification or status-change time (``st_ctime``
+    changes on any write, even one that sets the old ``mtime`` back)."""
+    st = os.stat(path)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+#: A file modified less than this long before it is read may be written again within the
+#: same timestamp tick (file times are coarse: a few milliseconds), its signature
+#: unchanged: its text is not kept (git's "racily clean" rule).
+RACY_NS = 2 * 10**9
+
+
 class DiskTexts:
-    """``read_text`` that reads a file again only when it changed: an unchanged gold file
-    is not read and decoded again on each save of a run file (tens of milliseconds for
-    10 MB). Changed means another identity, size, modification or status-change time
-    (``st_ctime`` changes on any write, even one that sets the old ``mtime`` back)."""
+    """``read_text`` that reads a file again only when it changed (``signature``): an
+    unchanged gold file is not read and decoded again on each save of a run file (tens
+    of milliseconds for 10 MB). A file modified in the last ``RACY_NS`` is always read."""
 
     def __init__(self) -> None:
         self._texts: dict[Path, tuple[tuple[int, ...], str]] = {}
 
     def read(self, path: Path) -> str:
-        st = os.stat(path)
-        sig = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        sig = signature(path)
         got = self._texts.get(path)
         if got is not None and got[0] == sig:
             return got[1]
         self._texts.pop(path, None)
         text = read_text(path)
-        self._texts[path] = (sig, text)
+        if time.time_ns() - sig[3] > RACY_NS:  # its modification time
+            self._texts[path] = (sig, text)
         return text
 
 

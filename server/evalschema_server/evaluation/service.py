@@ -22,6 +22,7 @@ from evalschema.errors import Problem
 from evalschema.report.figures import figure
 from evalschema.run.gcpause import gc_paused
 
+from .. import files
 from ..diagnostic_store import DIAGNOSTIC_SOURCE, DiagnosticStore
 from ..document import LineIndex
 from ..files import in_thread
@@ -101,7 +102,7 @@ class EvaluationService:
         #: Per open file: the pending look at whether the editor reloaded it from disk,
         #: and the disk's (mtime, size) at the last look.
         self._reload_timers: dict[Path, asyncio.TimerHandle] = {}
-        self._disk_seen: dict[Path, tuple[int, int]] = {}
+        self._disk_seen: dict[Path, tuple[int, ...]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         #: Set once the first search for suites is done: events and commands that come
         #: earlier (an editor restoring open files) wait for it instead of finding nothing.
@@ -244,12 +245,11 @@ class EvaluationService:
         self._reload_timers[path] = asyncio.get_running_loop().call_later(delay, fire)
 
     async def _reloaded(self, path: Path) -> None:
-        def look() -> tuple[tuple[int, int] | None, str | None]:
+        def look() -> tuple[tuple[int, ...] | None, str | None]:
             try:
-                st = path.stat()
+                sig = files.signature(path)
             except OSError:
                 return None, None
-            sig = (st.st_mtime_ns, st.st_size)
             if self._disk_seen.get(path) == sig:
                 return sig, None
             return sig, text_or_none(path, {})

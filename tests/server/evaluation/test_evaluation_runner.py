@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -358,6 +359,9 @@ def test_a_file_not_open_is_read_again_only_when_it_changed(
     """Saving a run file does not read and decode the unchanged gold file again; a gold
     file rewritten on disk (even to the same size, its modification time set back) is."""
     suite, path, lines = _suite(tmp_path, 20)
+    gold = suite.config.gold
+    settled = time.time_ns() - 10 * 10**9  # not written just now (see RACY_NS)
+    os.utime(gold, ns=(settled, settled))
     reads: list[Path] = []
     real = runner.files.read_text
     monkeypatch.setattr(runner.files, "read_text", lambda p: reads.append(p) or real(p))
@@ -365,7 +369,6 @@ def test_a_file_not_open_is_read_again_only_when_it_changed(
     text = "\n".join(lines) + "\n"
     run_suite(suite, {path: text}, cache, CancelToken())
     run_suite(suite, {path: text.replace("Item 1", "Item 9", 1)}, cache, CancelToken())
-    gold = suite.config.gold
     assert reads.count(gold) == 1
     st = gold.stat()
     old = gold.read_text(encoding="utf-8")
@@ -390,3 +393,22 @@ def test_an_issue_that_does_not_span_its_record_is_not_moved(tmp_path: Path) -> 
         runner.InputIssue(path, 20, 31, "duplicate-id", "again"), other]
     assert runner.moved_issues([runner.InputIssue(path, 13, 20, "c", "m")], path, old,
                                new) is None
+
+
+def test_a_file_written_just_now_is_always_read_again(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """File times are coarse: a file written twice within one tick, the same size, keeps
+    its signature. A file modified in the last two seconds is therefore never kept."""
+    path = tmp_path / "g.jsonl"
+    path.write_text('{"id": "a"}\n', encoding="utf-8")
+    reads: list[Path] = []
+    real = runner.files.read_text
+    monkeypatch.setattr(runner.files, "read_text", lambda p: reads.append(p) or real(p))
+    disk = runner.files.DiskTexts()
+    assert disk.read(path) == disk.read(path) == '{"id": "a"}\n'
+    assert len(reads) == 2
+    settled = time.time_ns() - 10 * 10**9
+    os.utime(path, ns=(settled, settled))  # modified long ago: kept from now on
+    disk.read(path)
+    disk.read(path)
+    assert len(reads) == 3
