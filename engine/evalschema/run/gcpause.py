@@ -16,6 +16,11 @@ Objects the caller allocated just before the pause ride along; a cycle among the
 is then freed by the next full collection rather than by a young one. Skipped when
 the process has frozen objects of its own (``gc.freeze()`` callers, e.g. before a
 fork), as unfreezing would thaw them.
+
+``freeze=True`` is for a long-lived process that keeps each burst's results until the
+next one (the language server): the objects go to the permanent generation and stay
+there, never scanned again. Reference counting still frees them; only a reference cycle
+among them would wait for ``gc.unfreeze()``.
 """
 
 from __future__ import annotations
@@ -26,14 +31,16 @@ from contextlib import contextmanager
 
 
 @contextmanager
-def gc_paused(*, promote: bool = False) -> Iterator[None]:
+def gc_paused(*, promote: bool = False, freeze: bool = False) -> Iterator[None]:
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if enabled:
-            if promote and gc.get_freeze_count() == 0:
+            if freeze:
+                gc.freeze()
+            elif promote and gc.get_freeze_count() == 0:
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()

@@ -4,6 +4,9 @@ The engine scores values; the editor needs offsets. A slice keeps both: the reco
 source text (one JSONL line, or one element of a JSON array), its offset in the file,
 and its parsed value. Slices of unchanged text parse once: ``SliceParser`` caches by
 text, which is what makes re-reading a 10,000-line file after a one-line edit cheap.
+Re-reading a JSONL file compares its text with the last one first: the lines before
+and after the changed part keep their reads and digests, moved by the length the edit
+added (``_unchanged``), and only the lines in between are looked at one by one.
 
 A record's whole value is not kept: a slice holds its ``head`` (of an object record,
 the members that pairing reads: the id) and parses its text again when ``value`` is asked
@@ -142,11 +145,9 @@ class SliceParser:
     def __init__(self, keys: tuple[str, ...] | None = None) -> None:
         #: The members each record's head keeps (see ``Head``).
         self.keys = keys
-        #: (hash, length) of a JSONL line -> (its (head, repaired, problem), the file
-        #: text holding it, its offset there), for the lines of the last file read.
-        self._lines: dict[tuple[int, int], tuple[Read, str, int]] = {}
         #: Text -> (head, repaired, problem) of the records of other files.
         self._cache: dict[str, Read] = {}
+        #: The last file read: (its text as given, path, strict, what it read as).
         self._last: tuple[str, str, bool, DataFile] | None = None
 
     def read(self, path: str, text: str, *, strict: bool) -> DataFile:
@@ -159,8 +160,12 @@ class SliceParser:
         raw = text
         if text.startswith("\ufeff"):
             text = " " + text[1:]  # keep offsets: the BOM becomes a blank
-        got = self._jsonl(path, text, strict) if is_jsonl(path, text) else \
-            self._array(path, text, strict)
+        if not is_jsonl(path, text):
+            got = self._array(path, text, strict)
+        elif last is not None and last[1] == path and last[2] == strict and last[3].jsonl:
+            got = self._jsonl_again(path, text, strict, last[3])
+        else:
+            got = self._jsonl(path, text, strict)
         self._last = (raw, path, strict, got)
         return got
 
@@ -176,27 +181,58 @@ class SliceParser:
 
     def _jsonl(self, path: str, text: str, strict: bool) -> DataFile:
         records: list[RecordSlice] = []
-        old, lines = self._lines, {}
-        pos = 0
-        for line in text.split("\n"):
+        self._lines_of(text, 0, len(text), strict, records, None)
+        return DataFile(path, text, tuple(records), (), True)
+
+    def _jsonl_again(self, path: str, text: str, strict: bool, old: DataFile) -> DataFile:
+        """``_jsonl`` of ``text``, reusing what ``old`` (the last read of this file) read of
+        the lines the two texts share at their start and at their end."""
+        head, tail, delta = _unchanged(old.text, text)
+        recs = old.records
+        records: list[RecordSlice] = []
+        append = records.append
+        k = 0
+        for r in recs:  # the lines before the change: the same offsets
+            if r.start + r.length >= head:
+                break
+            append(_new_slice(k, r.start, text, r.head, r.repaired, r.problem, strict,
+                              r.length, r.digest))
+            k += 1
+        first_after = len(recs)
+        while first_after > k and recs[first_after - 1].start >= tail - delta:
+            first_after -= 1
+        # The changed lines: read one by one, reusing the read of a line the old text had.
+        self._lines_of(text, head, tail, strict, records, recs[k:first_after])
+        k = len(records)
+        for r in recs[first_after:]:  # the lines after it: moved by ``delta``
+            append(_new_slice(k, r.start + delta, text, r.head, r.repaired, r.problem,
+                              strict, r.length, r.digest))
+            k += 1
+        return DataFile(path, text, tuple(records), (), True)
+
+    def _lines_of(self, text: str, lo: int, hi: int, strict: bool, records: list[RecordSlice],
+                  known: tuple[RecordSlice, ...] | None) -> None:
+        """Slices of the lines of ``text[lo:hi]`` (whole lines), appended to ``records``;
+        a line whose text one of ``known`` has keeps its read (hash and length equal, then
+        the texts compared: a collision is parsed)."""
+        by_key = {(r.digest, r.length): r for r in known} if known else {}
+        pos = lo
+        for line in text[lo:hi].split("\n") if hi > lo else ():
             stripped = line.strip()
             if stripped:
                 start = pos + len(line) - len(line.lstrip())
                 n = len(stripped)
-                key = (hash(stripped), n)
-                got = old.get(key)
-                # The same hash and length: the same text, checked (a collision is
-                # parsed). A slice, not ``startswith(stripped, at)``: that compares
-                # character by character when the file is not all ASCII, 7 times slower.
-                read = got[0] if got is not None and \
-                    got[1][got[2]:got[2] + n] == stripped else self._parse(stripped, strict)
-                lines[key] = (read, text, start)
-                head, repaired, problem = read
+                digest = hash(stripped)
+                got = by_key.get((digest, n))
+                # A slice, not ``startswith(stripped, at)``: that compares character by
+                # character when the file is not all ASCII, 7 times slower.
+                if got is not None and got.source[got.start:got.start + n] == stripped:
+                    head, repaired, problem = got.head, got.repaired, got.problem
+                else:
+                    head, repaired, problem = self._parse(stripped, strict)
                 records.append(_new_slice(len(records), start, text, head, repaired,
-                                          problem, strict, n, key[0]))
+                                          problem, strict, n, digest))
             pos += len(line) + 1
-        self._lines = lines
-        return DataFile(path, text, tuple(records), (), True)
 
     def _array(self, path: str, text: str, strict: bool) -> DataFile:
         doc = parse(text, comments=False, trailing_commas=False)
@@ -250,3 +286,53 @@ def _parse_record(text: str, strict: bool) -> Read:
         # The engine's message is about a line; a record may also be an array element.
         message = exc.problems[0].message if exc.problems else str(exc)
         return NO_RECORD, False, message.removeprefix("line is ")
+
+
+#: ``_unchanged`` compares texts this many characters at a time before narrowing down.
+_CHUNK = 1 << 16
+
+
+def _unchanged(old: str, new: str) -> tuple[int, int, int]:
+    """Where ``new`` differs from ``old``, in whole lines: (``head``, ``tail``, ``delta``)
+    such that ``new[:head] == old[:head]`` and ``new[tail:] == old[tail - delta:]``, each
+    a run of whole lines (``head`` 0 or just past a line break; ``tail`` the text's end
+    or just past one), and ``delta = len(new) - len(old)``. The lines in between are
+    the ones that changed; they may be none (``head == tail``)."""
+    n = min(len(old), len(new))
+    p = 0
+    while p < n:  # common prefix: chunks compared in C, then the last one narrowed down
+        step = min(_CHUNK, n - p)
+        if old[p:p + step] == new[p:p + step]:
+            p += step
+            continue
+        while step > 1:
+            half = step // 2
+            if old[p:p + half] == new[p:p + half]:
+                p += half
+                step -= half
+            else:
+                step = half
+        break
+    # Common suffix, not overlapping the prefix in either text.
+    limit = n - p
+    q = 0
+    lo, ln = len(old), len(new)
+    while q < limit:
+        step = min(_CHUNK, limit - q)
+        if old[lo - q - step:lo - q] == new[ln - q - step:ln - q]:
+            q += step
+            continue
+        while step > 1:
+            half = step // 2
+            if old[lo - q - half:lo - q] == new[ln - q - half:ln - q]:
+                q += half
+                step -= half
+            else:
+                step = half
+        break
+    head = new.rfind("\n", 0, p) + 1  # past the last line break before the difference
+    # The first line after the difference starts past a line break inside the common
+    # suffix: there, and only there, both texts start a line (the character before the
+    # suffix differs between them).
+    at = new.find("\n", ln - q) if q else -1
+    return head, ln if at < 0 else at + 1, ln - lo

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -366,13 +365,11 @@ class EvaluationService:
                                  s.diagnostics_mode)
         cache = self.marks.setdefault(outcome.suite.key, MarkCache())
         schema_open = outcome.suite.config.schema in texts
-        with gc_paused():
-            built = DiagnosticBuilder(outcome, options, cache, self._build_locator,
-                                      self._uri_of, schema_open).build()
-        # Results live until the next run: keep the collector from re-scanning them
+        # Results live until the next run: frozen, the collector does not re-scan them
         # (they hold no cycles, so reference counting still frees them).
-        gc.freeze()
-        return built
+        with gc_paused(freeze=True):
+            return DiagnosticBuilder(outcome, options, cache, self._build_locator,
+                                     self._uri_of, schema_open).build()
 
     def _uri_of(self, path: Path) -> str:
         return self.documents.uri_of(path)

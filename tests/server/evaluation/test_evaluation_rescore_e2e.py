@@ -19,7 +19,7 @@ SCHEMA = {"type": "object", "x-eval-id": "id", "properties": {
     "id": {"type": "string"},
     "total": {"type": "number", "x-eval-compare": {"numeric": {"tolerance": {"abs": 0.01}}}},
     "vendor": {"type": "string", "x-eval-compare": {"levenshtein": {"threshold": 0.9}}}}}
-N = 600  # three blocks of the runner's 256
+N = 1200  # two groups of blocks (runner.BLOCK, runner.GROUP): the second reused as it was
 
 
 def _records() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
@@ -82,7 +82,9 @@ async def test_a_hover_shows_what_scoring_the_record_afresh_gives(
     checks = [(1, "total", Status.MISMATCH),      # the edited record, in the re-scored block
               (406, "total", Status.MISMATCH),    # a finding in a block reused as it was
               (406, "vendor", Status.MATCH),      # a match: not kept, scored again
-              (405, "vendor", Status.MISMATCH)]
+              (405, "vendor", Status.MISMATCH),
+              (1106, "total", Status.MISMATCH),   # in a group of blocks reused as it was
+              (1106, "vendor", Status.MATCH)]
     for line, field, status in checks:
         r = _afresh(folder, lines, line, field)
         assert r.status is status, (line, field)

@@ -60,7 +60,9 @@ def test_resumed_runs_equal_fresh_runs_bit_for_bit(tmp_path: Path) -> None:
         resumed = run_suite(suite, {path: text}, cache, CancelToken())
         fresh = run_suite(suite, {path: text}, SuiteCache(), CancelToken())
         assert _figures(resumed) == _figures(fresh)
-        assert len(cache.blocks[path]) == 5, "1,200 records make 5 blocks of 256"
+        blocks = -(-len(lines) // runner.BLOCK)
+        assert len(cache.blocks[path]) == blocks
+        assert len(cache.groups[path]) == -(-blocks // runner.GROUP)
 
 
 def test_an_edit_rescores_its_block_only(tmp_path: Path) -> None:
@@ -70,6 +72,7 @@ def test_an_edit_rescores_its_block_only(tmp_path: Path) -> None:
     cache = SuiteCache()
     run_suite(suite, {}, cache, CancelToken())
     before = list(cache.blocks[path])
+    groups_before = list(cache.groups[path])
     rec = json.loads(lines[3])
     rec["price"] += 5
     lines[3] = json.dumps(rec)
@@ -77,7 +80,13 @@ def test_an_edit_rescores_its_block_only(tmp_path: Path) -> None:
     after = cache.blocks[path]
     assert after[0] is not before[0]
     assert all(a is b for a, b in zip(after[1:], before[1:], strict=True))
-    assert [b.acc.n for b in after] == [256, 256, 256, 256, 176]
+    size, group = runner.BLOCK, runner.GROUP
+    assert [b.acc.n for b in after] == [size] * (1200 // size) + [1200 % size]
+    # The edited block's group merges its blocks again; the later groups are reused.
+    groups = cache.groups[path]
+    assert len(groups) == 2 and size * group < 1200
+    assert groups[0] is not groups_before[0] and groups[1] is groups_before[1]
+    assert groups[0].acc.n == size * group and groups[1].acc.n == 1200 - size * group
 
 
 def test_an_edit_in_place_keeps_the_pairing(tmp_path: Path) -> None:
