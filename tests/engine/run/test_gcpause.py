@@ -48,8 +48,7 @@ def test_a_disabled_collector_stays_disabled(gc_enabled: None) -> None:
 
 
 def test_promote_moves_the_burst_to_the_oldest_generation(gc_enabled: None) -> None:
-    if gc.get_freeze_count():
-        pytest.skip("the process has frozen objects")
+    gc.unfreeze()  # in-process server runs of other tests freeze theirs (freeze=True)
     with gc_paused(promote=True):
         kept = [Tracked() for _ in range(1000)]
         assert _generation_of(kept[0]) == 0
@@ -84,3 +83,17 @@ def test_evaluate_restores_the_collector(gc_enabled: None) -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_freeze_leaves_the_burst_frozen_and_nothing_young(gc_enabled: None) -> None:
+    """``freeze=True`` (the language server, which keeps a run's results until the next):
+    the burst goes to the permanent generation, none of it is left for a young scan."""
+    try:
+        with gc_paused(freeze=True):
+            kept = [Tracked() for _ in range(1000)]
+        assert gc.isenabled()
+        assert _generation_of(kept[0]) is None  # in no generation the collector scans
+        assert _generation_of(kept[-1]) is None
+        assert gc.get_count()[0] < 100
+    finally:
+        gc.unfreeze()
