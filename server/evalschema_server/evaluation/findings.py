@@ -81,6 +81,10 @@ class FindingOptions:
     mode: str = "finding"
 
 
+#: A record's marks, and the diagnostics they gave on the run file and on the gold file.
+KeptDiagnostics = tuple[tuple["Mark", ...], list[dict[str, Any]], list[dict[str, Any]]]
+
+
 @dataclass
 class MarkCache:
     """What one suite's next diagnostics can reuse: marks by record pair texts (for the
@@ -90,9 +94,14 @@ class MarkCache:
     fingerprint: Any = None
     line_tables: dict[Path, tuple[str, LineIndex]] = field(default_factory=dict)
     #: ``id`` of a record result past the files' limits -> (that result, whether it is
-    #: paired, its finding count, its label): a save re-uses most records' results (the
-    #: same objects), so most of a large file's hidden records are not counted again.
-    hidden: dict[int, tuple[RecordResult, bool, int, str]] = field(default_factory=dict)
+    #: paired, its finding count, its label, its gold marks): a save re-uses most records'
+    #: results (the same objects), so most of a large file's hidden records are not
+    #: counted again.
+    hidden: dict[int, tuple[RecordResult, bool, int, str, int]] = field(default_factory=dict)
+    #: A record shown whole in the last build -> its marks and its diagnostics on the run
+    #: file and the gold file (``DiagnosticBuilder._findings``), under ``options``.
+    diagnostics: dict[tuple[Any, ...], KeptDiagnostics] = field(default_factory=dict)
+    options: Any = None
 
     def line_table(self, path: Path, text: str) -> LineIndex:
         got = self.line_tables.get(path)
@@ -256,7 +265,11 @@ class DiagnosticBuilder:
         self.docs: dict[Path, _Doc] = {}
         self.labels = outcome.labels
         self.hidden: dict[Path, _Hidden] = {}
-        self.hidden_kept: dict[int, tuple[RecordResult, bool, int, str]] = {}
+        self.hidden_kept: dict[int, tuple[RecordResult, bool, int, str, int]] = {}
+        self.diagnostics_kept: dict[tuple[Any, ...], KeptDiagnostics] = {}
+        #: What, of the options, a record's diagnostics depend on.
+        self.options_key = (options.encoding, tuple(sorted(options.severity.items())),
+                            options.gold_diagnostics)
 
     # -- helpers ------------------------------------------------------------
 
@@ -286,6 +299,13 @@ class DiagnosticBuilder:
             got.count += count
             if record is not None:
                 got.records.append(record)
+
+    def hide_many(self, path: Path, count: int, records: list[str]) -> None:
+        """``hide`` of ``count`` findings in ``records`` (a label each, repeats allowed)."""
+        if count:
+            got = self.hidden.setdefault(path, _Hidden())
+            got.count += count
+            got.records.extend(records)
 
     def add(self, path: Path, start: int, end: int, kind: str, code: str, message: str,
             related: list[dict[str, Any]] | None = None, data: Any = None,
@@ -351,10 +371,14 @@ class DiagnosticBuilder:
         self._suspects()  # before the runs' gold marks, which the per-file limit cuts first
         marks: dict[tuple[Any, ...], tuple[Mark, ...]] = {}
         old = self.cache.marks if self.cache.fingerprint == o.schema_text else {}
+        if self.cache.options != self.options_key:
+            self.cache.diagnostics = {}
         for run in o.runs:
             self._run(run, old, marks)
         self.cache.marks, self.cache.fingerprint = marks, o.schema_text
         self.cache.hidden = self.hidden_kept
+        self.cache.diagnostics = self.diagnostics_kept
+        self.cache.options = self.options_key
         self._thresholds()
         self._summaries()
         return self.out
@@ -401,48 +425,95 @@ class DiagnosticBuilder:
             if by_record:
                 self._record_rollup(run, s, got)
                 continue
-            for m in got:
-                if m.side == "extracted":
-                    if not self.room(run.path):
-                        self.hide(run.path, 1, short_label(s.record.label))
-                        continue
-                    base = s.extracted.start
-                    path = run.path
-                else:  # the gold value of a mismatch or an omission
-                    assert s.gold is not None
-                    if not self.opt.gold_diagnostics:
-                        continue
-                    if not self.room(cfg.gold):
-                        self.hide(cfg.gold, 1, f"{run.label} {short_label(s.record.label)}")
-                        continue
-                    base = s.gold.start
-                    path = cfg.gold
-                # The record first (the Problems panel lists by line, not record), unless
-                # the message is about the record itself.
-                named = m.message if m.kind == "record" \
-                    else f"{short_label(s.record.label)} · {m.message}"
-                self.add(path, base + m.span[0], base + m.span[1], m.kind, m.code,
-                         named if m.side == "extracted" else f"[{run.label}] {named}",
-                         self.related(s, path, m), {"field": m.field, "record": s.record.index})
+            self._findings(run, s, got)
+
+    def _findings(self, run: RunOutcome, s: ScoredRecord, got: tuple[Mark, ...]) -> None:
+        """A paired record's findings, on the run file and (``goldDiagnostics``) on the
+        gold file. The diagnostics of a record shown whole are kept for the next build:
+        the same marks at the same places give the same diagnostics, so a save re-uses
+        those of every record but the edited one (locating them is what costs)."""
+        assert s.extracted is not None
+        cfg = self.o.suite.config
+        ext_uri = self.doc(run.path).uri
+        gold_uri = self.doc(cfg.gold).uri if s.gold is not None else None
+        out_ext, out_gold = self.out[ext_uri], self.out.get(gold_uri or "", [])
+        where = (id(got), s.record.index, s.record.label, run.label, ext_uri, gold_uri,
+                 self.doc(cfg.schema).uri,
+                 self.doc(run.path).lines.position(s.extracted.start, self.opt.encoding),
+                 None if s.gold is None else
+                 self.doc(cfg.gold).lines.position(s.gold.start, self.opt.encoding))
+        kept = self.cache.diagnostics.get(where)
+        cap = self.opt.max_per_file
+        if kept is not None and kept[0] is got and (not cap or (
+                len(out_ext) + len(kept[1]) <= cap and len(out_gold) + len(kept[2]) <= cap)):
+            out_ext.extend(kept[1])
+            out_gold.extend(kept[2])
+            self.diagnostics_kept[where] = kept
+            return
+        n_ext, n_gold, hidden = len(out_ext), len(out_gold), self.hidden_total()
+        self._locate(run, s, got)
+        if self.hidden_total() == hidden:  # shown whole
+            self.diagnostics_kept[where] = (got, out_ext[n_ext:], out_gold[n_gold:])
+
+    def hidden_total(self) -> int:
+        return sum(h.count for h in self.hidden.values())
+
+    def _locate(self, run: RunOutcome, s: ScoredRecord, got: tuple[Mark, ...]) -> None:
+        assert s.extracted is not None
+        cfg = self.o.suite.config
+        for m in got:
+            if m.side == "extracted":
+                if not self.room(run.path):
+                    self.hide(run.path, 1, short_label(s.record.label))
+                    continue
+                base = s.extracted.start
+                path = run.path
+            else:  # the gold value of a mismatch or an omission
+                assert s.gold is not None
+                if not self.opt.gold_diagnostics:
+                    continue
+                if not self.room(cfg.gold):
+                    self.hide(cfg.gold, 1, f"{run.label} {short_label(s.record.label)}")
+                    continue
+                base = s.gold.start
+                path = cfg.gold
+            # The record first (the Problems panel lists by line, not record), unless
+            # the message is about the record itself.
+            named = m.message if m.kind == "record" \
+                else f"{short_label(s.record.label)} · {m.message}"
+            self.add(path, base + m.span[0], base + m.span[1], m.kind, m.code,
+                     named if m.side == "extracted" else f"[{run.label}] {named}",
+                     self.related(s, path, m), {"field": m.field, "record": s.record.index})
 
     def _hide_rest(self, run: RunOutcome, rest: list[ScoredRecord]) -> None:
         """Records past both files' limits: their findings counted, not located (most of
-        a large file's records: a label is made only for a record with findings)."""
+        a large file's records: a label is made only for a record with findings). Each
+        record's counts and label are kept from the last build while its result is the
+        same object; the sums are made here and added to each file's once."""
         gold_path = self.o.suite.config.gold if self.opt.gold_diagnostics else None
         old, kept = self.cache.hidden, self.hidden_kept
+        n_ext = n_gold = 0
+        ext_names: list[str] = []
+        gold_names: list[str] = []
+        prefix = f"{run.label} "
         for s in rest:
             rec = s.record
             paired = s.extracted is not None and s.gold is not None
             got = old.get(id(rec))
             if got is None or got[0] is not rec or got[1] is not paired:
-                got = (rec, paired, _finding_count(s), short_label(rec.label))
+                c = rec.counts  # on the gold file: a mark per mismatch and omission
+                got = (rec, paired, _finding_count(s), short_label(rec.label),
+                       c.mismatches + c.omissions if paired else 0)
             kept[id(rec)] = got
             if got[2]:
-                self.hide(run.path, got[2], got[3])
-            if gold_path is not None and paired:
-                c = rec.counts  # a gold mark per mismatch and omission
-                if c.mismatches + c.omissions:
-                    self.hide(gold_path, c.mismatches + c.omissions, f"{run.label} {got[3]}")
+                n_ext += got[2]
+                ext_names.append(got[3])
+            if got[4] and gold_path is not None:
+                n_gold += got[4]
+                gold_names.append(prefix + got[3])
+        self.hide_many(run.path, n_ext, ext_names)
+        if gold_path is not None:
+            self.hide_many(gold_path, n_gold, gold_names)
 
     def _suspects(self) -> None:
         """Gold values two or more runs agree against (``suspects``), in the gold file."""

@@ -1029,3 +1029,58 @@ def test_hidden_counts_kept_from_the_last_build_follow_an_edit(tmp_path: Path) -
     got = summary(outcome, marks)
     assert got == summary(outcome, MarkCache())
     assert got["data"]["hidden"] < first["data"]["hidden"]
+
+
+def test_diagnostics_kept_from_the_last_build_are_a_fresh_builds(tmp_path: Path) -> None:
+    """A record shown whole keeps its diagnostics for the next build while its marks and
+    its place are the same: after an edit of one record the others' are the very same
+    objects, and every build equals a fresh one, also when an edit moves the records
+    below it down a line or the options change."""
+    from eval_workspace import write_suite
+
+    files = write_suite(tmp_path / "p")
+    gold = [json.dumps({"id": f"r{i}", "name": f"Item é {i}", "price": i + 1.0},
+                       ensure_ascii=False) for i in range(60)]
+    wrong = [json.dumps({"id": f"r{i}", "name": f"item é {i}x", "price": i + 2.0},
+                        ensure_ascii=False) for i in range(60)]
+    files["gold"].write_text("\n".join(gold) + "\n", encoding="utf-8")
+    [suite] = discover([files["schema"].parent], lambda p: p.read_text("utf-8")).suites
+    path, uri = files["extracted"], files["extracted"].as_uri()
+    runs, marks = SuiteCache(), MarkCache()
+    options = FindingOptions(max_per_file=49, gold_diagnostics=True)
+
+    def check(text: str, opts: FindingOptions = options) -> dict[str, list[dict[str, Any]]]:
+        outcome = run_suite(suite, {path: text}, runs, CancelToken())
+        got = build(outcome, opts, marks)
+        assert got == build(outcome, opts, MarkCache())
+        return got
+
+    first = check("\n".join(wrong) + "\n")
+    # Two findings a record: 49 and the summary, the 25th record cut by the limit (its
+    # second finding is counted, not shown); after the edit below it is shown whole.
+    assert len(first[uri]) == 50 and first[uri][-1]["data"]["hidden"] > 1
+    wrong[3] = json.dumps({"id": "r3", "name": "Item é 3", "price": 9.0}, ensure_ascii=False)
+    again = check("\n".join(wrong) + "\n")
+    by_record = {d["data"]["record"]: d for d in again[uri] if "record" in d.get("data", {})}
+    kept = {d["data"]["record"]: d for d in first[uri] if "record" in d.get("data", {})}
+    assert by_record[3] is not kept[3] and by_record[3]["message"] != kept[3]["message"]
+    assert all(by_record[k] is kept[k] for k in (0, 1, 2, 4, 10))
+    gold_uri = files["gold"].as_uri()
+    assert again[gold_uri] and again[gold_uri][0] is first[gold_uri][0]
+    # A line inserted above: every record below moves down; nothing is taken as it was.
+    moved = check("\n" + "\n".join(wrong) + "\n")
+    line = again[uri][0]["range"]["start"]["line"]
+    assert moved[uri][0]["range"]["start"]["line"] == line + 1
+    # Other positions (UTF-8 counts é twice): located again.
+    utf8 = check("\n" + "\n".join(wrong) + "\n", replace(options, encoding="utf-8"))
+    assert utf8[uri] != moved[uri]
+    # The schema opened under another URI: its rules are pointed at there.
+    schema_uri = "untitled:schema"
+
+    def to_uri(p: Path) -> str:
+        return schema_uri if p == files["schema"] else p.as_uri()
+
+    outcome = run_suite(suite, {path: "\n" + "\n".join(wrong) + "\n"}, runs, CancelToken())
+    opts = replace(options, encoding="utf-8")
+    renamed = DiagnosticBuilder(outcome, opts, marks, RecordLocator(), to_uri, False).build()
+    assert schema_uri in json.dumps(renamed[uri]) and schema_uri not in json.dumps(utf8[uri])
