@@ -49,9 +49,11 @@ class LineIndex:
 
     __slots__ = ("_all_ascii", "_checkpoints", "_starts", "text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, starts: list[int] | None = None) -> None:
+        """``starts``: the text's line starts when the caller knows them already (a data
+        file's reader does: ``evaluation.datafile``), so the text is not split again."""
         self.text = text
-        self._starts: list[int] | None = None
+        self._starts: list[int] | None = starts
         self._all_ascii: bool | None = None
         # line -> None (ASCII line) or {encoding: units at each _CHUNK boundary}
         self._checkpoints: dict[int, dict[str, list[int]] | None] = {}

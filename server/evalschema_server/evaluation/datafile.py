@@ -17,8 +17,11 @@ twice (to pair it, then to score it) and no whole file's values are ever held at
 
 from __future__ import annotations
 
+import itertools
 import json
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
+from itertools import accumulate
 from typing import Any
 
 from evalschema.errors import InputError
@@ -26,7 +29,7 @@ from evalschema.io.extracted import NO_RECORD, Read, Repaired, read_extracted
 from evalschema.io.lenient import TRUNCATED
 from evalschema.io.records import JSONL, parse_line, record_list, records_format
 
-from ..document import parse
+from ..document import LineIndex, parse
 from ..fastinit import slot_constructor
 
 
@@ -110,12 +113,34 @@ class FileIssue:
 
 
 @dataclass(frozen=True, slots=True)
+class Edit:
+    """Records ``lo`` to ``old_end`` of the read numbered ``since`` became records ``lo``
+    to ``new_end`` of this one; the others are the same records (the same text, head,
+    repaired flag and problem; the ones after ``new_end`` moved by the edit's length)."""
+
+    since: int
+    lo: int
+    old_end: int
+    new_end: int
+
+
+_serials = itertools.count(1)
+
+
+@dataclass(frozen=True, slots=True)
 class DataFile:
     path: str
     text: str
     records: tuple[RecordSlice, ...]
     issues: tuple[FileIssue, ...] = ()
     jsonl: bool = True
+    #: The offset of each line of ``text`` (``LineIndex.line_starts``), when the reader
+    #: split it into lines anyway (JSONL without a carriage return); else None.
+    line_starts: list[int] | None = None
+    #: This read's number (``SliceParser`` counts them), and when it read the file again
+    #: from where it changed, how it differs from the read numbered ``Edit.since``.
+    serial: int = 0
+    edit: Edit | None = None
 
     def record_at(self, offset: int) -> RecordSlice | None:
         """The record whose text holds ``offset`` (binary search over starts)."""
@@ -181,8 +206,9 @@ class SliceParser:
 
     def _jsonl(self, path: str, text: str, strict: bool) -> DataFile:
         records: list[RecordSlice] = []
-        self._lines_of(text, 0, len(text), strict, records, None)
-        return DataFile(path, text, tuple(records), (), True)
+        starts = self._lines_of(text, 0, len(text), strict, records, None)
+        return DataFile(path, text, tuple(records), (), True,
+                        None if "\r" in text else starts, next(_serials))
 
     def _jsonl_again(self, path: str, text: str, strict: bool, old: DataFile) -> DataFile:
         """``_jsonl`` of ``text``, reusing what ``old`` (the last read of this file) read of
@@ -202,22 +228,39 @@ class SliceParser:
         while first_after > k and recs[first_after - 1].start >= tail - delta:
             first_after -= 1
         # The changed lines: read one by one, reusing the read of a line the old text had.
-        self._lines_of(text, head, tail, strict, records, recs[k:first_after])
+        lo = k
+        middle = self._lines_of(text, head, tail, strict, records, recs[k:first_after])
         k = len(records)
+        edit = Edit(old.serial, lo, first_after, k)
         for r in recs[first_after:]:  # the lines after it: moved by ``delta``
             append(_new_slice(k, r.start + delta, text, r.head, r.repaired, r.problem,
                               strict, r.length, r.digest))
             k += 1
-        return DataFile(path, text, tuple(records), (), True)
+        starts = old.line_starts
+        if "\r" in text:
+            starts = None
+        elif starts is None:  # the old text had a carriage return
+            starts = LineIndex(text).line_starts
+        else:
+            # Line starts as the lines: the old ones before ``head``, the changed part's
+            # own (from ``head`` on, the last one at or past ``tail``), the old ones past
+            # ``tail`` moved (``tail`` starts a line in both texts, or is the end).
+            after = bisect_right(starts, tail - delta)
+            starts = [*starts[:bisect_left(starts, head)], *middle,
+                      *[s + delta for s in starts[after:]]]
+        return DataFile(path, text, tuple(records), (), True, starts, next(_serials), edit)
 
     def _lines_of(self, text: str, lo: int, hi: int, strict: bool, records: list[RecordSlice],
-                  known: tuple[RecordSlice, ...] | None) -> None:
+                  known: tuple[RecordSlice, ...] | None) -> list[int]:
         """Slices of the lines of ``text[lo:hi]`` (whole lines), appended to ``records``;
         a line whose text one of ``known`` has keeps its read (hash and length equal, then
-        the texts compared: a collision is parsed)."""
+        the texts compared: a collision is parsed). Returns the lines' starts (the last
+        one: where the piece after the last line break starts, ``hi`` when it ends one)."""
         by_key = {(r.digest, r.length): r for r in known} if known else {}
+        pieces = text[lo:hi].split("\n")
+        starts = list(accumulate(map((1).__add__, map(len, pieces[:-1])), initial=lo))
         pos = lo
-        for line in text[lo:hi].split("\n") if hi > lo else ():
+        for line in pieces:
             stripped = line.strip()
             if stripped:
                 start = pos + len(line) - len(line.lstrip())
@@ -233,6 +276,7 @@ class SliceParser:
                 records.append(_new_slice(len(records), start, text, head, repaired,
                                           problem, strict, n, digest))
             pos += len(line) + 1
+        return starts
 
     def _array(self, path: str, text: str, strict: bool) -> DataFile:
         doc = parse(text, comments=False, trailing_commas=False)

@@ -103,10 +103,12 @@ class MarkCache:
     diagnostics: dict[tuple[Any, ...], KeptDiagnostics] = field(default_factory=dict)
     options: Any = None
 
-    def line_table(self, path: Path, text: str) -> LineIndex:
+    def line_table(self, path: Path, text: str, starts: list[int] | None = None
+                   ) -> LineIndex:
+        """``path``'s line table for ``text`` (``starts``: its line starts, if known)."""
         got = self.line_tables.get(path)
         if got is None or got[0] != text:
-            got = self.line_tables[path] = (text, LineIndex(text))
+            got = self.line_tables[path] = (text, LineIndex(text, starts))
         return got[1]
 
 
@@ -277,7 +279,8 @@ class DiagnosticBuilder:
         got = self.docs.get(path)
         if got is None:
             text = self.o.texts.get(path, "")
-            got = self.docs[path] = _Doc(self.to_uri(path), self.cache.line_table(path, text))
+            got = self.docs[path] = _Doc(self.to_uri(path), self.cache.line_table(
+                path, text, self.o.line_starts(path, text)))
         return got
 
     def rng(self, d: _Doc, start: int, end: int) -> LspRange:

@@ -164,6 +164,14 @@ class SuiteOutcome:
         assert self.schema_text is not None
         return evaluator_of(self.suite, self.schema_text)
 
+    def line_starts(self, path: Path, text: str) -> list[int] | None:
+        """The line starts of ``text``, the run's text of ``path``, when the reader of
+        its records found them (``DataFile.line_starts``)."""
+        files = [r.data for r in self.runs if r.path == path]
+        if path == self.suite.config.gold and self.gold is not None:
+            files.append(self.gold)
+        return next((d.line_starts for d in files if d.text is text), None)
+
     @property
     def labels(self) -> dict[str, str]:
         """Schema pointer -> how its node judges (``numeric, rel 1%``)."""
@@ -219,10 +227,9 @@ class SuiteCache:
     #: Whole results by key (only when results are kept whole: an LLM judge's schema).
     records: dict[_Key, RecordResult] = field(default_factory=dict)
     parsers: dict[Path, SliceParser] = field(default_factory=dict)
-    #: Extracted path -> (gold file, extracted file, id field, pairs, issues found):
-    #: unchanged files (the same DataFile objects) pair the same way.
-    pairings: dict[Path, tuple[DataFile, DataFile, str | None, list[_Pair], list[InputIssue]]] \
-        = field(default_factory=dict)
+    #: Extracted path -> how it was paired last: unchanged files (the same DataFile
+    #: objects) pair the same way, and records edited in place keep their pairs.
+    pairings: dict[Path, _Pairing] = field(default_factory=dict)
     #: Extracted path -> the last run's blocks, and their sums by group.
     blocks: dict[Path, list[_Block]] = field(default_factory=dict)
     groups: dict[Path, list[_Group]] = field(default_factory=dict)
@@ -262,6 +269,27 @@ class _Block:
     acc: RunAccumulator
     #: Whether scoring a record failed (its issue is re-raised by scoring it again).
     failed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Pairing:
+    """How an extracted file was paired with the gold file: the pairs, the issues found,
+    and each extracted record's pair (its index -> the pair's position)."""
+
+    gold: DataFile
+    data: DataFile
+    id_field: str | None
+    pairs: list[_Pair]
+    issues: list[InputIssue]
+    by_extracted: dict[int, int]
+
+
+def _pairing(gold: DataFile, data: DataFile, id_field: str | None, pairs: list[_Pair],
+             issues: list[InputIssue], by_extracted: dict[int, int] | None = None
+             ) -> _Pairing:
+    if by_extracted is None:
+        by_extracted = {p.extracted.index: j for j, p in enumerate(pairs) if p.extracted}
+    return _Pairing(gold, data, id_field, pairs, issues, by_extracted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -398,51 +426,65 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         return SuiteOutcome(suite, gold=gold, schema_text=schema_text, evaluator=evaluator,
                             issues=tuple(issues), schema_problems=tolerated, texts=texts,
                             started=started)
-    plans: list[tuple[Path, DataFile, list[_Pair]]] = []
+    #: (path, its records, their pairs, the pairs' positions whose records may have
+    #: changed since the last run: None when not known, and every block is compared).
+    plans: list[tuple[Path, DataFile, list[_Pair], set[int] | None]] = []
     gold_pairs_checked = False
+    id_field = evaluator.id_field
     for path in cfg.extracted:
         text = load(path)
         if text is None:
             continue
-        data = cache.parser(path, evaluator.id_field).read(str(path), text, strict=False)
+        data = cache.parser(path, id_field).read(str(path), text, strict=False)
         issues.extend(_file_issues(path, data))
         report_gold = not gold_pairs_checked
         gold_pairs_checked = True
         prev = cache.pairings.get(path)
-        if prev is not None and prev[0] is gold and prev[1] is data \
-                and prev[2] == evaluator.id_field:
-            pairs, found = prev[3], prev[4]
-        elif prev is not None and prev[0] is gold and prev[2] == evaluator.id_field \
-                and same_reads(prev[1], data) \
-                and (moved := moved_issues(prev[4], path, prev[1], data)) is not None:
+        dirty: set[int] | None = None
+        if prev is not None and prev.gold is gold and prev.data is data \
+                and prev.id_field == id_field:
+            pairs, found, dirty = prev.pairs, prev.issues, set()
+        elif prev is not None and prev.gold is gold and prev.id_field == id_field \
+                and same_reads(prev.data, data) \
+                and (moved := moved_issues(prev.issues, path, prev.data, data)) is not None:
             # Records edited in place (the same ids, read alike): the same pairs and
             # issues, on the new text's slices.
             records = data.records
             pairs = [_new_pair(p.pair, p.gold, records[p.extracted.index] if p.extracted
-                               else None) for p in prev[3]]
+                               else None) for p in prev.pairs]
             found = moved
-            cache.pairings[path] = (gold, data, evaluator.id_field, pairs, found)
+            cache.pairings[path] = _pairing(gold, data, id_field, pairs, found,
+                                            prev.by_extracted)
+            edit = data.edit
+            if edit is not None and edit.since == prev.data.serial:
+                at = prev.by_extracted
+                dirty = {at[i] for i in range(edit.lo, edit.new_end) if i in at}
         else:
             found = []
-            pairs = pair_records(gold, data, evaluator.id_field, found, path)
-            cache.pairings[path] = (gold, data, evaluator.id_field, pairs, found)
+            pairs = pair_records(gold, data, id_field, found, path)
+            cache.pairings[path] = _pairing(gold, data, id_field, pairs, found)
         issues.extend(i for i in found if report_gold or i.path != cfg.gold)
-        plans.append((path, data, pairs))
-    total = sum(len(p) for _, _, p in plans)
+        plans.append((path, data, pairs, dirty))
+    total = sum(len(p[2]) for p in plans)
     done = 0
     runs: list[RunOutcome] = []
     used: dict[_Key, RecordResult] = {}
     whole = keeps_whole(evaluator)
     last_report = 0.0
-    for path, data, pairs in plans:
+    for path, data, pairs, dirty in plans:
         old_blocks = cache.blocks.get(path, [])
         blocks: list[_Block] = []
         acc = RunAccumulator(keep_records=False)
         scored: list[ScoredRecord] = []
+        changed = None if dirty is None else {at // BLOCK for at in dirty}
         for b, lo in enumerate(range(0, len(pairs), BLOCK)):
             chunk = pairs[lo:lo + BLOCK]
-            marks = [_mark(p) for p in chunk]
             old = old_blocks[b] if b < len(old_blocks) else None
+            if changed is not None and b not in changed and old is not None \
+                    and not old.failed and len(old.marks) == len(chunk):
+                marks = old.marks  # none of its records changed: its marks are the same
+            else:
+                marks = [_mark(p) for p in chunk]
             if old is not None and not old.failed and old.marks == marks:
                 block = old
                 if whole:
@@ -607,10 +649,19 @@ def moved_issues(issues: list[InputIssue], path: Path, old: DataFile, new: DataF
 
 def same_reads(a: DataFile, b: DataFile) -> bool:
     """Whether two reads of a file pair alike: as many records, each with the same head
-    (pairing's id, of the same JSON type), repaired flag and problem."""
+    (pairing's id, of the same JSON type), repaired flag and problem. When ``b`` is ``a``
+    read again from where it changed (``DataFile.edit``), only the changed records are
+    compared: the others are the same reads."""
     if len(a.records) != len(b.records):
         return False
-    for x, y in zip(a.records, b.records, strict=True):
+    pairs: Any = zip(a.records, b.records, strict=True)
+    edit = b.edit
+    if edit is not None and edit.since == a.serial:
+        if edit.old_end != edit.new_end:
+            return False
+        pairs = zip(a.records[edit.lo:edit.new_end], b.records[edit.lo:edit.new_end],
+                    strict=True)
+    for x, y in pairs:
         hx, hy = x.head, y.head
         if x.repaired != y.repaired or x.problem != y.problem or type(hx) is not type(hy) \
                 or hx != hy:

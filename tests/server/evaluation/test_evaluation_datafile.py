@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evalschema_server.document import LineIndex
 from evalschema_server.evaluation import datafile
 from evalschema_server.evaluation.datafile import DataFile, SliceParser, _unchanged
 
@@ -26,6 +27,9 @@ def _check(old: str, new: str, strict: bool = False) -> DataFile:
     fresh = SliceParser(("id",)).read("f.jsonl", new, strict=strict)
     assert _slices(again) == _slices(fresh)
     assert again.text is new or again.text == new
+    # Line starts as the editor counts lines, found while reading (not without "\r").
+    for data in (again, fresh):
+        assert data.line_starts == (None if "\r" in new else LineIndex(new).line_starts)
     return again
 
 

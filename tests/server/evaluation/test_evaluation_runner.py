@@ -89,17 +89,52 @@ def test_an_edit_rescores_its_block_only(tmp_path: Path) -> None:
     assert groups[0].acc.n == size * group and groups[1].acc.n == 1200 - size * group
 
 
+def test_an_edit_in_place_looks_at_the_edited_block_only(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """A record edited in place: only its block's records are looked at again (marks,
+    reads); the other blocks are taken as they are, and the figures are a fresh run's.
+    The reads of the edited records are still compared: an id edited in place pairs
+    afresh."""
+    suite, path, lines = _suite(tmp_path, 1200)
+    cache = SuiteCache()
+    run_suite(suite, {}, cache, CancelToken())
+    marked: list[object] = []
+    real = runner._mark
+
+    def counting(p: object) -> object:
+        marked.append(p)
+        return real(p)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runner, "_mark", counting)
+    run_suite(suite, {}, cache, CancelToken())
+    assert marked == []  # nothing changed: no block looked at
+    lines[700] = json.dumps(dict(json.loads(lines[700]), price=0.25))
+    text = "\n".join(lines) + "\n"
+    got = run_suite(suite, {path: text}, cache, CancelToken())
+    assert len(marked) == runner.BLOCK  # the edited record's block: its 64 pairs
+    assert _figures(got) == _figures(run_suite(suite, {path: text}, SuiteCache(),
+                                               CancelToken()))
+    marked.clear()
+    lines[900] = json.dumps(dict(json.loads(lines[900]), id="renamed"))
+    text = "\n".join(lines) + "\n"
+    got = run_suite(suite, {path: text}, cache, CancelToken())
+    assert len(marked) > runner.BLOCK  # paired afresh: every block compared
+    assert _figures(got) == _figures(run_suite(suite, {path: text}, SuiteCache(),
+                                               CancelToken()))
+
+
 def test_an_edit_in_place_keeps_the_pairing(tmp_path: Path) -> None:
     """A value edited in place pairs as before (the same pairs, on the new slices); an
     edited id pairs afresh. Either way the figures are a fresh run's."""
     suite, path, lines = _suite(tmp_path, 300)
     cache = SuiteCache()
     run_suite(suite, {}, cache, CancelToken())
-    before = [p.pair for p in cache.pairings[path][3]]
+    before = [p.pair for p in cache.pairings[path].pairs]
     lines[5] = json.dumps(dict(json.loads(lines[5]), price=1234.5))
     text = "\n".join(lines) + "\n"
     got = run_suite(suite, {path: text}, cache, CancelToken())
-    pairs = cache.pairings[path][3]
+    pairs = cache.pairings[path].pairs
     assert all(a is b.pair for a, b in zip(before, pairs, strict=True))
     assert pairs[5].extracted is not None and "1234.5" in pairs[5].extracted.text
     assert _figures(got) == _figures(run_suite(suite, {path: text}, SuiteCache(),
@@ -107,7 +142,7 @@ def test_an_edit_in_place_keeps_the_pairing(tmp_path: Path) -> None:
     lines[6] = json.dumps(dict(json.loads(lines[6]), id="renamed"))
     text = "\n".join(lines) + "\n"
     got = run_suite(suite, {path: text}, cache, CancelToken())
-    assert cache.pairings[path][3][6].pair is not before[6]
+    assert cache.pairings[path].pairs[6].pair is not before[6]
     assert got.runs[0].result.per_field["price"].counts.omissions == 1
     assert _figures(got) == _figures(run_suite(suite, {path: text}, SuiteCache(),
                                                CancelToken()))
@@ -352,11 +387,11 @@ def test_an_edit_in_place_keeps_the_pairing_of_a_file_with_pairing_issues(
     cache = SuiteCache()
     first = run_suite(suite, {path: "\n".join(lines) + "\n"}, cache, CancelToken())
     assert {i.code for i in first.issues} == {"duplicate-id", "missing-id"}
-    before = [p.pair for p in cache.pairings[path][3]]
+    before = [p.pair for p in cache.pairings[path].pairs]
     lines[5] = json.dumps(dict(json.loads(lines[5]), name="a much longer name than before"))
     text = "\n".join(lines) + "\n"
     got = run_suite(suite, {path: text}, cache, CancelToken())
-    assert all(a is b.pair for a, b in zip(before, cache.pairings[path][3], strict=True))
+    assert all(a is b.pair for a, b in zip(before, cache.pairings[path].pairs, strict=True))
     fresh = run_suite(suite, {path: text}, SuiteCache(), CancelToken())
     assert got.issues == fresh.issues
     assert [text[i.start:i.end] for i in got.issues] == [lines[40], lines[50]]
