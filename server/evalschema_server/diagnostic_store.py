@@ -11,6 +11,12 @@ Diagnostics are plain JSON: a large data file's findings are built as dicts, and
 converting them to lsprotocol objects and back would cost more than building them (see
 ``evaluation/findings.py``).
 
+A large file's publish is mostly the same diagnostics as its last one (a save changes
+the findings of the edited record): each item's JSON is kept from the last publish of
+its URI while the item is the same object, and the list goes out as ``Encoded`` (the
+items, and their JSON joined), which the server writes as it is. Items are therefore
+never changed once set.
+
 Results must never be shown at positions of another text: an entry may name the
 ``text`` it was computed from, and while the document is open with a different text it
 is left out (it comes back if the text does, after an undo).
@@ -18,6 +24,7 @@ is left out (it comes back if the text does, after an undo).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +40,16 @@ DIAGNOSTIC_SOURCE = "evalschema"
 Item = dict[str, Any]
 Send = Callable[[str, dict[str, Any]], None]
 Report = Callable[[str, BaseException], None]
+
+
+class Encoded(list[Item]):
+    """Diagnostics, and their JSON array as ``json.dumps`` would write it (``.json``)."""
+
+    json: str = "[]"
+
+
+def encode(item: Item) -> str:
+    return json.dumps(item)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +73,8 @@ class DiagnosticStore:
         self._report = report
         self._computed: dict[str, Callable[[str], list[Item]]] = {}
         self._sources: dict[str, dict[str, Entry]] = {}
+        #: URI -> id of each item of its last publish -> (the item, its JSON).
+        self._sent: dict[str, dict[int, tuple[Item, str]]] = {}
 
     def computed(self, source: str, compute: Callable[[str], list[Item]]) -> None:
         """A source whose diagnostics of a URI are computed each time it is published."""
@@ -103,7 +122,26 @@ class DiagnosticStore:
             self._report("diagnostics", exc)
             return
         doc = self._documents.get(uri)
-        params: dict[str, Any] = {"uri": uri, "diagnostics": items}
+        params: dict[str, Any] = {"uri": uri, "diagnostics": self._encoded(uri, items)}
         if doc is not None and doc.version is not None:
             params["version"] = doc.version
         self._send(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
+
+    def _encoded(self, uri: str, items: list[Item]) -> Encoded:
+        """``items`` with their JSON, each item's kept from the URI's last publish."""
+        last = self._sent.get(uri, {})
+        sent: dict[int, tuple[Item, str]] = {}
+        parts = []
+        for item in items:
+            got = last.get(id(item))
+            if got is None or got[0] is not item:
+                got = (item, encode(item))
+            sent[id(item)] = got
+            parts.append(got[1])
+        if sent:
+            self._sent[uri] = sent
+        else:
+            self._sent.pop(uri, None)
+        out = Encoded(items)
+        out.json = "[" + ", ".join(parts) + "]"
+        return out

@@ -6,7 +6,9 @@ the editor. Everything else in the server uses pygls' public API only.
 
 Why each is needed:
 
-- ``send_json``: a notification whose params are plain JSON, written as they are.
+- ``send_json``: a notification whose params are plain JSON, written as they are;
+  ``send_text``: a message already encoded (a large file's diagnostics, mostly encoded
+  at an earlier publish: ``diagnostic_store.Encoded``).
   pygls' public ``notify`` converts the params through cattrs, which for a large data
   file's diagnostics costs more than building them (see ``evaluation/findings.py``).
 - ``send_error``: the answer to a request whose params pygls could not read
@@ -20,6 +22,8 @@ Why each is needed:
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 from typing import Any, NoReturn
 
 from lsprotocol import types
@@ -30,6 +34,27 @@ from pygls.workspace import TextDocument, Workspace
 def send_json(protocol: JsonRPCProtocol, message: dict[str, Any]) -> None:
     """Write ``message`` (plain JSON) to the client as it is."""
     protocol._send_data(message)
+
+
+def send_text(protocol: JsonRPCProtocol, body: str) -> None:
+    """Write ``body``, a JSON-RPC message already encoded, framed as ``_send_data``
+    frames the messages it encodes."""
+    writer = protocol.writer
+    if writer is None:
+        return
+    data = body.encode(protocol.CHARSET)
+    if protocol._include_headers:
+        data = (f"Content-Length: {len(data)}\r\nContent-Type: {protocol.CONTENT_TYPE}; "
+                f"charset={protocol.CHARSET}\r\n\r\n").encode(protocol.CHARSET) + data
+    res = writer.write(data)
+    if inspect.isawaitable(res):  # an async writer (pygls' websocket one): kept till done
+        task = asyncio.ensure_future(res)
+        _writes.add(task)
+        task.add_done_callback(_writes.discard)
+
+
+#: Writes under way on an async writer (a task without a reference may be collected).
+_writes: set[asyncio.Future[Any]] = set()
 
 
 def send_error(protocol: JsonRPCProtocol, msg_id: int | str, error: types.ResponseError

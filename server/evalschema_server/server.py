@@ -11,6 +11,7 @@ internal error is logged to the client once and the server goes on.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import sys
 import threading
@@ -32,14 +33,14 @@ from evalschema.rules.custom_modules import import_hint, load_entries
 from evalschema.rules.registry import Registry
 
 from . import handlers
-from .diagnostic_store import DiagnosticStore
+from .diagnostic_store import DiagnosticStore, Encoded
 from .evaluation.service import EvaluationService
 from .files import in_thread
 from .guard import guarded, log_to_client, report_once
 from .jsonrpc import Protocol
 from .judges import judge_settings
 from .open_schemas import OpenSchemas
-from .pygls_internals import send_json
+from .pygls_internals import send_json, send_text
 from .settings import EvalSettings, Settings
 from .store import DocumentStore
 from .transport import StdioReader, serve
@@ -142,6 +143,13 @@ class EvalSchemaServer(LanguageServer):
         """A notification whose params are plain JSON: diagnostics of a large data file
         are built as dicts, and sending them through lsprotocol's converter would cost
         more than building them (see evaluation/findings.py)."""
+        diagnostics = params.get("diagnostics") if isinstance(params, dict) else None
+        if isinstance(diagnostics, Encoded):  # its JSON is made: written as it is
+            fields = [json.dumps(k) + ": " + (diagnostics.json if k == "diagnostics"
+                                              else json.dumps(v)) for k, v in params.items()]
+            send_text(self.protocol, '{"jsonrpc": "2.0", "method": ' + json.dumps(method)
+                      + ', "params": {' + ", ".join(fields) + "}}")
+            return
         send_json(self.protocol, {"jsonrpc": "2.0", "method": method, "params": params})
 
     def log_error(self, where: str, exc: BaseException) -> None:

@@ -3,11 +3,14 @@ order, findings of another text stay hidden, and a failing computed source sends
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import pytest
 from lsprotocol import types
 
-from evalschema_server.diagnostic_store import DiagnosticStore
+from evalschema_server import diagnostic_store
+from evalschema_server.diagnostic_store import DiagnosticStore, Encoded
 from evalschema_server.store import DocumentStore
 
 URI = "file:///tmp/w/a.jsonl"
@@ -93,3 +96,30 @@ def test_a_failing_computed_source_is_reported_and_nothing_is_sent() -> None:
     assert sent.params == []
     [(where, exc)] = sent.errors
     assert where == "diagnostics" and str(exc) == "boom"
+
+
+def test_a_publish_encodes_only_the_items_its_uri_did_not_send_last_time(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The diagnostics go out with their JSON (``Encoded``); an item sent in the URI's
+    last publish (the same object) is not encoded again, a new or other one is."""
+    encoded: list[str] = []
+    real = diagnostic_store.encode
+
+    def counting(item: dict[str, Any]) -> str:
+        encoded.append(item["code"])
+        return real(item)
+
+    monkeypatch.setattr(diagnostic_store, "encode", counting)
+    s, _, sent = store()
+    kept, gone = diag("kept"), diag("gone")
+    s.set_diagnostics("suite:a", URI, [kept, gone])
+    s.publish(URI)
+    s.set_diagnostics("suite:a", URI, [kept, diag("new"), diag("kept")])  # an equal copy
+    s.publish(URI)
+    assert encoded == ["kept", "gone", "new", "kept"]
+    last = sent.params[-1]["diagnostics"]
+    assert isinstance(last, Encoded) and json.loads(last.json) == last
+    assert last == [kept, diag("new"), kept] and last.json == json.dumps(list(last))
+    s.set_diagnostics("suite:a", URI, [])
+    s.publish(URI)
+    assert sent.params[-1]["diagnostics"].json == "[]"

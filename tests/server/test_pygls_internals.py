@@ -17,6 +17,7 @@ from lsprotocol import types
 from pygls.workspace import Workspace
 
 from evalschema_server import pygls_internals
+from evalschema_server.diagnostic_store import Encoded
 from evalschema_server.guard import guarded
 from evalschema_server.jsonrpc import Protocol
 from evalschema_server.pygls_internals import (
@@ -24,6 +25,7 @@ from evalschema_server.pygls_internals import (
     fail_request,
     send_error,
     send_json,
+    send_text,
 )
 from evalschema_server.server import EvalSchemaServer, create_server
 
@@ -172,3 +174,32 @@ async def test_commands_get_their_arguments_as_sent_and_annotations_are_not_read
         await asyncio.sleep(0.01)
     assert sorted((m["id"], m["result"]) for m in writer.messages()) == [
         (5, [{"a": 1}, 2]), (6, [])]
+
+
+def test_send_text_frames_an_encoded_message_as_pygls_frames_its_own() -> None:
+    server = EvalSchemaServer()
+    writer = connected(server)
+    message = {"jsonrpc": "2.0", "method": "evalschema/x", "params": {"a": [1, "é"]}}
+    send_text(server.protocol, json.dumps(message, ensure_ascii=False))  # é: 2 bytes
+    mine = writer.data
+    writer.data = b""
+    send_json(server.protocol, message)
+    assert writer.messages() == [message]
+    writer.data = mine
+    assert writer.messages() == [message]
+    assert mine.split(b"\r\n\r\n")[0].split(b"\r\n")[1] == b"Content-Type: " + \
+        f"{server.protocol.CONTENT_TYPE}; charset={server.protocol.CHARSET}".encode()
+
+
+def test_encoded_diagnostics_are_written_as_the_same_message() -> None:
+    """A publish whose diagnostics come with their JSON (``diagnostic_store.Encoded``)
+    is the message ``json.dumps`` would write."""
+    server = EvalSchemaServer()
+    writer = connected(server)
+    items = [{"message": "a ≠ b", "range": {"start": {"line": 0, "character": 1}}}]
+    encoded = Encoded(items)
+    encoded.json = json.dumps(items)
+    params = {"uri": "file:///a.jsonl", "diagnostics": encoded, "version": 3}
+    server.send_raw(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
+    assert writer.messages() == [{"jsonrpc": "2.0", "params": {**params, "diagnostics": items},
+                                  "method": types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS}]
