@@ -73,7 +73,8 @@ class DiagnosticStore:
         self._report = report
         self._computed: dict[str, Callable[[str], list[Item]]] = {}
         self._sources: dict[str, dict[str, Entry]] = {}
-        #: URI -> id of each item of its last publish -> (the item, its JSON).
+        #: URI -> id of each item of its last publish with items -> (the item, its JSON);
+        #: dropped when no source has diagnostics of the URI any more.
         self._sent: dict[str, dict[int, tuple[Item, str]]] = {}
 
     def computed(self, source: str, compute: Callable[[str], list[Item]]) -> None:
@@ -90,9 +91,14 @@ class DiagnosticStore:
         """Forget ``source``'s diagnostics of ``uri`` (of every URI when None); returns
         the URIs that had some, to publish."""
         if uri is None:
-            return set(self._sources.pop(source, {}))
-        entries = self._sources.get(source, {})
-        return {uri} if entries.pop(uri, None) is not None else set()
+            gone = set(self._sources.pop(source, {}))
+        else:
+            entries = self._sources.get(source, {})
+            gone = {uri} if entries.pop(uri, None) is not None else set()
+        for u in gone:
+            if not any(u in entries for entries in self._sources.values()):
+                self._sent.pop(u, None)
+        return gone
 
     def uris(self, source: str) -> set[str]:
         """The URIs ``source`` has diagnostics of (empty lists included)."""
@@ -138,10 +144,8 @@ class DiagnosticStore:
                 got = (item, encode(item))
             sent[id(item)] = got
             parts.append(got[1])
-        if sent:
+        if sent:  # an empty publish (findings withdrawn while a file is edited) keeps them
             self._sent[uri] = sent
-        else:
-            self._sent.pop(uri, None)
         out = Encoded(items)
         out.json = "[" + ", ".join(parts) + "]"
         return out

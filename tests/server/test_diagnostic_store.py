@@ -120,6 +120,15 @@ def test_a_publish_encodes_only_the_items_its_uri_did_not_send_last_time(
     last = sent.params[-1]["diagnostics"]
     assert isinstance(last, Encoded) and json.loads(last.json) == last
     assert last == [kept, diag("new"), kept] and last.json == json.dumps(list(last))
+    # Withdrawn while the file is edited, then back: not encoded again.
     s.set_diagnostics("suite:a", URI, [])
     s.publish(URI)
     assert sent.params[-1]["diagnostics"].json == "[]"
+    s.set_diagnostics("suite:a", URI, [kept])
+    s.publish(URI)
+    assert encoded == ["kept", "gone", "new", "kept"]
+    # Gone from every source: forgotten.
+    s.clear_diagnostics("suite:a", URI)
+    s.set_diagnostics("suite:a", URI, [kept])
+    s.publish(URI)
+    assert encoded[-1] == "kept" and len(encoded) == 5
