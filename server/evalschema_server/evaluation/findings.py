@@ -213,6 +213,8 @@ def _file_order(run: RunOutcome) -> list[ScoredRecord]:
     """Scored records in the extracted file's order (pairing follows the gold's);
     records missing from the run last."""
     scored = run.scored
+    if run.file_order is not None:
+        return [scored[i] for i in run.file_order]
     by_ext = run.by_extracted
     ordered = [scored[by_ext[i]] for i in sorted(by_ext)]
     ordered.extend(s for s in scored if s.extracted is None)

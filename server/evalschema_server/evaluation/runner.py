@@ -109,9 +109,13 @@ class RunOutcome:
     data: DataFile
     result: RunResult
     scored: tuple[ScoredRecord, ...]
-    #: Record slice index -> position in ``scored``, for each side.
+    #: Record slice index -> position in ``scored``, for each side (not to be changed:
+    #: the next run's outcome may share them).
     by_extracted: dict[int, int] = field(default_factory=dict)
     by_gold: dict[int, int] = field(default_factory=dict)
+    #: Positions in ``scored`` in the extracted file's order, the records missing from the
+    #: run last (None: work it out from ``by_extracted``).
+    file_order: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,15 +285,25 @@ class _Pairing:
     id_field: str | None
     pairs: list[_Pair]
     issues: list[InputIssue]
+    #: Record index -> its pair's position, for each side (``RunOutcome.by_extracted``).
     by_extracted: dict[int, int]
+    by_gold: dict[int, int]
+    #: The pairs' positions in the extracted file's order (``RunOutcome.file_order``).
+    file_order: tuple[int, ...]
 
 
 def _pairing(gold: DataFile, data: DataFile, id_field: str | None, pairs: list[_Pair],
-             issues: list[InputIssue], by_extracted: dict[int, int] | None = None
-             ) -> _Pairing:
-    if by_extracted is None:
-        by_extracted = {p.extracted.index: j for j, p in enumerate(pairs) if p.extracted}
-    return _Pairing(gold, data, id_field, pairs, issues, by_extracted)
+             issues: list[InputIssue], prev: _Pairing | None = None) -> _Pairing:
+    """The pairing of ``pairs``; with ``prev``, a pairing of the same records (edited in
+    place) whose positions are ``prev``'s."""
+    if prev is not None:
+        return _Pairing(gold, data, id_field, pairs, issues, prev.by_extracted,
+                        prev.by_gold, prev.file_order)
+    by_ext = {p.extracted.index: j for j, p in enumerate(pairs) if p.extracted}
+    by_gold = {p.gold.index: j for j, p in enumerate(pairs) if p.gold}
+    order = [by_ext[i] for i in sorted(by_ext)]
+    order.extend(j for j, p in enumerate(pairs) if p.extracted is None)
+    return _Pairing(gold, data, id_field, pairs, issues, by_ext, by_gold, tuple(order))
 
 
 @dataclass(frozen=True, slots=True)
@@ -453,8 +467,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
             pairs = [_new_pair(p.pair, p.gold, records[p.extracted.index] if p.extracted
                                else None) for p in prev.pairs]
             found = moved
-            cache.pairings[path] = _pairing(gold, data, id_field, pairs, found,
-                                            prev.by_extracted)
+            cache.pairings[path] = _pairing(gold, data, id_field, pairs, found, prev)
             edit = data.edit
             if edit is not None and edit.since == prev.data.serial:
                 at = prev.by_extracted
@@ -520,10 +533,10 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         cache.groups[path] = groups = _groups(blocks, cache.groups.get(path, []))
         for group in groups:
             acc.update(group.acc)
-        by_ext = {s.extracted.index: i for i, s in enumerate(scored) if s.extracted}
-        by_gold = {s.gold.index: i for i, s in enumerate(scored) if s.gold}
+        paired = cache.pairings[path]
         runs.append(RunOutcome(path, label_of(suite, path), data, acc.result(),
-                               tuple(scored), by_ext, by_gold))
+                               tuple(scored), paired.by_extracted, paired.by_gold,
+                               paired.file_order))
     token.check()
     cache.records = used
     if progress is not None:

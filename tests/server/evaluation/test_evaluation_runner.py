@@ -113,15 +113,22 @@ def test_an_edit_in_place_looks_at_the_edited_block_only(tmp_path: Path,
     text = "\n".join(lines) + "\n"
     got = run_suite(suite, {path: text}, cache, CancelToken())
     assert len(marked) == runner.BLOCK  # the edited record's block: its 64 pairs
-    assert _figures(got) == _figures(run_suite(suite, {path: text}, SuiteCache(),
-                                               CancelToken()))
+    _same_run(got, run_suite(suite, {path: text}, SuiteCache(), CancelToken()))
     marked.clear()
     lines[900] = json.dumps(dict(json.loads(lines[900]), id="renamed"))
     text = "\n".join(lines) + "\n"
     got = run_suite(suite, {path: text}, cache, CancelToken())
     assert len(marked) > runner.BLOCK  # paired afresh: every block compared
-    assert _figures(got) == _figures(run_suite(suite, {path: text}, SuiteCache(),
-                                               CancelToken()))
+    _same_run(got, run_suite(suite, {path: text}, SuiteCache(), CancelToken()))
+
+
+def _same_run(got: runner.SuiteOutcome, fresh: runner.SuiteOutcome) -> None:
+    """The figures, and each record's place on either side and in the file's order."""
+    assert _figures(got) == _figures(fresh)
+    [a], [b] = got.runs, fresh.runs
+    assert (a.by_extracted, a.by_gold, a.file_order) == (b.by_extracted, b.by_gold,
+                                                         b.file_order)
+    assert sorted(a.file_order or ()) == list(range(len(a.scored)))
 
 
 def test_an_edit_in_place_keeps_the_pairing(tmp_path: Path) -> None:
