@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from operator import attrgetter, is_
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,29 @@ class FindingOptions:
     mode: str = "finding"
 
 
+@dataclass
+class _Count:
+    """Findings not shown and the records they are in (a label each), on the run file
+    and on the gold file."""
+
+    findings: int = 0
+    records: list[str] = field(default_factory=list)
+    gold_findings: int = 0
+    gold_records: list[str] = field(default_factory=list)
+
+    def add(self, other: _Count) -> None:
+        self.findings += other.findings
+        self.records.extend(other.records)
+        self.gold_findings += other.gold_findings
+        self.gold_records.extend(other.gold_records)
+
+
+#: Records past the files' limits (their results), and their count.
+HiddenChunk = tuple[list[RecordResult], _Count]
+#: Records a ``HiddenChunk`` holds.
+HIDDEN_CHUNK = 256
+_record_of = attrgetter("record")
+
 #: A record's marks, and the diagnostics they gave on the run file and on the gold file.
 KeptDiagnostics = tuple[tuple["Mark", ...], list[dict[str, Any]], list[dict[str, Any]]]
 
@@ -93,11 +117,9 @@ class MarkCache:
     marks: dict[tuple[Any, ...], tuple[Mark, ...]] = field(default_factory=dict)
     fingerprint: Any = None
     line_tables: dict[Path, tuple[str, LineIndex]] = field(default_factory=dict)
-    #: ``id`` of a record result past the files' limits -> (that result, whether it is
-    #: paired, its finding count, its label, its gold marks): a save re-uses most records'
-    #: results (the same objects), so most of a large file's hidden records are not
-    #: counted again.
-    hidden: dict[int, tuple[RecordResult, bool, int, str, int]] = field(default_factory=dict)
+    #: (run file, run label, gold diagnostics on, place in the file's order) -> a chunk
+    #: of records past the files' limits and their counts (``DiagnosticBuilder._hide_rest``).
+    hidden: dict[tuple[Any, ...], HiddenChunk] = field(default_factory=dict)
     #: A record shown whole in the last build -> its marks and its diagnostics on the run
     #: file and the gold file (``DiagnosticBuilder._findings``), under ``options``.
     diagnostics: dict[tuple[Any, ...], KeptDiagnostics] = field(default_factory=dict)
@@ -269,7 +291,7 @@ class DiagnosticBuilder:
         self.docs: dict[Path, _Doc] = {}
         self.labels = outcome.labels
         self.hidden: dict[Path, _Hidden] = {}
-        self.hidden_kept: dict[int, tuple[RecordResult, bool, int, str, int]] = {}
+        self.hidden_kept: dict[tuple[Any, ...], HiddenChunk] = {}
         self.diagnostics_kept: dict[tuple[Any, ...], KeptDiagnostics] = {}
         #: What, of the options, a record's diagnostics depend on.
         self.options_key = (options.encoding, tuple(sorted(options.severity.items())),
@@ -408,7 +430,7 @@ class DiagnosticBuilder:
             room_ext = self.room(run.path)
             room_gold = self.opt.gold_diagnostics and self.room(cfg.gold)
             if not room_ext and not room_gold:  # nor will there be: files only fill up
-                self._hide_rest(run, ordered[at:])
+                self._hide_rest(run, ordered, at)
                 return
             key = (s.gold.text if s.gold else None, s.extracted.text if s.extracted else None,
                    s.record.problem)
@@ -490,35 +512,47 @@ class DiagnosticBuilder:
                      named if m.side == "extracted" else f"[{run.label}] {named}",
                      self.related(s, path, m), {"field": m.field, "record": s.record.index})
 
-    def _hide_rest(self, run: RunOutcome, rest: list[ScoredRecord]) -> None:
-        """Records past both files' limits: their findings counted, not located (most of
-        a large file's records: a label is made only for a record with findings). Each
-        record's counts and label are kept from the last build while its result is the
-        same object; the sums are made here and added to each file's once."""
-        gold_path = self.o.suite.config.gold if self.opt.gold_diagnostics else None
+    def _hide_rest(self, run: RunOutcome, ordered: list[ScoredRecord], at: int) -> None:
+        """Records from ``at`` on, past both files' limits: their findings counted, not
+        located (most of a large file's records: a label is made only for a record with
+        findings). Counted by chunks of ``HIDDEN_CHUNK`` records at fixed places of the
+        file's order, each kept for the next build while its records' results are the
+        same objects (a save re-uses most records' results): a save counts one chunk."""
+        gold_on = self.opt.gold_diagnostics
         old, kept = self.cache.hidden, self.hidden_kept
-        n_ext = n_gold = 0
-        ext_names: list[str] = []
-        gold_names: list[str] = []
+        total = _Count()
+        edge = min(len(ordered), -(-at // HIDDEN_CHUNK) * HIDDEN_CHUNK)
+        self._count_hidden(run, ordered[at:edge], total)
+        for lo in range(edge, len(ordered), HIDDEN_CHUNK):
+            chunk = ordered[lo:lo + HIDDEN_CHUNK]
+            recs = list(map(_record_of, chunk))
+            key = (run.path, run.label, gold_on, lo)
+            got = old.get(key)
+            if got is None or len(got[0]) != len(recs) or not all(map(is_, got[0], recs)):
+                counted = _Count()
+                self._count_hidden(run, chunk, counted)
+                got = (recs, counted)
+            kept[key] = got
+            total.add(got[1])
+        self.hide_many(run.path, total.findings, total.records)
+        if gold_on:
+            self.hide_many(self.o.suite.config.gold, total.gold_findings, total.gold_records)
+
+    def _count_hidden(self, run: RunOutcome, records: list[ScoredRecord], count: _Count
+                      ) -> None:
+        """Adds the findings of ``records`` to ``count`` (see ``_hide_rest``)."""
         prefix = f"{run.label} "
-        for s in rest:
+        for s in records:
             rec = s.record
-            paired = s.extracted is not None and s.gold is not None
-            got = old.get(id(rec))
-            if got is None or got[0] is not rec or got[1] is not paired:
+            n = _finding_count(s)
+            if n:
+                count.findings += n
+                count.records.append(short_label(rec.label))
+            if s.extracted is not None and s.gold is not None:
                 c = rec.counts  # on the gold file: a mark per mismatch and omission
-                got = (rec, paired, _finding_count(s), short_label(rec.label),
-                       c.mismatches + c.omissions if paired else 0)
-            kept[id(rec)] = got
-            if got[2]:
-                n_ext += got[2]
-                ext_names.append(got[3])
-            if got[4] and gold_path is not None:
-                n_gold += got[4]
-                gold_names.append(prefix + got[3])
-        self.hide_many(run.path, n_ext, ext_names)
-        if gold_path is not None:
-            self.hide_many(gold_path, n_gold, gold_names)
+                if c.mismatches + c.omissions:
+                    count.gold_findings += c.mismatches + c.omissions
+                    count.gold_records.append(prefix + short_label(rec.label))
 
     def _suspects(self) -> None:
         """Gold values two or more runs agree against (``suspects``), in the gold file."""

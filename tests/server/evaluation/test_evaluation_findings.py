@@ -13,6 +13,7 @@ from eval_workspace import EXTRACTED_LINES, GOLD, scored_suite
 
 from evalschema.errors import Problem
 from evalschema.results import Counts, FieldResult, RecordResult, Status
+from evalschema_server.evaluation import findings
 from evalschema_server.evaluation.datafile import RecordSlice
 from evalschema_server.evaluation.findings import (
     DiagnosticBuilder,
@@ -998,7 +999,8 @@ def test_a_threshold_is_met_in_the_editor_exactly_when_the_cli_passes_it(tmp_pat
         field_threshold=f1 + 1e-6))[files["schema"].as_uri()]}
 
 
-def test_hidden_counts_kept_from_the_last_build_follow_an_edit(tmp_path: Path) -> None:
+def test_hidden_counts_kept_from_the_last_build_follow_an_edit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Records past the limit keep their counts from the last build while their results
     are the same objects; an edited record is counted afresh: the summary after an edit is
     a fresh build's."""
@@ -1006,9 +1008,9 @@ def test_hidden_counts_kept_from_the_last_build_follow_an_edit(tmp_path: Path) -
 
     files = write_suite(tmp_path / "p")
     gold = [json.dumps({"id": f"r{i}", "name": f"Item {i}", "price": i + 1.0})
-            for i in range(600)]
+            for i in range(1200)]
     wrong = [json.dumps({"id": f"r{i}", "name": f"item {i}x", "price": i + 2.0})
-             for i in range(600)]
+             for i in range(1200)]
     files["gold"].write_text("\n".join(gold) + "\n", encoding="utf-8")
     [suite] = discover([files["schema"].parent], lambda p: p.read_text("utf-8")).suites
     path = files["extracted"]
@@ -1026,7 +1028,17 @@ def test_hidden_counts_kept_from_the_last_build_follow_an_edit(tmp_path: Path) -
     wrong[500] = gold[500]  # a record far past the limit: no finding left
     text = "\n".join(wrong) + "\n"
     outcome = run_suite(suite, {path: text}, runs, CancelToken())
+    counted: list[object] = []
+    real = findings._finding_count
+
+    def counting(s: ScoredRecord) -> int:
+        counted.append(s)
+        return real(s)
+
+    monkeypatch.setattr(findings, "_finding_count", counting)
     got = summary(outcome, marks)
+    # The records up to the first chunk's place, and the edited record's chunk.
+    assert len(counted) < 2 * findings.HIDDEN_CHUNK
     assert got == summary(outcome, MarkCache())
     assert got["data"]["hidden"] < first["data"]["hidden"]
 
