@@ -11,7 +11,8 @@ What a run keeps is small: each record's counts and findings (not its matches: r
 one record takes microseconds, so hovers and commands that need every result of a record
 ask ``SuiteOutcome.full``), and one accumulator per block of ``BLOCK`` records and per
 group of blocks, so a save after an edit re-scores the edited block and merges its
-group's blocks, then the groups (O(blocks), not O(records)). A schema with an LLM judge keeps every result: re-scoring would ask again.
+group's blocks, then the groups (O(blocks), not O(records)). A schema with an LLM judge
+keeps every result: re-scoring would ask again.
 """
 
 from __future__ import annotations
