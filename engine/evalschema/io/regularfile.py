@@ -45,13 +45,17 @@ def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
                                  "folder); only regular files are read")
         if st.st_size > limit:
             raise FileTooLarge(st.st_size, limit)
-        chunks: list[bytes] = []
-        total = 0
-        while chunk := os.read(fd, min(_CHUNK, limit + 1 - total)):
+        # One read of the whole file (and a byte more, so that growth is noticed): a
+        # regular file gives it all at once, without the copy a join of chunks makes
+        # (~75 ms for 100 MB). What is left, if anything, is read by chunks.
+        first = os.read(fd, min(st.st_size, limit) + 1)
+        chunks = [first]
+        total = len(first)
+        while total <= limit and (chunk := os.read(fd, min(_CHUNK, limit + 1 - total))):
             total += len(chunk)
-            if total > limit:  # it grew while being read
-                raise FileTooLarge(limit, limit, at_least=True)
             chunks.append(chunk)
-        return b"".join(chunks)
+        if total > limit:  # it grew while being read
+            raise FileTooLarge(limit, limit, at_least=True)
+        return first if len(chunks) == 1 else b"".join(chunks)
     finally:
         os.close(fd)

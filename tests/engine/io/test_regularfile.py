@@ -72,3 +72,26 @@ def test_a_symlink_to_a_device_is_refused(tmp_path: Path) -> None:
 def test_a_missing_file_is_the_usual_oserror(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         read_regular(tmp_path / "nope.json", 1000)
+
+
+class _Stat:
+    """``os.fstat``'s answer for a regular file of ``st_size`` bytes."""
+
+    def __init__(self, real: os.stat_result, size: int) -> None:
+        self.st_mode, self.st_size = real.st_mode, size
+
+
+@pytest.mark.parametrize("limit", [5000, 2999], ids=["under the limit", "over it"])
+def test_a_file_that_grew_after_its_size_was_read(tmp_path: Path, limit: int,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The size ``fstat`` gave was smaller than what is there by the time it is read: the
+    rest is read too, and the limit still holds."""
+    p = tmp_path / "growing.json"
+    p.write_bytes(bytes(range(256)) * 12 + b"tail")  # 3,076 bytes
+    real = os.fstat
+    monkeypatch.setattr(os, "fstat", lambda fd: _Stat(real(fd), 100))
+    if limit > 3076:
+        assert read_regular(p, limit) == p.read_bytes()
+    else:
+        with pytest.raises(FileTooLarge):
+            read_regular(p, limit)
