@@ -321,11 +321,7 @@ class DiagnosticBuilder:
 
     def hide(self, path: Path, count: int, record: str | None = None) -> None:
         """Counts ``count`` findings (of ``record``, if one) that ``path`` does not show."""
-        if count:
-            got = self.hidden.setdefault(path, _Hidden())
-            got.count += count
-            if record is not None:
-                got.records.append(record)
+        self.hide_many(path, count, [] if record is None else [record])
 
     def hide_many(self, path: Path, count: int, records: list[str]) -> None:
         """``hide`` of ``count`` findings in ``records`` (a label each, repeats allowed)."""
@@ -461,14 +457,11 @@ class DiagnosticBuilder:
         those of every record but the edited one (locating them is what costs)."""
         assert s.extracted is not None
         cfg = self.o.suite.config
-        ext_uri = self.doc(run.path).uri
-        gold_uri = self.doc(cfg.gold).uri if s.gold is not None else None
-        out_ext, out_gold = self.out[ext_uri], self.out.get(gold_uri or "", [])
-        where = (id(got), s.record.index, s.record.label, run.label, ext_uri, gold_uri,
-                 self.doc(cfg.schema).uri,
-                 self.doc(run.path).lines.position(s.extracted.start, self.opt.encoding),
-                 None if s.gold is None else
-                 self.doc(cfg.gold).lines.position(s.gold.start, self.opt.encoding))
+        ext, gold = self.doc(run.path), self.doc(cfg.gold)
+        out_ext, out_gold = self.out[ext.uri], self.out[gold.uri]  # build() made them
+        where = (id(got), s.record.index, s.record.label, run.label, ext.uri, gold.uri,
+                 self.doc(cfg.schema).uri, ext.lines.position(s.extracted.start, self.opt.encoding),
+                 None if s.gold is None else gold.lines.position(s.gold.start, self.opt.encoding))
         kept = self.cache.diagnostics.get(where)
         cap = self.opt.max_per_file
         if kept is not None and kept[0] is got and (not cap or (

@@ -99,7 +99,7 @@ class EvaluationService:
         self._stop = asyncio.Event()
         self._rediscover_timer: asyncio.TimerHandle | None = None
         #: Per open file: the pending look at whether the editor reloaded it from disk,
-        #: and the disk's (mtime, size) at the last look.
+        #: and the disk's ``files.signature`` at the last look.
         self._reload_timers: dict[Path, asyncio.TimerHandle] = {}
         self._disk_seen: dict[Path, tuple[int, ...]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
