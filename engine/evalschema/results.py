@@ -17,7 +17,7 @@ from evalschema.calibration import REVIEW_BUDGETS, Calibration, ConfidenceTally,
 from evalschema.errors import InputError, Problem
 
 if TYPE_CHECKING:
-    from evalschema.run.bootstrap import ReplicateTally
+    from evalschema.run.replicates import ReplicateTally
 
 
 class Status(StrEnum):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalschema.calibration import ConfidenceTally
 from evalschema.results import (
@@ -25,8 +25,11 @@ from evalschema.results import (
     RunResult,
     Undefined,
 )
-from evalschema.run.bootstrap import BATCH, BootstrapSpec, ReplicateTally, unit_key
+from evalschema.run.bootstrap import BATCH, BootstrapSpec, unit_key
 from evalschema.scoring.tally import fold, make_counts
+
+if TYPE_CHECKING:
+    from evalschema.run.replicates import ReplicateTally
 
 #: Records buffered before they are folded into the replicate tally (one matrix product).
 REPLICATE_BATCH = BATCH
@@ -64,6 +67,8 @@ class RunAccumulator:
 
     def __post_init__(self) -> None:
         if self.replicates is not None and self.bootstrap is None:
+            from evalschema.run.replicates import ReplicateTally  # numpy: only with replicates
+
             self.bootstrap = ReplicateTally(self.replicates)
 
     def flush(self) -> None:

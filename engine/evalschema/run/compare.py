@@ -25,10 +25,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from evalschema import display
 from evalschema.calibration import REVIEW_BUDGETS, CalibrationRow, compare_calibrations
@@ -44,15 +41,20 @@ from evalschema.run.bootstrap import (
     MACRO,
     BootstrapSpec,
     N,
-    ReplicateTally,
     S,
     unit_key,
 )
 
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from evalschema.run.replicates import ReplicateTally
+
+    Array = npt.NDArray[np.float64]
+
 DEFAULT_CONFIDENCE = 0.95
 _MISS = (Status.MISMATCH, Status.OMISSION)
-
-Array = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +195,8 @@ def _prf(c: Array) -> tuple[Array, Array, Array]:
     """Precision, recall, F1 from counts (last axis: S, DP, DR, N), with the engine's
     conventions (``results.precision_recall_f1``): an empty denominator gives NaN
     (undefined), F1 is NaN when nothing was scored and 0 when only one side is defined."""
+    import numpy as np  # on first use: a plain run never loads numpy (run.bootstrap)
+
     s, dp, dr, n = c[..., S], c[..., DP], c[..., DR], c[..., N]
     with np.errstate(divide="ignore", invalid="ignore"):
         p = np.where(dp > 0, s / np.where(dp > 0, dp, 1.0), np.nan)
@@ -206,6 +210,7 @@ def _prf(c: Array) -> tuple[Array, Array, Array]:
 def _metrics(sums: Array) -> dict[str, Array]:
     """Metric name -> array (..., runs[, fields]) from summed tally columns (..., runs,
     ``MACRO`` + ``FIELD_WIDTH`` x fields)."""
+    import numpy as np
     field_counts = sums[..., MACRO:].reshape(*sums.shape[:-1], -1, FIELD_WIDTH)
     fp, fr, ff = _prf(field_counts)
     mp, mr, mf = _prf(field_counts.sum(axis=-2))
@@ -229,6 +234,7 @@ def _tally(run: RunResult, spec: BootstrapSpec
     """The run's replicate tally, and its records' unit keys (None for a record that does
     not count; no list for a run that kept no records): the run's own tally when it was
     made under ``spec``, else one made from its records."""
+    from evalschema.run.replicates import ReplicateTally
     own = run.replicates if run.replicates is not None and run.replicates.spec == spec \
         else None
     if not run.records:  # an empty run, or one with its own tally (compare_runs checked)
@@ -261,6 +267,8 @@ def compare_runs(runs: Sequence[RunResult], labels: Sequence[str] | None = None,
     them. ``budgets`` are the review budgets (percent) of the calibration figures
     (``Comparison.calibration``, for runs with confidences).
     """
+    import numpy as np
+
     if len(runs) < 2:
         raise InputError([Problem("bad-option", "compare needs at least two runs")])
     if resamples < 1:

@@ -10,15 +10,15 @@ module does not import it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from evalschema.results import pair_similarity
 from evalschema.rules.alignment import SMALL_MATRIX
 from evalschema.rules.registry import AlignContext, PairF1
 from evalschema.schema.node import SchemaNode
-from evalschema.scoring.vectorized import vectorized_f1
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _ABSENT = object()
 
@@ -26,7 +26,11 @@ _ABSENT = object()
 def pair_f1_matrix(scorer: AlignContext, items: SchemaNode, g: Sequence[Any],
                    e: Sequence[Any]) -> np.ndarray:
     """F1 of every (gold, extracted) element pair, as the reported scores would give it."""
+    import numpy as np  # on first use (numpy: ~20 MB, ~0.1 s at import)
+
     if len(g) * len(e) > SMALL_MATRIX:
+        from evalschema.scoring.vectorized import vectorized_f1
+
         fast = vectorized_f1(items, g, e,
                              shared_unknown_keys_skipped=scorer.policy.shared_unknown_keys_skipped)
         if fast is not None:

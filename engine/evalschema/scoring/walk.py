@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from evalschema.jsontypes import json_type
 from evalschema.pointer import escape
@@ -23,6 +21,9 @@ from evalschema.rules.registry import AlignmentError, CompareTypeError, CompareV
 from evalschema.schema.node import SchemaNode
 from evalschema.scoring.pair_f1 import make_pair_f1
 from evalschema.scoring.pair_f1 import pair_f1_matrix as _pair_f1_matrix
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _MATCH = Status.MATCH
 _MISMATCH = Status.MISMATCH

@@ -14,14 +14,8 @@ import pytest
 from evalschema import InputError, evaluate
 from evalschema.results import Counts, RecordResult
 from evalschema.run.accumulator import RunAccumulator
-from evalschema.run.bootstrap import (
-    THRESHOLDS,
-    BootstrapSpec,
-    ReplicateTally,
-    poisson_weights,
-    tally_records,
-    unit_key,
-)
+from evalschema.run.bootstrap import BootstrapSpec, unit_key
+from evalschema.run.replicates import THRESHOLDS, ReplicateTally, poisson_weights, tally_records
 from evalschema.run.compare import compare_runs
 
 SCHEMA = {"type": "object", "x-eval-id": "id", "properties": {
