@@ -80,6 +80,10 @@ class RecordSlice:
         head = self.head
         if type(head) is not Head:
             return head
+        if self.strict:
+            # Read as strict JSON already, its repeated keys warned about then: the plain
+            # parser gives the same value (the last of repeated keys) in 3/4 of the time.
+            return json.loads(self.text)
         return _parse_record(self.text, self.strict)[0]
 
 

@@ -5,11 +5,14 @@ exactly a fresh read's."""
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evalschema.errors import ProblemWarning
 from evalschema_server.document import LineIndex
 from evalschema_server.evaluation import datafile
 from evalschema_server.evaluation.datafile import DataFile, SliceParser, _unchanged
@@ -99,3 +102,18 @@ def test_a_line_whose_hash_and_length_match_another_text_is_parsed() -> None:
     records: list[datafile.RecordSlice] = []
     SliceParser(("id",))._lines_of(line + "\n", 0, len(line) + 1, False, records, (other,))
     assert [r.head for r in records] == [{"id": 1}]
+
+
+def test_a_gold_record_parsed_again_to_be_scored_is_the_value_read_without_a_second_warning(
+) -> None:
+    """A gold record is read strictly (its repeated keys warned about), then parsed again
+    each time it is scored: to the same value (the last of repeated keys, as the strict
+    read keeps), and without warning again on every re-score."""
+    text = '{"id": 1, "total": 1.5, "total": 2.5, "lines": [{"a": 1, "a": 2}]}\n'
+    with pytest.warns(ProblemWarning):
+        data = SliceParser(("id",)).read("g.jsonl", text, strict=True)
+    [rec] = data.records
+    assert isinstance(rec.head, datafile.Head) and rec.head == {"id": 1}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert rec.value == {"id": 1, "total": 2.5, "lines": [{"a": 2}]}
