@@ -15,8 +15,8 @@ from evalschema import InputError, evaluate
 from evalschema.results import Counts, RecordResult
 from evalschema.run.accumulator import RunAccumulator
 from evalschema.run.bootstrap import BootstrapSpec, unit_key
-from evalschema.run.replicates import THRESHOLDS, ReplicateTally, poisson_weights, tally_records
 from evalschema.run.compare import compare_runs
+from evalschema.run.replicates import THRESHOLDS, ReplicateTally, poisson_weights, tally_records
 
 SCHEMA = {"type": "object", "x-eval-id": "id", "properties": {
     "id": {"type": "string"}, "a": {"type": "string"}, "b": {"type": "string"}}}

@@ -12,8 +12,8 @@ import pytest
 from evalschema import InputError, evaluate
 from evalschema.results import FieldAggregation
 from evalschema.run.bootstrap import BootstrapSpec
-from evalschema.run.replicates import poisson_weights
 from evalschema.run.compare import compare_runs
+from evalschema.run.replicates import poisson_weights
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 SCHEMA = EXAMPLES / "invoices.eval.json"
