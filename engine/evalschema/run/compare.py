@@ -195,7 +195,7 @@ def _prf(c: Array) -> tuple[Array, Array, Array]:
     """Precision, recall, F1 from counts (last axis: S, DP, DR, N), with the engine's
     conventions (``results.precision_recall_f1``): an empty denominator gives NaN
     (undefined), F1 is NaN when nothing was scored and 0 when only one side is defined."""
-    import numpy as np  # on first use: a plain run never loads numpy (run.bootstrap)
+    import numpy as np  # on first use: a run that is not compared never loads numpy
 
     s, dp, dr, n = c[..., S], c[..., DP], c[..., DR], c[..., N]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -211,6 +211,7 @@ def _metrics(sums: Array) -> dict[str, Array]:
     """Metric name -> array (..., runs[, fields]) from summed tally columns (..., runs,
     ``MACRO`` + ``FIELD_WIDTH`` x fields)."""
     import numpy as np
+
     field_counts = sums[..., MACRO:].reshape(*sums.shape[:-1], -1, FIELD_WIDTH)
     fp, fr, ff = _prf(field_counts)
     mp, mr, mf = _prf(field_counts.sum(axis=-2))
@@ -235,6 +236,7 @@ def _tally(run: RunResult, spec: BootstrapSpec
     not count; no list for a run that kept no records): the run's own tally when it was
     made under ``spec``, else one made from its records."""
     from evalschema.run.replicates import ReplicateTally
+
     own = run.replicates if run.replicates is not None and run.replicates.spec == spec \
         else None
     if not run.records:  # an empty run, or one with its own tally (compare_runs checked)
