@@ -8,6 +8,7 @@ give the same).
 
 from __future__ import annotations
 
+import json
 from typing import Any, ClassVar
 
 import pytest
@@ -498,3 +499,35 @@ def test_results_carry_the_record_they_belong_to() -> None:
     assert [(r.record_index, r.record_id) for r in first] == [(0, None), (0, None)]
     later = scorer.score({"a": "x"}, {"a": "z"}, index=7, record_id="INV-7")
     assert [(r.record_index, r.record_id) for r in later] == [(7, "INV-7")]
+
+
+def test_results_of_omitted_invented_and_unknown_values_share_their_paths_across_records(
+) -> None:
+    """Paths and pointers built for one result (a line item missing from extracted, one
+    invented, a key the schema does not know) are interned: the kept results of many
+    records hold one copy of each, not one per result (the language server keeps them)."""
+    schema = {"type": "object", "additionalProperties": False, "properties": {
+        "items": {"type": "array", "items": {"type": "object", "properties": {
+            "sku": {"type": "string"}, "qty": {"type": "number"}}}}}}
+    gold = [{"items": [{"sku": "A", "qty": 1}, {"sku": "B", "qty": 2}]} for _ in range(3)]
+    extracted = [{"items": [{"sku": "A", "qty": 1}], "note": "x"} for _ in range(2)]
+    extracted.append({"items": [{"sku": "A", "qty": 1}, {"sku": "B", "qty": 2},
+                                {"sku": "C", "qty": 3}], "note": "x"})
+    # Records as a file gives them: each parsed on its own (no string shared by chance).
+    run = evaluate([json.loads(json.dumps(g)) for g in gold],
+                   [json.loads(json.dumps(e)) for e in extracted], schema)
+    found: dict[tuple[str, str, str | None, str | None], list[Any]] = {}
+    for rec in run.records:
+        for r in rec.field_results:
+            if r.status.value in ("omission", "hallucination"):
+                found.setdefault((r.status.value, r.path, r.gold_pointer, r.extracted_pointer),
+                                 []).append(r)
+    omitted = found[("omission", "items[1].sku", "/items/1/sku", None)]
+    assert len(omitted) == 2 and omitted[0].path is omitted[1].path
+    assert omitted[0].gold_pointer is omitted[1].gold_pointer
+    unknown = found[("hallucination", "note", None, "/note")]
+    assert len(unknown) == 3
+    assert all(r.path is unknown[0].path and r.extracted_pointer is unknown[0].extracted_pointer
+               and r.field is unknown[0].field for r in unknown)
+    [invented] = found[("hallucination", "items[2].qty", None, "/items/2/qty")]
+    assert invented.score == 0.0
