@@ -35,3 +35,14 @@ def test_the_benchmark_times_every_edit(monkeypatch: pytest.MonkeyPatch, on_disk
     assert 0 < got["save_p50"] <= got["save_max"]
     assert got["top_p50"] > 0 and got["bottom_p50"] > 0
     assert got["rss_mb"] > 0 and got["full_ms"] > 0
+
+
+def test_the_first_run_figure_is_the_median_of_the_cold_starts(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    bench = _bench(monkeypatch)
+    got = asyncio.run(asyncio.wait_for(bench.run(200, 1, cold_starts=2), 240))
+    colds = got["colds"]
+    assert len(colds) == 3 and all(c > 0 for c in colds)
+    assert got["cold_ms"] == sorted(colds)[1]
+    bench.report(got)
+    assert "(median of 3 cold starts: " in capsys.readouterr().out
