@@ -22,6 +22,7 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples"
@@ -52,14 +53,14 @@ print(json.dumps({{'wall': wall, 'rss_kb': rss,
 """
 
 
-def start(code: str) -> dict[str, object]:
+def start(code: str) -> dict[str, Any]:
     """One fresh interpreter running ``code``: its wall time, RSS and heavy modules."""
     probe = _PROBE.format(code=code, heavy=HEAVY)
     done = subprocess.run([sys.executable, "-P", "-c", probe], capture_output=True, text=True,
-                          timeout=300, cwd=ROOT, env=os.environ.copy())
+                          timeout=300, cwd=ROOT)
     if done.returncode != 0:
         raise SystemExit(f"a start failed:\n{done.stderr[-2000:]}")
-    got: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    got: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return got
 
 
@@ -72,14 +73,14 @@ def main(argv: list[str] | None = None) -> int:
           f"PYTHONDONTWRITEBYTECODE={'set' if sys.dont_write_bytecode else 'unset'}")
     print(f"{'entry point':54} {'best s':>7} {'median s':>9} {'RSS MB':>7}  loaded")
     # Interleaved: a load spike hits every entry point alike.
-    runs: dict[str, list[dict[str, object]]] = {name: [] for name, _ in ENTRIES}
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in ENTRIES}
     for _ in range(max(1, args.repeat)):
         for name, code in ENTRIES:
             runs[name].append(start(code))
     for name, _ in ENTRIES:
-        walls = [float(str(r["wall"])) for r in runs[name]]
-        rss = max(int(str(r["rss_kb"])) for r in runs[name]) / 1024
-        heavy = sorted({m for r in runs[name] for m in r["heavy"]})  # type: ignore[attr-defined]
+        walls = [r["wall"] for r in runs[name]]
+        rss = max(r["rss_kb"] for r in runs[name]) / 1024
+        heavy = sorted({m for r in runs[name] for m in r["heavy"]})
         print(f"{name:54} {min(walls):7.3f} {statistics.median(walls):9.3f} {rss:7.1f}  "
               f"{', '.join(heavy) or 'none of ' + '/'.join(HEAVY)}")
     return 0

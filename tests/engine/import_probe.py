@@ -10,8 +10,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-#: Libraries a plain run must not load (their cost: ``tests/engine/test_import_cost.py``).
-HEAVY = ("numpy", "scipy")
+#: Libraries a plain run must not load (their cost: ``tests/engine/test_import_cost.py``;
+#: httpx: the LLM judge's client, loaded only when a judge is asked).
+HEAVY = ("numpy", "scipy", "httpx")
+#: What ``loaded_after`` gives when none of them is loaded.
+NONE = dict.fromkeys(HEAVY, False)
 
 
 def loaded_after(code: str) -> tuple[dict[str, bool], Any]:

@@ -3,23 +3,23 @@
 numpy costs ~20 MB of memory and ~0.1 s at import, scipy.optimize ~50 MB and ~0.6 s; the
 CLI and the language server (which imports the engine) pay them at every start unless
 only the code that builds a matrix imports them (Hungarian cost matrices, whole-matrix
-comparators, bootstrap replicates). Each check runs in a fresh interpreter, as
-``sys.modules`` of the test process has numpy already.
+comparators, bootstrap replicates); httpx (the judge's client) only when a judge is
+asked. Each check runs in a fresh interpreter, as ``sys.modules`` of the test process has
+them all already.
 """
 
 from __future__ import annotations
 
-from import_probe import ROOT, loaded_after
+from import_probe import NONE, ROOT, loaded_after
 
 EXAMPLE = ROOT / "examples"
-NONE = {"numpy": False, "scipy": False}
 
 
-def test_importing_the_engine_loads_neither_numpy_nor_scipy() -> None:
+def test_importing_the_engine_loads_no_heavy_library() -> None:
     assert loaded_after("import evalschema")[0] == NONE
 
 
-def test_scoring_the_bundled_example_by_key_field_loads_neither() -> None:
+def test_scoring_the_bundled_example_by_key_field_loads_none_of_them() -> None:
     """The example aligns line items by SKU, compares numbers, dates, strings: nothing
     that needs a matrix. The figures are the run's (macro F1 of model-a)."""
     code = (
@@ -32,7 +32,7 @@ def test_scoring_the_bundled_example_by_key_field_loads_neither() -> None:
     assert loaded_after(code) == (NONE, [240, 0.9145])  # the figure ./scripts/demo prints
 
 
-def test_the_cli_eval_of_the_example_loads_neither() -> None:
+def test_the_cli_eval_of_the_example_loads_none_of_them() -> None:
     code = (
         "from evalschema.cli.main import main\n"
         "import contextlib, io\n"
@@ -61,4 +61,5 @@ def test_hungarian_alignment_and_compare_load_numpy_when_they_run() -> None:
         "c = compare_runs([a, b], resamples=50)\n"
         "out = [a.mean_f1, c.to_dict()['labels']]"
     )
-    assert loaded_after(code) == ({"numpy": True, "scipy": True}, [1.0, ["run 1", "run 2"]])
+    assert loaded_after(code) == ({**NONE, "numpy": True, "scipy": True},
+                                  [1.0, ["run 1", "run 2"]])

@@ -1,18 +1,16 @@
-"""The language server starts, and scores a suite that builds no matrix, without numpy or
-scipy (~20 MB and ~0.1 s, ~50 MB and ~0.6 s): see ``tests/engine/test_import_cost.py``."""
+"""The language server starts, and scores a suite that builds no matrix and asks no judge,
+without numpy, scipy or httpx: see ``tests/engine/test_import_cost.py``."""
 
 from __future__ import annotations
 
-from import_probe import ROOT, loaded_after
-
-NONE = {"numpy": False, "scipy": False}
+from import_probe import NONE, ROOT, loaded_after
 
 
-def test_starting_the_server_loads_neither_numpy_nor_scipy() -> None:
+def test_starting_the_server_loads_no_heavy_library() -> None:
     assert loaded_after("import evalschema_server.server")[0] == NONE
 
 
-def test_a_suite_run_of_the_example_loads_neither() -> None:
+def test_a_suite_run_of_the_example_loads_none_of_them() -> None:
     """The editor's run of the bundled suite (both runs, every record scored), as the
     server's worker thread runs it."""
     code = (

@@ -101,13 +101,9 @@ class RecordScorer:
 
     def emit(self, node: SchemaNode, path: str, status: Status, score: float, g: Any, e: Any,
              gp: str | None, ep: str | None, reason: str | None = None) -> None:
-        # Paths and pointers built for this result (omitted and invented subtrees, one per
-        # leaf) are interned: kept results of 10,000 records share some 60,000 copies of a
-        # few hundred strings otherwise (~6 MB in the language server).
         self.out.append(_new(FieldResult, (
-            intern(path), node.path, status, score,
-            node.comparator, reason, g, e, gp if gp is None else intern(gp),
-            ep if ep is None else intern(ep), node.pointer, node.weight,
+            path, node.path, status, score,
+            node.comparator, reason, g, e, gp, ep, node.pointer, node.weight,
             self.record_index, self.record_id,
         )))
 
@@ -272,7 +268,7 @@ class RecordScorer:
         extractor was right to return it, so it is skipped, not held against it.
         """
         field_prefix = node.path + "." if node.path else ""
-        for k in keys:  # strings interned as ``emit``'s
+        for k in keys:  # strings interned as ``expand``'s
             seg = "/" + escape(k)
             path, fpath = intern(prefix + k), intern(field_prefix + k)
             if g is not None and k in g and self.policy.shared_unknown_keys_skipped:
@@ -329,7 +325,11 @@ class RecordScorer:
                       f"expected {want}")
 
     def expand(self, node: SchemaNode, value: Any, path: str, ptr: str, status: Status) -> None:
-        """One omission/hallucination per leaf under a value present on one side only."""
+        """One omission/hallucination per leaf under a value present on one side only.
+
+        The paths and pointers built here are interned: these results are the findings a
+        run keeps, and without it the kept results of 10,000 records hold some 60,000
+        copies of a few hundred strings (~6 MB in the language server)."""
         gold_side = status is _OMISSION
         if node.broken is not None:
             self.broken(node, value if gold_side else _ABSENT, _ABSENT if gold_side else value,
@@ -350,8 +350,8 @@ class RecordScorer:
                     v = value[name]
                     if v is None and child.null_policy == "absent" and child.broken is None:
                         continue
-                    self.expand(child, v, prefix + name,
-                                ptr + (child.seg or "/" + escape(name)), status)
+                    self.expand(child, v, intern(prefix + name),
+                                intern(ptr + (child.seg or "/" + escape(name))), status)
                 elif child.broken is not None:  # an error wherever its parent is scored
                     self.broken(child, _ABSENT, _ABSENT, prefix + name, None, None)
             if node.values:
@@ -363,7 +363,8 @@ class RecordScorer:
                     if sub is None:
                         unknown.append(k)
                     elif not (v is None and sub.null_policy == "absent"):
-                        self.expand(sub, v, f"{path}{{{k}}}", ptr + "/" + escape(k), status)
+                        self.expand(sub, v, intern(f"{path}{{{k}}}"),
+                                    intern(ptr + "/" + escape(k)), status)
                 if unknown and not gold_side and node.closed:
                     self.extra_keys(node, value, sorted(unknown), prefix, ptr)
             elif not gold_side and node.closed:
@@ -375,7 +376,7 @@ class RecordScorer:
             items = node.items
             assert items is not None
             for i, v in enumerate(value):
-                self.expand(items, v, f"{path}[{i}]", f"{ptr}/{i}", status)
+                self.expand(items, v, intern(f"{path}[{i}]"), intern(f"{ptr}/{i}"), status)
             return
         if node.branches:
             picked = node.pick_branch(value)
