@@ -114,7 +114,7 @@ class DiagnosticStore:
             entry = entries.get(uri)
             if entry is None or not entry.items:
                 continue
-            if entry.text is not None and doc is not None and doc.text != entry.text:
+            if entry.text is not None and doc is not None and not doc.has_text(entry.text):
                 continue  # computed from another text: its positions are wrong here
             out.extend(entry.items)
         return out

@@ -15,7 +15,7 @@ import errno
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
 
@@ -74,6 +74,18 @@ class DiskTexts:
         if time.time_ns() - sig[3] > RACY_NS:  # its modification time
             self._texts[path] = (sig, text)
         return text
+
+    def __contains__(self, path: object) -> bool:
+        """Whether the text of ``path`` is kept."""
+        return path in self._texts
+
+    def keep(self, paths: Iterable[Path]) -> None:
+        """Forget the texts of files other than ``paths`` (those the last run read from
+        disk): a file since opened in the editor is read from there, and holding its
+        disk text as well would keep a second copy of a file that may be 50 MB."""
+        wanted = set(paths)
+        for path in [p for p in self._texts if p not in wanted]:
+            del self._texts[path]
 
 
 async def in_thread(fn: Callable[..., T], *args: object) -> T:

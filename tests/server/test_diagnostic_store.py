@@ -132,3 +132,20 @@ def test_a_publish_encodes_only_the_items_its_uri_did_not_send_last_time(
     s.set_diagnostics("suite:a", URI, [kept])
     s.publish(URI)
     assert encoded[-1] == "kept" and len(encoded) == 5
+
+
+def test_a_publish_after_typing_joins_no_text_of_another_length() -> None:
+    """A publish follows every edit (findings of the old text withdrawn): comparing a
+    50 MB document's text with the run's would join its lines each keystroke."""
+    s, docs, sent = store()
+    text = '{"id": 1}\n{"id": 2}\n'
+    doc = docs.open(types.TextDocumentItem(URI, "jsonl", 1, text))
+    s.set_diagnostics("suite:a", URI, [diag("a")], text=text)
+    docs.change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(version=2, uri=URI),
+        [types.TextDocumentContentChangePartial(
+            range=types.Range(types.Position(0, 7), types.Position(0, 8)), text="10")]),
+        "utf-16")
+    s.publish(URI)
+    assert sent.codes() == []  # another text: hidden
+    assert doc._text is None  # and its lines were not joined to tell

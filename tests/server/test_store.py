@@ -147,3 +147,35 @@ def test_a_file_open_under_two_uris_is_read_from_the_latest(tmp_path: Path) -> N
     assert store.text_at(path) == "second\n" and store.uri_of(path) == link.as_uri()
     store.close(link.as_uri())
     assert store.text_at(path) is None and store.uri_of(path) == path.as_uri()
+
+
+def test_a_document_shares_an_equal_text_and_keeps_its_own_otherwise() -> None:
+    store = DocumentStore()
+    text = '{"id": 1}\n{"id": 2}\n'
+    doc = store.open(types.TextDocumentItem("file:///d.jsonl", "jsonl", 0, text))
+    lines = doc.line_index
+    copy = "".join(list(text))
+    assert copy is not text
+    doc.share(copy)
+    assert doc.text is copy and doc.line_index is lines and lines.text is copy
+    doc.share('{"id": 3}\n{"id": 4}\n')  # another text: not taken
+    assert doc.text is copy
+    store.change(change(doc.uri, 1, types.Range(types.Position(0, 7), types.Position(0, 8)),
+                        "9"), "utf-16")
+    doc.share(copy)  # edited since: not joined to be compared, not taken
+    assert doc.text == text.replace("1", "9", 1)
+
+
+def test_has_text_joins_no_edited_text_of_another_length() -> None:
+    store = DocumentStore()
+    text = '{"id": 1}\n{"id": 2}\n'
+    doc = store.open(types.TextDocumentItem("file:///d.jsonl", "jsonl", 0, text))
+    store.change(change(doc.uri, 1, types.Range(types.Position(0, 7), types.Position(0, 8)),
+                        "10"), "utf-16")
+    assert not doc.has_text(text)
+    assert doc._text is None  # still lines: nothing was joined (a 50 MB join per keystroke)
+    assert doc.has_text(text.replace("1", "10", 1))
+    store.change(change(doc.uri, 2, types.Range(types.Position(0, 7), types.Position(0, 9)),
+                        "1"), "utf-16")
+    assert doc.has_text(text)  # undone: the same length, compared
+    assert not doc.has_text(text.replace("2", "3"))

@@ -240,6 +240,17 @@ class SuiteCache:
     groups: dict[Path, list[_Group]] = field(default_factory=dict)
     #: The texts of the suite's files that are not open, read again when they change.
     disk: files.DiskTexts = field(default_factory=files.DiskTexts)
+    #: The last run's texts by path (see ``same_text``).
+    texts: dict[Path, str] = field(default_factory=dict)
+
+    def same_text(self, path: Path, text: str) -> str:
+        """The last run's text of ``path`` when ``text`` equals it, else ``text``: a file
+        read again with the same content (opened in the editor after a run read it from
+        disk, saved unchanged, its edits undone) is another string object, and the
+        parsed files cached by text would hold the old one beside it (10,000 records:
+        20 MB more each time)."""
+        old = self.texts.get(path)
+        return old if old is not None and old == text else text
 
     def parser(self, path: Path, id_field: str | None) -> SliceParser:
         """The file's parser, its records' heads keeping ``id_field`` (pairing's key)."""
@@ -387,7 +398,10 @@ def run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache, toke
     allocation after the pause would scan it all (~30 ms a save at 10,000 records).
     """
     with gc_paused(freeze=True), cancellation(token.event):  # cancel also stops judge requests
-        return _run_suite(suite, open_texts, cache, token, progress, generation)
+        outcome = _run_suite(suite, open_texts, cache, token, progress, generation)
+    cache.texts = dict(outcome.texts)
+    cache.disk.keep(p for p in outcome.texts if p not in open_texts)
+    return outcome
 
 
 def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
@@ -400,7 +414,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
 
     def load(path: Path) -> str | None:
         try:
-            text = read_text(path, open_texts, cache.disk)
+            text = cache.same_text(path, read_text(path, open_texts, cache.disk))
         except OSError as exc:
             reason = exc.strerror or str(exc)
             issues.append(InputIssue(path, 0, 0, "unreadable-file", f"cannot read {path.name}: "

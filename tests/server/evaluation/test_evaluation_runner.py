@@ -463,3 +463,29 @@ def test_a_file_written_just_now_is_always_read_again(tmp_path: Path,
     disk.read(path)
     disk.read(path)
     assert len(reads) == 3
+
+
+def test_a_file_read_again_with_the_same_text_is_held_once(tmp_path: Path) -> None:
+    """A run reads the extracted file from disk; the editor then opens it (an equal text,
+    another string). The run uses its first copy, which its parsed files hold, and the
+    disk text of a file now read from the editor is not kept."""
+    suite, path, _ = _suite(tmp_path, 300)
+    settled = time.time_ns() - 10 * 10**9  # written long ago: disk texts are kept
+    for f in suite.files:
+        os.utime(f, ns=(settled, settled))
+    cache = SuiteCache()
+    first = run_suite(suite, {}, cache, CancelToken())
+    disk_text = first.texts[path]
+    assert path in cache.disk
+    opened = "".join(list(disk_text))  # what the editor sent: equal, not the same object
+    assert opened == disk_text and opened is not disk_text
+    again = run_suite(suite, {path: opened}, cache, CancelToken())
+    assert again.texts[path] is disk_text
+    assert again.runs[0].data.text is disk_text
+    assert path not in cache.disk  # read from the editor now
+    assert suite.config.gold in cache.disk  # still read from disk
+    assert _figures(again) == _figures(first)
+    edited = opened.replace('"price": ', '"price": 1', 1)  # another text: used as it is
+    third = run_suite(suite, {path: edited}, cache, CancelToken())
+    assert third.texts[path] is edited
+    assert third.runs[0].data.text is edited

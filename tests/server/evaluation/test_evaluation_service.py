@@ -210,6 +210,22 @@ async def test_configuration_problems_are_shown_in_the_toml_at_the_key(tmp_path:
         ed.service.shutdown()
 
 
+async def test_an_open_file_equal_to_the_run_text_is_held_once(
+        editor: Editor, shop: dict[str, Path]) -> None:
+    """The suite ran from disk; the editor opens the extracted file (its text an equal
+    copy). After the next run the document holds the run's string, not a second one."""
+    await run(editor)
+    read = editor.service.outcomes["shop"].texts[shop["extracted"]]
+    uri = editor.open(shop["extracted"])
+    doc = editor.documents.get(uri)
+    assert doc is not None and doc.text == read and doc.text is not read
+    lines = doc.line_index
+    await run(editor)
+    assert doc.text is editor.service.outcomes["shop"].texts[shop["extracted"]] is read
+    assert doc.line_index is lines and lines.text is read  # the same line table
+    assert editor.published()[uri][-1] == SHOP_CODES
+
+
 async def test_the_editor_text_is_what_runs_read(editor: Editor, shop: dict[str, Path]
                                                  ) -> None:
     uri = editor.open(shop["extracted"])
