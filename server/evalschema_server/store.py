@@ -195,18 +195,15 @@ class DocumentStore:
     def get(self, uri: str) -> OpenDocument | None:
         return self.docs.get(uri)
 
+    def at(self, path: Path) -> OpenDocument | None:
+        """The open document of the file at ``path``, if any."""
+        uri = self.uris.get(path)
+        return self.docs.get(uri) if uri is not None else None
+
     def text_at(self, path: Path) -> str | None:
         """The editor's text of the file at ``path``, or None when it is not open."""
-        uri = self.uris.get(path)
-        doc = self.docs.get(uri) if uri is not None else None
+        doc = self.at(path)
         return doc.text if doc is not None else None
-
-    def share(self, path: Path, text: str) -> None:
-        """``OpenDocument.share`` for the open document of ``path``, if any."""
-        uri = self.uris.get(path)
-        doc = self.docs.get(uri) if uri is not None else None
-        if doc is not None:
-            doc.share(text)
 
     def uri_of(self, path: Path) -> str:
         """The URI the editor opened ``path`` under, else the path's own."""

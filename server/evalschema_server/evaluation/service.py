@@ -388,8 +388,9 @@ class EvaluationService:
         stale = self.stale_paths(outcome)
         stale_uris = {self._uri_of(p) for p in stale}
         for path, text in outcome.texts.items():
-            if path not in stale:  # the editor's text is this one: hold it once
-                self.documents.share(path, text)
+            doc = self.documents.at(path)
+            if doc is not None and path not in stale:  # the editor's text is this one
+                doc.share(text)  # held once
         for uri in stale_uris:  # built from an older text: not shown
             built[uri] = []
         self.outcomes[key] = outcome
