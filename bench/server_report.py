@@ -49,7 +49,7 @@ def old_report(outcome: SuiteOutcome) -> dict[str, Any]:
         lines = LineIndex(run.data.text)
         rows = []
         for row in sent["fields"]:
-            found = views.worst_example(run, row["field"])
+            found = views.worst_example(outcome, run, row["field"])
             rows.append({**row, "worst": None if found is None else _place(
                 loc, lines, _uri(run.path), ENCODING, *found)})
         runs.append({**sent, "fields": rows,
@@ -79,7 +79,7 @@ def measure(repeat: int) -> dict[str, Any]:
     new_ms, new_bytes = timed(lambda: new_report(outcome), repeat)
     run = outcome.runs[-1]
     field = min(run.result.per_field, key=lambda f: run.result.per_field[f].counts.f1 or 0.0)
-    ex_ms, ex_bytes = timed(lambda: _examples(run, field, 10, _uri(run.path), ENCODING), repeat)
+    ex_ms, ex_bytes = timed(lambda: _examples(outcome, run, field, 10, _uri(run.path), ENCODING), repeat)
     return {"runs": len(outcome.runs), "records": sum(r.result.total_records
                                                       for r in outcome.runs),
             "fields": statistics.mean(len(r.result.per_field) for r in outcome.runs),

@@ -7,6 +7,7 @@ from dataclasses import FrozenInstanceError, dataclass
 import pytest
 
 from evalschema_server.evaluation.datafile import RecordSlice
+from evalschema_server.evaluation.kept import NO_FINDINGS
 from evalschema_server.evaluation.runner import ScoredRecord, _Pair
 from evalschema_server.fastinit import slot_constructor
 
@@ -34,7 +35,8 @@ def test_the_editors_records_are_made_alike() -> None:
     assert slot_constructor(RecordSlice)(*values) == RecordSlice(*values)
     s = RecordSlice(*values)
     assert slot_constructor(_Pair)(None, s, None) == _Pair(None, s, None)  # type: ignore[arg-type]
-    assert slot_constructor(ScoredRecord)(None, s, s, None) == ScoredRecord(None, s, s, None)  # type: ignore[arg-type]
+    assert slot_constructor(ScoredRecord)(None, NO_FINDINGS, s, s, None) == ScoredRecord(
+        None, NO_FINDINGS, s, s, None)  # type: ignore[arg-type]
 
 
 def test_a_class_it_cannot_make_is_refused() -> None:

@@ -27,6 +27,6 @@ def test_the_report_of_a_run_with_nan_and_infinity_is_valid_json(tmp_path: Path)
     [run] = outcome.runs
     # A field's worst values show them as JSON text: "NaN", never a bare NaN.
     for field, shown in (("price", {"NaN", "Infinity"}), ("n", {"-Infinity"})):
-        doc = _examples(run, field, 10, run.path.as_uri(), "utf-16")
+        doc = _examples(outcome, run, field, 10, run.path.as_uri(), "utf-16")
         text = json.dumps(doc, allow_nan=False)  # raises on a bare NaN or Infinity
         assert {e["extracted"] for e in json.loads(text)["examples"]} == shown

@@ -13,7 +13,7 @@ than the whole re-score.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from operator import attrgetter, is_
 from pathlib import Path
@@ -134,16 +134,17 @@ class MarkCache:
         return got[1]
 
 
-def record_marks(s: ScoredRecord, locator: RecordLocator, labels: Mapping[str, str]
-                 ) -> tuple[Mark, ...]:
-    rec = s.record
+def record_marks(s: ScoredRecord, findings: Iterable[FieldResult], locator: RecordLocator,
+                 labels: Mapping[str, str]) -> tuple[Mark, ...]:
+    """The marks of ``s``'s ``findings``: its results with their values and pointers
+    (``SuiteOutcome.findings_of``); matches, skipped and pending fields are none."""
     g, e = s.gold, s.extracted
     if e is None and g is None:
         return ()
     if e is None or g is None:
         return _unpaired(s, locator)
     out: list[Mark] = []
-    for r in rec.field_results:
+    for r in findings:
         st = r.status
         if st is Status.MATCH or st is Status.SKIPPED or st is Status.PENDING:
             continue
@@ -214,7 +215,7 @@ def merge_item_keys(out: list[Mark], r: FieldResult, span: Span) -> bool:
 
 def _unpaired(s: ScoredRecord, locator: RecordLocator) -> tuple[Mark, ...]:
     rec = s.record
-    n = sum(1 for r in rec.field_results if r.status is Status.OMISSION
+    n = sum(1 for r in s.findings if r.status is Status.OMISSION
             or r.status is Status.HALLUCINATION)
     rid = f" {short_label(rec.label)}"
     if s.extracted is not None:
@@ -250,7 +251,7 @@ def _finding_count(s: ScoredRecord) -> int:
     n = c.mismatches + c.omissions + c.hallucinations + c.errors + c.batch_errors
     if c.hallucinations:  # as ``record_marks`` shows them: a key invented in items once
         keys: set[str] = set()
-        for r in s.record.field_results:
+        for r in s.findings:
             if r.status is Status.HALLUCINATION and _in_items(r.field):
                 if r.field in keys:
                     n -= 1
@@ -432,7 +433,7 @@ class DiagnosticBuilder:
                    s.record.problem)
             got = old.get(key) or marks.get(key)
             if got is None:
-                got = record_marks(s, self.locator, self.labels)
+                got = record_marks(s, self.o.findings_of(s), self.locator, self.labels)
             marks[key] = got
             if s.extracted is None:  # a gold record missing from the run: on the run file
                 if s.gold is not None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from evalschema.errors import EvalSchemaError
 from evalschema.pointer import resolve
-from evalschema.results import FINDINGS, RecordResult, Status, record_label
+from evalschema.results import FINDINGS, FieldResult, RecordResult, Status, record_label
 
 from ..document import LineIndex
 from ..protocol import (
@@ -135,7 +135,7 @@ def status(test: RecordTest) -> str:
     # No result at all (its counts say so: the run keeps findings only): scoring failed.
     if (s.extracted is None and s.gold is None) or (not any(rec.counts[:8]) and rec.problem):
         return ERRORED  # unreadable, or its scoring failed
-    found = {r.status for r in rec.field_results if r.status in FINDINGS}
+    found = {k.status for k in s.findings if k.status in FINDINGS}
     if found & _WRONG:
         return FAILED
     return ERRORED if found else PASSED
@@ -168,9 +168,10 @@ class Failure:
     status: str
 
 
-def failures(test: RecordTest, locator: RecordLocator, labels: Mapping[str, str]
-             ) -> list[Failure]:
-    """One per wrong field; one about the whole record when a side is missing."""
+def failures(test: RecordTest, findings: Iterable[FieldResult], locator: RecordLocator,
+             labels: Mapping[str, str]) -> list[Failure]:
+    """One per wrong field (``findings``: the record's, with their values and pointers,
+    ``SuiteOutcome.findings_of``); one about the whole record when a side is missing."""
     s = test.scored
     if s is None:
         return []
@@ -195,7 +196,7 @@ def failures(test: RecordTest, locator: RecordLocator, labels: Mapping[str, str]
     return [Failure(finding_message(r, labels), "extracted", extracted_span(r, e.text, locator),
                     _pretty(_at(g, r.gold_pointer)), _pretty(_at(e, r.extracted_pointer)),
                     r.path, str(r.status))
-            for r in rec.field_results if r.status in FINDINGS]
+            for r in findings if r.status in FINDINGS]
 
 
 # -- payloads ---------------------------------------------------------------------------
@@ -273,7 +274,9 @@ def results(outcome: SuiteOutcome, run_path: Path | None, ids: frozenset[str] | 
             if ids is not None and t.id not in ids:
                 continue
             messages: list[TestMessage] = []
-            for f in failures(t, locator, labels):
+            s = t.scored
+            found = outcome.findings_of(s) if s is not None and s.findings else ()
+            for f in failures(t, found, locator, labels):
                 where = t.extracted if f.side == "extracted" else t.gold
                 path, file = (run.path, run.data) if f.side == "extracted" else (cfg.gold, gold)
                 assert where is not None

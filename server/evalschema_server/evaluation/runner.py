@@ -7,10 +7,11 @@ options stay the same, so saving a 10,000-record file after one edit re-scores o
 record. Runs execute on a worker thread; they read only the texts handed to them
 (the editor's unsaved content) or the disk, and write nothing.
 
-What a run keeps is small: each record's counts and findings (not its matches: re-scoring
-one record takes microseconds, so hovers and commands that need every result of a record
-ask ``SuiteOutcome.full``), and one accumulator per block of ``BLOCK`` records and per
-group of blocks, so a save after an edit re-scores the edited block and merges its
+What a run keeps is small: each record's counts and its findings packed (``kept``: their
+statuses, fields and scores; not its matches, nor values and reasons: re-scoring one record
+takes microseconds, so hovers and commands that need more of a record ask
+``SuiteOutcome.full`` or ``findings_of``), and one accumulator per block of ``BLOCK``
+records and per group of blocks, so a save after an edit re-scores the edited block and merges its
 group's blocks, then the groups (O(blocks), not O(records)). A schema with an LLM judge
 keeps every result: re-scoring would ask again.
 """
@@ -31,7 +32,7 @@ from evalschema.io.gold import GoldChecker, GoldProblem, json_id
 from evalschema.io.jsontext import loads_document
 from evalschema.jsontypes import json_type
 from evalschema.judge.client import cancellation
-from evalschema.results import RecordResult, RunResult, Status
+from evalschema.results import FieldResult, RecordResult, RunResult
 from evalschema.rules.registry import Entry, default_registry
 from evalschema.run.accumulator import RunAccumulator
 from evalschema.run.evaluate import Evaluator, make_evaluator
@@ -47,6 +48,7 @@ from evalschema.run.suspects import SuspectGold, find_suspects
 from .. import files
 from ..fastinit import slot_constructor
 from .datafile import DataFile, Head, RecordSlice, SliceParser
+from .kept import Findings, findings_only
 from .suites import Suite
 
 #: (done, total) records, called from the worker thread.
@@ -91,14 +93,22 @@ class InputIssue:
 
 @dataclass(frozen=True, slots=True)
 class ScoredRecord:
-    """A record's result as the run keeps it, and its slices. With ``pair`` set, the
-    result holds its findings only (not its matches, nor what was skipped): its counts
-    are whole, and ``SuiteOutcome.full`` scores the pair again for every result."""
+    """A record's result as the run keeps it, its findings packed, and its slices. With
+    ``pair`` set, the result holds no field results (its counts are whole):
+    ``SuiteOutcome.full`` scores the pair again for every result, ``findings_of`` for the
+    findings ``findings`` packs. Without, the result is whole (an LLM judge's schema)."""
 
     record: RecordResult
+    findings: Findings
     gold: RecordSlice | None
     extracted: RecordSlice | None
     pair: Pair | None = None
+
+
+def scored_whole(record: RecordResult, gold: RecordSlice | None,
+                 extracted: RecordSlice | None) -> ScoredRecord:
+    """A record kept with every result (nothing to score again)."""
+    return ScoredRecord(record, Findings.of(record.field_results), gold, extracted)
 
 
 @dataclass(frozen=True)
@@ -160,6 +170,10 @@ class SuiteOutcome:
         with _RESCORE:
             return scorer.score(pair, RunAccumulator(keep_records=False))
 
+    def findings_of(self, s: ScoredRecord) -> tuple[FieldResult, ...]:
+        """The results ``s.findings`` packs, whole (values, reasons, pointers), in order."""
+        return findings_only(self.full(s).field_results)
+
     def full_result(self, run: RunOutcome) -> RunResult:
         """``run.result`` with every record's every result (for ``compare_runs``)."""
         return replace(run.result, records=tuple(self.full(s) for s in run.scored))
@@ -196,9 +210,20 @@ class SuiteOutcome:
         def extracted(k: int, rec: Any) -> Any:
             return runs[k].data.records[rec.extracted_index].value
 
+        # A gold value is suspect when two runs' findings agree against it: only a record
+        # with two such findings (in any runs) can hold one, and only those are scored
+        # again for their values (an invented value is placed by the record's aligned
+        # pairs: every result).
+        agreeing: dict[int, int] = {}
+        for r in runs:
+            for s in r.scored:
+                c, gi = s.record.counts, s.record.gold_index
+                if gi is not None and c.mismatches + c.hallucinations:
+                    agreeing[gi] = agreeing.get(gi, 0) + c.mismatches + c.hallucinations
+
         def kept(s: ScoredRecord) -> RecordResult:
-            # An invented value is placed by the record's aligned pairs: every result.
-            return self.full(s) if s.record.counts.hallucinations else s.record
+            gi = s.record.gold_index
+            return self.full(s) if gi is not None and agreeing.get(gi, 0) >= 2 else s.record
 
         return find_suspects([[kept(s) for s in r.scored] for r in runs],
                              [r.label for r in runs], evaluator.root,
@@ -276,12 +301,13 @@ _RESCORE = threading.Lock()
 @dataclass(frozen=True, slots=True)
 class _Block:
     """``BLOCK`` consecutive pairs of a run: their marks (key and indices), their kept
-    results, and their own sums (an accumulator that started empty). A next run whose
+    results and findings, and their own sums (an accumulator that started empty). A next run whose
     block holds the same marks reuses both; the run's figures are the blocks' sums
     merged in order (counts exact, float sums within rounding of one pass)."""
 
     marks: list[tuple[_Key, int | None, int | None]]
     records: list[RecordResult]
+    findings: list[Findings]
     acc: RunAccumulator
     #: Whether scoring a record failed (its issue is re-raised by scoring it again).
     failed: bool
@@ -522,6 +548,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
             else:
                 block_acc = RunAccumulator(keep_records=False)
                 kept: list[RecordResult] = []
+                packed: list[Findings] = []
                 failed = False
                 for number, p in enumerate(chunk, lo):
                     if (number & 63) == 0:
@@ -537,13 +564,16 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
                                  path if p.extracted else cfg.gold)
                     token.check()  # a judge cut short by the cancel must not leave its result
                     failed = failed or len(issues) != before
-                    kept.append(rec if whole else _findings_only(rec))
+                    packed.append(Findings.of(rec.field_results))
+                    kept.append(rec if whole else _counts_only(rec))
                     done += 1
-                block = _Block(marks, kept, block_acc, failed)
+                block = _Block(marks, kept, packed, block_acc, failed)
             blocks.append(block)
             acc.records.extend(block.records)
-            scored.extend(_new_scored(rec, p.gold, p.extracted, None if whole else p.pair)
-                          for rec, p in zip(block.records, chunk, strict=True))
+            scored.extend(_new_scored(rec, found, p.gold, p.extracted,
+                                      None if whole else p.pair)
+                          for rec, found, p in zip(block.records, block.findings, chunk,
+                                                   strict=True))
         cache.blocks[path] = blocks
         cache.groups[path] = groups = _groups(blocks, cache.groups.get(path, []))
         for group in groups:
@@ -582,15 +612,11 @@ def _builtin(table: Mapping[str, Entry], name: str) -> bool:
     return got is not None and got.builtin
 
 
-_DROPPED = (Status.MATCH, Status.SKIPPED)
-
-
-def _findings_only(rec: RecordResult) -> RecordResult:
-    """``rec`` without its matches and skipped fields (``SuiteOutcome.full`` brings them
-    back): they are most of a record's results, and nothing shown lists them."""
-    results = rec.field_results
-    kept = tuple(r for r in results if r.status not in _DROPPED)
-    return rec if len(kept) == len(results) else rec._replace(field_results=kept)
+def _counts_only(rec: RecordResult) -> RecordResult:
+    """``rec`` without its field results (``SuiteOutcome.full`` brings them back, the
+    record's ``Findings`` say what its findings are): with the values they hold, they
+    were most of what a run kept."""
+    return rec._replace(field_results=()) if rec.field_results else rec
 
 
 def whole_pair(pair: Pair, gold: RecordSlice | None, extracted: RecordSlice | None) -> Pair:

@@ -38,6 +38,7 @@ from ..protocol import (
 )
 from ..ranges import range_json
 from .findings import short_label
+from .kept import Kept
 from .locate import RecordLocator, Span, problem_span
 from .runner import RunOutcome, ScoredRecord, SuiteOutcome
 
@@ -286,36 +287,54 @@ def report(outcome: SuiteOutcome, to_uri: ToUri, encoding: str = "utf-16") -> Su
 
 
 def findings(run: RunOutcome, field: str | None = None,
-             statuses: frozenset[str] | None = None
-             ) -> list[tuple[ScoredRecord, FieldResult]]:
+             statuses: frozenset[str] | None = None) -> list[tuple[ScoredRecord, Kept]]:
     """The run's findings, by field then in the extracted file's order; those of gold
-    records missing from the run last (they are in the gold file only)."""
+    records missing from the run last (they are in the gold file only). As the run keeps
+    them: ``whole`` gives their values and pointers."""
     out = []
     for s in sorted((s for s in run.scored if s.extracted is not None or s.gold is not None),
                     key=lambda s: (0, s.extracted.index) if s.extracted else (1, 0)):
-        for r in s.record.field_results:
-            if r.status in FINDINGS and (field is None or r.field == field) \
-                    and (statuses is None or str(r.status) in statuses):
-                out.append((s, r))
-    out.sort(key=lambda sr: sr[1].field)  # stable: file order within a field
+        for k in s.findings:
+            if k.status in FINDINGS and (field is None or k.field == field) \
+                    and (statuses is None or str(k.status) in statuses):
+                out.append((s, k))
+    out.sort(key=lambda sk: sk[1].field)  # stable: file order within a field
     return out
 
 
-def worst_examples(run: RunOutcome, field: str, limit: int
+def whole(outcome: SuiteOutcome, found: Iterable[tuple[ScoredRecord, Kept]]
+          ) -> list[tuple[ScoredRecord, FieldResult]]:
+    """``found``'s findings with their values, reasons and pointers: each record scored
+    again once (``SuiteOutcome.findings_of``)."""
+    scored: dict[int, tuple[FieldResult, ...]] = {}
+    out = []
+    for s, k in found:
+        results = scored.get(id(s))
+        if results is None:
+            results = scored[id(s)] = outcome.findings_of(s)
+        out.append((s, results[k.at]))
+    return out
+
+
+def worst_examples(outcome: SuiteOutcome, run: RunOutcome, field: str, limit: int
                    ) -> tuple[list[tuple[ScoredRecord, FieldResult]], int]:
     """The ``limit`` lowest-scoring wrong results of ``field`` in ``run``'s file (not a
     match, not skipped; records missing from the run have no place there), lowest score
     first, file order on ties; and how many there are.
 
     File order: by record, then by the value's array positions in the record (results come
-    in gold's order, which alignment may have shuffled); an omission by its gold positions."""
-    found = [(r.score, s.extracted.index,
-              _positions(r.extracted_pointer or r.gold_pointer), i, s, r)
-             for s in run.scored if s.extracted is not None
-             for i, r in enumerate(s.record.field_results)
-             if r.field == field and r.status is not Status.MATCH
-             and r.status is not Status.SKIPPED]
-    best = heapq.nsmallest(limit, found, key=lambda x: x[:4])
+    in gold's order, which alignment may have shuffled); an omission by its gold positions.
+    The run keeps no pointers: the records of the lowest (score, record) are scored again,
+    those tied with the last one included, and ordered by positions among themselves."""
+    found = [(k.score, s.extracted.index, k.at, s, k) for s in run.scored
+             if s.extracted is not None for k in s.findings if k.field == field]
+    if not found or limit <= 0:
+        return [], len(found)
+    edge = heapq.nsmallest(limit, found, key=lambda x: x[:3])[-1][:2]
+    pool = whole(outcome, ((s, k) for score, at, _, s, k in found if (score, at) <= edge))
+    best = heapq.nsmallest(limit, ((r.score, s.extracted.index,  # type: ignore[union-attr]
+                                    _positions(r.extracted_pointer or r.gold_pointer), i, s, r)
+                                   for i, (s, r) in enumerate(pool)), key=lambda x: x[:4])
     return [(s, r) for *_, s, r in best], len(found)
 
 
@@ -324,9 +343,10 @@ def _positions(pointer: str | None) -> tuple[int, ...]:
     return tuple(int(seg) for seg in (pointer or "").split("/") if seg.isascii() and seg.isdigit())
 
 
-def worst_example(run: RunOutcome, field: str) -> tuple[ScoredRecord, FieldResult] | None:
+def worst_example(outcome: SuiteOutcome, run: RunOutcome, field: str
+                  ) -> tuple[ScoredRecord, FieldResult] | None:
     """The lowest-scoring wrong result of ``field`` in ``run`` (first such, in file order)."""
-    best, _ = worst_examples(run, field, 1)
+    best, _ = worst_examples(outcome, run, field, 1)
     return best[0] if best else None
 
 

@@ -106,9 +106,9 @@ def _place(loc: RecordLocator, lines: LineIndex, uri: str, encoding: str,
             "path": r.path, "status": str(r.status), "score": r.score}
 
 
-def _worst(ls: EvalSchemaServer, run: RunOutcome, field: str, lines: LineIndex
-           ) -> WorstExample | None:
-    found = views.worst_example(run, field)
+def _worst(ls: EvalSchemaServer, outcome: SuiteOutcome, run: RunOutcome, field: str,
+           lines: LineIndex) -> WorstExample | None:
+    found = views.worst_example(outcome, run, field)
     return None if found is None else _place(ls.evaluation.locator, lines,
                                              ls.store.uri_of(run.path), ls.encoding, *found)
 
@@ -249,8 +249,8 @@ async def compare(ls: EvalSchemaServer, *args: Any) -> CompareResult:
                 lines[r.path], ext.start, ext.start, ls.encoding)})
         if label is not None:
             records.append(CompareRecord(record=label, places=places))
-    fields = [CompareField(field=f["field"], worst=[_worst(ls, r, f["field"], lines[r.path])
-                                                    for r in runs])
+    fields = [CompareField(field=f["field"], worst=[_worst(ls, outcome, r, f["field"],
+                                                           lines[r.path]) for r in runs])
               for f in result["fields"]]
     return {"markdown": compare_markdown(c), "result": result, "records": records,
             "fields": fields}
@@ -293,13 +293,13 @@ async def field_examples(ls: EvalSchemaServer, *args: Any) -> FieldExamples:
         raise CommandError(f"suite {outcome.suite.name} has no run {run_path.name}; its runs: "
                            f"{', '.join(r.path.name for r in outcome.runs) or 'none'}")
     # Off the event loop, with a locator of its own, as listFindings.
-    return await in_thread(_examples, run, field, limit, ls.store.uri_of(run.path),
+    return await in_thread(_examples, outcome, run, field, limit, ls.store.uri_of(run.path),
                            ls.encoding)
 
 
-def _examples(run: RunOutcome, field: str, limit: int, uri: str, encoding: str
-              ) -> FieldExamples:
-    found, total = views.worst_examples(run, field, limit)
+def _examples(outcome: SuiteOutcome, run: RunOutcome, field: str, limit: int, uri: str,
+              encoding: str) -> FieldExamples:
+    found, total = views.worst_examples(outcome, run, field, limit)
     loc, lines = RecordLocator(), LineIndex(run.data.text)
     examples = [FieldExample(
         **_place(loc, lines, uri, encoding, s, r), record=s.record.label,
@@ -322,7 +322,7 @@ def _findings(outcomes: list[SuiteOutcome], field: str | None,
             found = views.findings(run, field, statuses)
             total += len(found)
             tables: dict[Path, LineIndex] = {}
-            for scored, r in found[: max(limit - len(out), 0)]:
+            for scored, r in views.whole(o, found[: max(limit - len(out), 0)]):
                 # In the run's file; a gold record missing from the run: in the gold file.
                 where, pointer, path = (scored.extracted, r.extracted_pointer, run.path) \
                     if scored.extracted is not None else \

@@ -31,6 +31,7 @@ from evalschema_server.evaluation.runner import (
     SuiteCache,
     SuiteOutcome,
     run_suite,
+    scored_whole,
 )
 from evalschema_server.evaluation.suites import discover
 
@@ -203,7 +204,7 @@ def test_marks_are_relative_to_the_record_and_reused_while_the_schema_stays(
     [run] = outcome.runs
     first = run.scored[0]
     assert first.gold is not None and first.gold.text.startswith('{"id": "a"')
-    marks = record_marks(first, RecordLocator(), outcome.labels)
+    marks = record_marks(first, outcome.findings_of(first), RecordLocator(), outcome.labels)
     ext = EXTRACTED_LINES[0]
     assert [(m.side, m.span, m.code, m.field) for m in marks] == [
         ("extracted", (ext.index("13.9"), ext.index("13.9") + 4), "mismatch", "price"),
@@ -229,7 +230,8 @@ def test_a_nested_omission_is_shown_on_the_nearest_present_parent_key(tmp_path: 
     line = '{"id": "a", "addr": {"city": "Oslo"}}'
     _, outcome = suite_outcome(tmp_path, schema, [gold], [line])
     [run] = outcome.runs
-    marks = record_marks(run.scored[0], RecordLocator(), outcome.labels)
+    marks = record_marks(run.scored[0], outcome.findings_of(run.scored[0]), RecordLocator(),
+                         outcome.labels)
     [omit] = [m for m in marks if m.side == "extracted"]
     assert (omit.code, omit.field) == ("omission", "addr.geo.zip")
     assert omit.span == (line.index('"addr"'), line.index('"addr"') + len('"addr"'))
@@ -258,8 +260,14 @@ def result(path: str, status: Status, *, field: str | None = None, gp: str | Non
 def pair(results: list[FieldResult], gold: str | None, extracted: str | None, *,
          rid: Any = "a", problem: str | None = None) -> ScoredRecord:
     rec = RecordResult(0, rid, tuple(results), Counts(), problem=problem)
-    return ScoredRecord(rec, None if gold is None else RecordSlice(0, 0, gold, None),
+    return scored_whole(rec, None if gold is None else RecordSlice(0, 0, gold, None),
                         None if extracted is None else RecordSlice(0, 0, extracted, None))
+
+
+def marks_of(s: ScoredRecord, locator: RecordLocator, labels: dict[str, str]
+             ) -> tuple[Mark, ...]:
+    """The marks of a record kept whole (its results built by hand)."""
+    return record_marks(s, s.record.field_results, locator, labels)
 
 
 def test_each_kind_of_finding_is_marked_where_it_happened() -> None:
@@ -288,7 +296,7 @@ def test_each_kind_of_finding_is_marked_where_it_happened() -> None:
         result("geo", Status.ERROR, reason="no comparator"),
         result("addr.zip", Status.BATCH_ERROR, gp="/addr/zip", comparator="llm"),
     ]
-    marks = record_marks(pair(results, G_TEXT, E_TEXT), RecordLocator(),
+    marks = marks_of(pair(results, G_TEXT, E_TEXT), RecordLocator(),
                          {zip_sp: "postal code", "/properties/name": ""})
     price_msg = "price: 13.9 ≠ gold 12.5 (numeric)"
     gone_msg = "gone: 2 ≠ gold 1 (no comparator)"
@@ -332,14 +340,14 @@ def test_a_record_with_no_value_in_its_text_still_gets_every_finding() -> None:
     """Nothing in its text to point at: each finding goes on its first character."""
     results = [result("a", Status.OMISSION, gp="/a", ep="/a", gold=1),
                result("b", Status.ERROR, ep="/b", reason="boom")]
-    marks = record_marks(pair(results, '{"a": 1}', "  "), RecordLocator(), {})
+    marks = marks_of(pair(results, '{"a": 1}', "  "), RecordLocator(), {})
     assert marks == (
         Mark("extracted", (0, 1), "omission", "omission", "a: missing (gold 1)", "a", "",
              (6, 7)),
         Mark("gold", (6, 7), "omission", "omission", "a: gold 1, extracted nothing", "a", "",
              (6, 7)),
         Mark("extracted", (0, 1), "error", "error", "b: boom", "b"))
-    assert record_marks(pair(results[1:], '{"a": 1}', ""), RecordLocator(), {}) == (
+    assert marks_of(pair(results[1:], '{"a": 1}', ""), RecordLocator(), {}) == (
         Mark("extracted", (0, 0), "error", "error", "b: boom", "b"),), "an empty text"
 
 
@@ -348,22 +356,22 @@ def test_an_unpaired_record_is_one_mark_that_counts_its_fields() -> None:
     fields = [result("a", Status.HALLUCINATION), result("b", Status.HALLUCINATION),
               result("c", Status.SKIPPED), result("d", Status.MATCH)]
     # A record dug out of prose: its value's first character.
-    assert record_marks(pair(fields, None, 'Sure: {"id": "z"}', rid="z"), loc, {}) == (
+    assert marks_of(pair(fields, None, 'Sure: {"id": "z"}', rid="z"), loc, {}) == (
         Mark("extracted", (6, 7), "record", "record-hallucinated",
              "record z: no gold record; its 2 fields count as hallucinations"),)
-    assert record_marks(pair(fields, None, "  ", rid=None, problem="duplicate id 7"), loc,
+    assert marks_of(pair(fields, None, "  ", rid=None, problem="duplicate id 7"), loc,
                         {}) == (
         Mark("extracted", (0, 2), "record", "record-hallucinated",
              "record #1: duplicate id 7; its 2 fields count as hallucinations"),)
     missing = [result("a", Status.OMISSION), result("b", Status.OMISSION),
                result("c", Status.OMISSION), result("d", Status.SKIPPED)]
-    assert record_marks(pair(missing, '{"id": 3}', None, rid=3), loc, {}) == (
+    assert marks_of(pair(missing, '{"id": 3}', None, rid=3), loc, {}) == (
         Mark("gold", (0, 1), "record", "record-omitted",
              "record 3: missing from this run; its 3 fields count as omissions"),)
-    assert record_marks(pair(missing, '{"id": 3}', None, problem="not read"), loc, {}) == (
+    assert marks_of(pair(missing, '{"id": 3}', None, problem="not read"), loc, {}) == (
         Mark("gold", (0, 1), "record", "record-omitted",
              "record a: not read; its 3 fields count as omissions"),)
-    assert record_marks(pair(fields, None, None), loc, {}) == ()
+    assert marks_of(pair(fields, None, None), loc, {}) == ()
 
 
 def test_every_kind_of_finding_counts_towards_the_hidden_number() -> None:
@@ -371,7 +379,7 @@ def test_every_kind_of_finding_counts_towards_the_hidden_number() -> None:
                     errors=4, pending=8, batch_errors=5)
     rec = RecordResult(0, "a", (), counts)
     g, e = RecordSlice(0, 0, "{}", {}), RecordSlice(0, 0, "{}", {})
-    assert _finding_count(ScoredRecord(rec, g, e)) == 15
+    assert _finding_count(scored_whole(rec, g, e)) == 15
     invented = (*(result(f"items[{i}].x", Status.HALLUCINATION, field="items[].x")
                   for i in range(3)),
                 result("y", Status.HALLUCINATION),
@@ -379,10 +387,10 @@ def test_every_kind_of_finding_counts_towards_the_hidden_number() -> None:
     rec2 = RecordResult(0, "a", invented, counts._replace(hallucinations=5))
     # A key invented in three items is one finding, as record_marks shows it; an
     # invented item is one each.
-    assert _finding_count(ScoredRecord(rec2, g, e)) == 17 - 2
-    assert _finding_count(ScoredRecord(rec, None, e)) == 1  # the record is the finding
-    assert _finding_count(ScoredRecord(rec, g, None)) == 1
-    assert _finding_count(ScoredRecord(rec, None, None)) == 0
+    assert _finding_count(scored_whole(rec2, g, e)) == 17 - 2
+    assert _finding_count(scored_whole(rec, None, e)) == 1  # the record is the finding
+    assert _finding_count(scored_whole(rec, g, None)) == 1
+    assert _finding_count(scored_whole(rec, None, None)) == 0
 
 
 def test_a_file_line_table_is_kept_while_its_text_stays() -> None:

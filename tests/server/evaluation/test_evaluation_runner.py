@@ -189,9 +189,13 @@ def test_block_sums_give_the_engines_figures(tmp_path: Path) -> None:
     assert run.result.per_field["price"].counts.mismatches > 0
     full = [outcome.full(s) for s in run.scored]
     assert full == list(engine.records)
-    assert [s.record.field_results for s in run.scored] == [
-        tuple(r for r in e.field_results if r.status not in ("match", "skipped"))
-        for e in engine.records]
+    findings = [tuple(r for r in e.field_results if r.status not in ("match", "skipped"))
+                for e in engine.records]
+    assert [outcome.findings_of(s) for s in run.scored] == findings
+    # What the run keeps of them: their statuses, fields and scores, no values.
+    assert [[(k.status, k.field, k.score) for k in s.findings] for s in run.scored] == [
+        [(r.status, r.field, r.score) for r in f] for f in findings]
+    assert all(s.record.field_results == () for s in run.scored)
 
 
 #: Gold lines with every problem the gold checks find.
@@ -288,10 +292,11 @@ def test_the_editor_reads_a_data_file_as_the_engine(tmp_path: Path, name: str) -
 def test_the_editor_names_an_unpaired_record_by_its_label(tmp_path: Path) -> None:
     from evalschema.results import Counts, RecordResult
     from evalschema_server.evaluation.findings import _unpaired
+    from evalschema_server.evaluation.kept import NO_FINDINGS
     from evalschema_server.evaluation.locate import RecordLocator
 
     rec = RecordResult(2, None, (), Counts(), 2, None, False, "no extracted record")
-    scored = type("S", (), {"record": rec, "extracted": None,
+    scored = type("S", (), {"record": rec, "findings": NO_FINDINGS, "extracted": None,
                             "gold": type("G", (), {"text": "{}"})()})()
     [mark] = _unpaired(scored, RecordLocator())  # type: ignore[arg-type]
     assert mark.message.startswith("record #3: no extracted record")

@@ -97,14 +97,14 @@ def test_the_worst_example_is_the_lowest_scoring_wrong_result(
         shop: tuple[dict[str, Path], SuiteOutcome]) -> None:
     _, outcome = shop
     [run] = outcome.runs
-    found = views.worst_example(run, "price")
+    found = views.worst_example(outcome, run, "price")
     assert found is not None
     scored, result = found
     assert (result.record_id, result.gold, result.extracted, result.score) == (
         "a", 12.5, 13.9, 0.0)
     assert scored.extracted is not None and scored.extracted.text == EXTRACTED_LINES[0]
-    assert views.worst_example(run, "id") is None  # all right
-    assert views.worst_examples(run, "price", 0) == ([], 1), "none listed, one counted"
+    assert views.worst_example(outcome, run, "id") is None  # all right
+    assert views.worst_examples(outcome, run, "price", 0) == ([], 1), "none listed, one counted"
 
 
 def test_summary_and_report(shop: tuple[dict[str, Path], SuiteOutcome]) -> None:
