@@ -22,6 +22,7 @@ _STATUSES = tuple(Status)
 _CODES = {s: i for i, s in enumerate(_STATUSES)}
 #: Not findings: a run does not keep them (``SuiteOutcome.full`` scores them again).
 DROPPED = frozenset({Status.MATCH, Status.SKIPPED})
+_MATCH, _SKIPPED = Status.MATCH, Status.SKIPPED
 
 
 class Kept(NamedTuple):
@@ -46,11 +47,20 @@ class Findings:
 
     @classmethod
     def of(cls, results: Iterable[FieldResult]) -> Findings:
-        kept = [r for r in results if r.status not in DROPPED]
-        if not kept:
+        """Packed in one pass: made for every record a run scores."""
+        codes: list[int] = []
+        fields: list[str] = []
+        scores: list[float] = []
+        for r in results:
+            st = r.status
+            if st is _MATCH or st is _SKIPPED:
+                continue
+            codes.append(_CODES[st])
+            fields.append(r.field)
+            scores.append(r.score)
+        if not codes:
             return NO_FINDINGS
-        return cls(bytes(_CODES[r.status] for r in kept), tuple(r.field for r in kept),
-                   array("d", [r.score for r in kept]).tobytes())
+        return cls(bytes(codes), tuple(fields), array("d", scores).tobytes())
 
     def __len__(self) -> int:
         return len(self.statuses)

@@ -11,8 +11,8 @@ What a run keeps is small: each record's counts and its findings packed (``kept`
 statuses, fields and scores; not its matches, nor values and reasons: re-scoring one record
 takes microseconds, so hovers and commands that need more of a record ask
 ``SuiteOutcome.full`` or ``findings_of``), and one accumulator per block of ``BLOCK``
-records and per group of blocks, so a save after an edit re-scores the edited block and merges its
-group's blocks, then the groups (O(blocks), not O(records)). A schema with an LLM judge
+records and per group of blocks, so a save after an edit re-scores the edited block and
+merges its group's blocks, then the groups (O(blocks), not O(records)). A schema with an LLM judge
 keeps every result: re-scoring would ask again.
 """
 
@@ -301,9 +301,9 @@ _RESCORE = threading.Lock()
 @dataclass(frozen=True, slots=True)
 class _Block:
     """``BLOCK`` consecutive pairs of a run: their marks (key and indices), their kept
-    results and findings, and their own sums (an accumulator that started empty). A next run whose
-    block holds the same marks reuses both; the run's figures are the blocks' sums
-    merged in order (counts exact, float sums within rounding of one pass)."""
+    results and findings, and their own sums (an accumulator that started empty). A next
+    run whose block holds the same marks reuses them; the run's figures are the blocks'
+    sums merged in order (counts exact, float sums within rounding of one pass)."""
 
     marks: list[tuple[_Key, int | None, int | None]]
     records: list[RecordResult]
