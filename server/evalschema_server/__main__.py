@@ -24,6 +24,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("; ".join([f"unrecognized arguments: {' '.join(extra)}", *hints]))
     if args.log_file:
         logging.basicConfig(filename=args.log_file, level=logging.INFO)
+    from .memory import one_arena
+
+    one_arena()  # before any thread: the runs' worker frees into the main heap
     from .server import create_server
 
     # Runs score on a worker thread; hand the interpreter back to the event loop

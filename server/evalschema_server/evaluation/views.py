@@ -294,9 +294,8 @@ def findings(run: RunOutcome, field: str | None = None,
     out = []
     for s in sorted((s for s in run.scored if s.extracted is not None or s.gold is not None),
                     key=lambda s: (0, s.extracted.index) if s.extracted else (1, 0)):
-        for k in s.findings:
-            if k.status in FINDINGS and (field is None or k.field == field) \
-                    and (statuses is None or str(k.status) in statuses):
+        for k in s.findings if field is None else s.findings.of_field(field):
+            if k.status in FINDINGS and (statuses is None or str(k.status) in statuses):
                 out.append((s, k))
     out.sort(key=lambda sk: sk[1].field)  # stable: file order within a field
     return out
@@ -327,7 +326,7 @@ def worst_examples(outcome: SuiteOutcome, run: RunOutcome, field: str, limit: in
     The run keeps no pointers: the records of the lowest (score, record) are scored again,
     those tied with the last one included, and ordered by positions among themselves."""
     found = [(k.score, s.extracted.index, k.at, s, k) for s in run.scored
-             if s.extracted is not None for k in s.findings if k.field == field]
+             if s.extracted is not None for k in s.findings.of_field(field)]
     if not found or limit <= 0:
         return [], len(found)
     edge = heapq.nsmallest(limit, found, key=lambda x: x[:3])[-1][:2]

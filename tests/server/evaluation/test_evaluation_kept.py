@@ -43,6 +43,8 @@ def test_findings_pack_statuses_fields_and_scores_in_order() -> None:
                                        for i, r in enumerate(kept)]
     assert next(iter(got)).score == 0.1 + 0.2, "scores exactly, not rounded"
     assert got.has(Status.ERROR) and not got.has(Status.MATCH)
+    assert [k.at for k in got.of_field("b")] == [0] and got.of_field("a") == []
+    assert [k.field for k in got.of_field("d[].x")] == ["d[].x"]
     # No value is held: only bytes and the fields' paths.
     assert {type(x) for x in (got.statuses, got.scores)} == {bytes}
     assert all(type(f) is str for f in got.fields)
