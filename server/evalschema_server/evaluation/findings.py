@@ -433,7 +433,11 @@ class DiagnosticBuilder:
                    s.record.problem)
             got = old.get(key) or marks.get(key)
             if got is None:
-                got = record_marks(s, self.o.findings_of(s), self.locator, self.labels)
+                # Scored again only for findings to show (not a clean record, nor one
+                # missing a side: its mark is the record's own).
+                whole = self.o.findings_of(s) if s.findings and s.gold is not None \
+                    and s.extracted is not None else ()
+                got = record_marks(s, whole, self.locator, self.labels)
             marks[key] = got
             if s.extracted is None:  # a gold record missing from the run: on the run file
                 if s.gold is not None:

@@ -329,11 +329,15 @@ def worst_examples(outcome: SuiteOutcome, run: RunOutcome, field: str, limit: in
              if s.extracted is not None for k in s.findings.of_field(field)]
     if not found or limit <= 0:
         return [], len(found)
-    edge = heapq.nsmallest(limit, found, key=lambda x: x[:3])[-1][:2]
-    pool = whole(outcome, ((s, k) for score, at, _, s, k in found if (score, at) <= edge))
-    best = heapq.nsmallest(limit, ((r.score, s.extracted.index,  # type: ignore[union-attr]
+    if any(x[0] != x[0] for x in found):  # a NaN score orders nothing: every one, as ever
+        pool = whole(outcome, ((s, k) for *_, s, k in found))
+    else:
+        edge = heapq.nsmallest(limit, found, key=lambda x: x[:3])[-1][:2]
+        pool = whole(outcome, ((s, k) for score, at, _, s, k in found if (score, at) <= edge))
+    # A list, as before: ``nsmallest`` sorts one no longer than ``limit`` (NaN orders differ).
+    best = heapq.nsmallest(limit, [(r.score, s.extracted.index,  # type: ignore[union-attr]
                                     _positions(r.extracted_pointer or r.gold_pointer), i, s, r)
-                                   for i, (s, r) in enumerate(pool)), key=lambda x: x[:4])
+                                   for i, (s, r) in enumerate(pool)], key=lambda x: x[:4])
     return [(s, r) for *_, s, r in best], len(found)
 
 

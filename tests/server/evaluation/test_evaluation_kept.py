@@ -8,13 +8,17 @@ from __future__ import annotations
 import heapq
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from evalschema.results import FieldResult, Status
+from evalschema.results import Counts, FieldResult, RecordResult, Status
 from evalschema.run.suspects import find_suspects
 from evalschema_server.evaluation import record_tests, views
-from evalschema_server.evaluation.kept import NO_FINDINGS, Findings
+from evalschema_server.evaluation.datafile import RecordSlice
+from evalschema_server.evaluation.findings import DiagnosticBuilder, FindingOptions, MarkCache
+from evalschema_server.evaluation.kept import NO_FINDINGS, Findings, findings_only
+from evalschema_server.evaluation.locate import RecordLocator
 from evalschema_server.evaluation.runner import (
     CancelToken,
     RunOutcome,
@@ -22,6 +26,7 @@ from evalschema_server.evaluation.runner import (
     SuiteCache,
     SuiteOutcome,
     run_suite,
+    scored_whole,
 )
 from evalschema_server.evaluation.suites import discover
 
@@ -185,3 +190,56 @@ def test_record_test_statuses_and_messages_come_from_the_findings(
     [rec] = got["records"]
     assert [(m["field"], m["status"], m["expected"], m["actual"]) for m in rec["messages"]] \
         == [("vendor", "mismatch", '"Omega"', '"Omegas"')]
+
+
+def test_diagnostics_score_again_only_records_with_findings_to_show(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clean record, one missing from the run and one gold lacks are not scored again
+    (a mostly clean 100,000-record file would be scored twice over)."""
+    (tmp_path / "t.eval.json").write_text(json.dumps(SCHEMA), encoding="utf-8")
+    gold = [{"id": f"g{i}", "vendor": "V"} for i in range(4)]
+    (tmp_path / "t.gold.jsonl").write_text("".join(json.dumps(g) + "\n" for g in gold),
+                                           encoding="utf-8")
+    run = [{"id": "g0", "vendor": "V"}, {"id": "g1", "vendor": "W"}, {"id": "g2", "vendor": "V"},
+           {"id": "x9", "vendor": "V"}]  # g3 missing, x9 not in gold
+    (tmp_path / "t.m.extracted.jsonl").write_text("".join(json.dumps(r) + "\n" for r in run),
+                                                  encoding="utf-8")
+    [suite] = discover([tmp_path], lambda p: p.read_text("utf-8")).suites
+    outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
+    asked: list[str] = []
+    real = SuiteOutcome.findings_of
+
+    def spy(self: SuiteOutcome, s: ScoredRecord) -> tuple[FieldResult, ...]:
+        asked.append(s.record.label)
+        return real(self, s)
+
+    monkeypatch.setattr(SuiteOutcome, "findings_of", spy)
+    out = DiagnosticBuilder(outcome, FindingOptions(), MarkCache(), RecordLocator(),
+                            lambda p: p.as_uri(), False).build()
+    assert asked == ["g1"]
+    codes = sorted(d["code"] for d in out[(tmp_path / "t.m.extracted.jsonl").resolve().as_uri()])
+    assert codes == ["mismatch", "record-hallucinated", "record-omitted"]
+
+
+def test_a_fields_worst_values_with_nan_scores_are_those_every_result_gives() -> None:
+    """A score that is NaN (a custom comparator's) orders nothing: every finding of the
+    field is scored again and ordered as before, none left out."""
+    def rec(i: int, scores: list[float]) -> ScoredRecord:
+        results = tuple(FieldResult(f"v[{j}]", "v[]", Status.MISMATCH, x,
+                                    extracted_pointer=f"/v/{j}", record_index=i)
+                        for j, x in enumerate(scores))
+        text = RecordSlice(i, 0, "{}", None)
+        return scored_whole(RecordResult(i, f"r{i}", results, Counts()), text, text)
+
+    nan = float("nan")
+    scored = [rec(0, [0.5, nan, 0.2]), rec(1, [nan, 0.1]), rec(2, [0.3, 0.3, nan])]
+    run = SimpleNamespace(scored=scored)
+    o = SimpleNamespace(findings_of=lambda s: findings_only(s.record.field_results),
+                        full=lambda s: s.record)
+    for limit in range(9):
+        got, total = views.worst_examples(o, run, "v[]", limit)  # type: ignore[arg-type]
+        want, want_total = _worst_whole(o, run, "v[]", limit)  # type: ignore[arg-type]
+        assert total == want_total == 8
+        assert [(s.record.index, r.path) for s, r in got] == [
+            (s.record.index, r.path) for s, r in want]
+        assert len(got) == min(limit, 8)
