@@ -7,7 +7,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evalschema_server.evaluation.runner import CancelToken, SuiteCache, SuiteOutcome, run_suite
+from evalschema.results import RecordResult
+from evalschema_server.evaluation.datafile import RecordSlice
+from evalschema_server.evaluation.kept import Findings
+from evalschema_server.evaluation.runner import (
+    CancelToken,
+    ScoredRecord,
+    SuiteCache,
+    SuiteOutcome,
+    run_suite,
+)
 from evalschema_server.evaluation.suites import Suite, discover
 
 SCHEMA = {
@@ -127,3 +136,10 @@ def slow_suite(folder: Path, records: int, delay: float) -> dict[str, Path]:
 
 def set_delay(folder: Path, seconds: float) -> None:
     (folder / "delay.txt").write_text(str(seconds), encoding="utf-8")
+
+
+def scored_whole(record: RecordResult, gold: RecordSlice | None,
+                 extracted: RecordSlice | None) -> ScoredRecord:
+    """A record kept with every result, as a run keeps an LLM judge's (nothing to score
+    again): for results built by hand."""
+    return ScoredRecord(record, Findings.of(record.field_results), gold, extracted)

@@ -99,6 +99,8 @@ class _Count:
         self.gold_records.extend(other.gold_records)
 
 
+#: A record's findings with their values and pointers (``SuiteOutcome.findings_of``).
+Whole = Callable[[ScoredRecord], Iterable[FieldResult]]
 #: Records past the files' limits (their results), and their count.
 HiddenChunk = tuple[list[RecordResult], _Count]
 #: Records a ``HiddenChunk`` holds.
@@ -134,17 +136,20 @@ class MarkCache:
         return got[1]
 
 
-def record_marks(s: ScoredRecord, findings: Iterable[FieldResult], locator: RecordLocator,
+def record_marks(s: ScoredRecord, whole: Whole, locator: RecordLocator,
                  labels: Mapping[str, str]) -> tuple[Mark, ...]:
-    """The marks of ``s``'s ``findings``: its results with their values and pointers
-    (``SuiteOutcome.findings_of``); matches, skipped and pending fields are none."""
+    """The marks of ``s``'s findings; ``whole`` gives them with their values and pointers
+    (``SuiteOutcome.findings_of``: the record scored again, asked only when there are
+    findings to show). Matches, skipped and pending fields are none."""
     g, e = s.gold, s.extracted
     if e is None and g is None:
         return ()
     if e is None or g is None:
         return _unpaired(s, locator)
+    if not s.findings:
+        return ()
     out: list[Mark] = []
-    for r in findings:
+    for r in whole(s):
         st = r.status
         if st is Status.MATCH or st is Status.SKIPPED or st is Status.PENDING:
             continue
@@ -433,11 +438,7 @@ class DiagnosticBuilder:
                    s.record.problem)
             got = old.get(key) or marks.get(key)
             if got is None:
-                # Scored again only for findings to show (not a clean record, nor one
-                # missing a side: its mark is the record's own).
-                whole = self.o.findings_of(s) if s.findings and s.gold is not None \
-                    and s.extracted is not None else ()
-                got = record_marks(s, whole, self.locator, self.labels)
+                got = record_marks(s, self.o.findings_of, self.locator, self.labels)
             marks[key] = got
             if s.extracted is None:  # a gold record missing from the run: on the run file
                 if s.gold is not None:

@@ -75,9 +75,6 @@ class Findings:
         field's worst values look through every record)."""
         return [k for k in self if k.field == field] if field in self.fields else []
 
-    def has(self, status: Status) -> bool:
-        return _CODES[status] in self.statuses
-
 
 NO_FINDINGS = Findings(b"", (), b"")
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from evalschema.errors import EvalSchemaError
 from evalschema.pointer import resolve
-from evalschema.results import FINDINGS, FieldResult, RecordResult, Status, record_label
+from evalschema.results import FINDINGS, RecordResult, Status, record_label
 
 from ..document import LineIndex
 from ..protocol import (
@@ -32,7 +32,7 @@ from ..protocol import (
 )
 from ..ranges import range_json
 from .datafile import DataFile, RecordSlice, SliceParser
-from .findings import extracted_span, finding_message, short_label
+from .findings import Whole, extracted_span, finding_message, short_label
 from .locate import RecordLocator, Span
 from .runner import (
     RunOutcome,
@@ -168,10 +168,11 @@ class Failure:
     status: str
 
 
-def failures(test: RecordTest, findings: Iterable[FieldResult], locator: RecordLocator,
+def failures(test: RecordTest, whole: Whole, locator: RecordLocator,
              labels: Mapping[str, str]) -> list[Failure]:
-    """One per wrong field (``findings``: the record's, with their values and pointers,
-    ``SuiteOutcome.findings_of``); one about the whole record when a side is missing."""
+    """One per wrong field (``whole``: the record's findings with their values and
+    pointers, ``SuiteOutcome.findings_of``, asked only when it has some); one about the
+    whole record when a side is missing."""
     s = test.scored
     if s is None:
         return []
@@ -196,7 +197,7 @@ def failures(test: RecordTest, findings: Iterable[FieldResult], locator: RecordL
     return [Failure(finding_message(r, labels), "extracted", extracted_span(r, e.text, locator),
                     _pretty(_at(g, r.gold_pointer)), _pretty(_at(e, r.extracted_pointer)),
                     r.path, str(r.status))
-            for r in findings if r.status in FINDINGS]
+            for r in (whole(s) if s.findings else ()) if r.status in FINDINGS]
 
 
 # -- payloads ---------------------------------------------------------------------------
@@ -274,9 +275,7 @@ def results(outcome: SuiteOutcome, run_path: Path | None, ids: frozenset[str] | 
             if ids is not None and t.id not in ids:
                 continue
             messages: list[TestMessage] = []
-            s = t.scored
-            found = outcome.findings_of(s) if s is not None and s.findings else ()
-            for f in failures(t, found, locator, labels):
+            for f in failures(t, outcome.findings_of, locator, labels):
                 where = t.extracted if f.side == "extracted" else t.gold
                 path, file = (run.path, run.data) if f.side == "extracted" else (cfg.gold, gold)
                 assert where is not None

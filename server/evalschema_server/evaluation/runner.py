@@ -12,8 +12,8 @@ statuses, fields and scores; not its matches, nor values and reasons: re-scoring
 takes microseconds, so hovers and commands that need more of a record ask
 ``SuiteOutcome.full`` or ``findings_of``), and one accumulator per block of ``BLOCK``
 records and per group of blocks, so a save after an edit re-scores the edited block and
-merges its group's blocks, then the groups (O(blocks), not O(records)). A schema with an LLM judge
-keeps every result: re-scoring would ask again.
+merges its group's blocks, then the groups (O(blocks), not O(records)). A schema with an
+LLM judge keeps every result: re-scoring would ask again.
 """
 
 from __future__ import annotations
@@ -103,12 +103,6 @@ class ScoredRecord:
     gold: RecordSlice | None
     extracted: RecordSlice | None
     pair: Pair | None = None
-
-
-def scored_whole(record: RecordResult, gold: RecordSlice | None,
-                 extracted: RecordSlice | None) -> ScoredRecord:
-    """A record kept with every result (nothing to score again)."""
-    return ScoredRecord(record, Findings.of(record.field_results), gold, extracted)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from eval_workspace import EXTRACTED_LINES, GOLD, scored_suite
+from eval_workspace import EXTRACTED_LINES, GOLD, scored_suite, scored_whole
 
 from evalschema.errors import Problem
 from evalschema.results import Counts, FieldResult, RecordResult, Status
@@ -31,7 +31,6 @@ from evalschema_server.evaluation.runner import (
     SuiteCache,
     SuiteOutcome,
     run_suite,
-    scored_whole,
 )
 from evalschema_server.evaluation.suites import discover
 
@@ -204,7 +203,7 @@ def test_marks_are_relative_to_the_record_and_reused_while_the_schema_stays(
     [run] = outcome.runs
     first = run.scored[0]
     assert first.gold is not None and first.gold.text.startswith('{"id": "a"')
-    marks = record_marks(first, outcome.findings_of(first), RecordLocator(), outcome.labels)
+    marks = record_marks(first, outcome.findings_of, RecordLocator(), outcome.labels)
     ext = EXTRACTED_LINES[0]
     assert [(m.side, m.span, m.code, m.field) for m in marks] == [
         ("extracted", (ext.index("13.9"), ext.index("13.9") + 4), "mismatch", "price"),
@@ -230,8 +229,7 @@ def test_a_nested_omission_is_shown_on_the_nearest_present_parent_key(tmp_path: 
     line = '{"id": "a", "addr": {"city": "Oslo"}}'
     _, outcome = suite_outcome(tmp_path, schema, [gold], [line])
     [run] = outcome.runs
-    marks = record_marks(run.scored[0], outcome.findings_of(run.scored[0]), RecordLocator(),
-                         outcome.labels)
+    marks = record_marks(run.scored[0], outcome.findings_of, RecordLocator(), outcome.labels)
     [omit] = [m for m in marks if m.side == "extracted"]
     assert (omit.code, omit.field) == ("omission", "addr.geo.zip")
     assert omit.span == (line.index('"addr"'), line.index('"addr"') + len('"addr"'))
@@ -267,7 +265,7 @@ def pair(results: list[FieldResult], gold: str | None, extracted: str | None, *,
 def marks_of(s: ScoredRecord, locator: RecordLocator, labels: dict[str, str]
              ) -> tuple[Mark, ...]:
     """The marks of a record kept whole (its results built by hand)."""
-    return record_marks(s, s.record.field_results, locator, labels)
+    return record_marks(s, lambda s: s.record.field_results, locator, labels)
 
 
 def test_each_kind_of_finding_is_marked_where_it_happened() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from eval_workspace import scored_whole
 
 from evalschema.results import Counts, FieldResult, RecordResult, Status
 from evalschema.run.suspects import find_suspects
@@ -26,7 +27,6 @@ from evalschema_server.evaluation.runner import (
     SuiteCache,
     SuiteOutcome,
     run_suite,
-    scored_whole,
 )
 from evalschema_server.evaluation.suites import discover
 
@@ -47,14 +47,13 @@ def test_findings_pack_statuses_fields_and_scores_in_order() -> None:
     assert [tuple(k) for k in got] == [(i, r.status, r.field, r.score)
                                        for i, r in enumerate(kept)]
     assert next(iter(got)).score == 0.1 + 0.2, "scores exactly, not rounded"
-    assert got.has(Status.ERROR) and not got.has(Status.MATCH)
     assert [k.at for k in got.of_field("b")] == [0] and got.of_field("a") == []
     assert [k.field for k in got.of_field("d[].x")] == ["d[].x"]
     # No value is held: only bytes and the fields' paths.
     assert {type(x) for x in (got.statuses, got.scores)} == {bytes}
     assert all(type(f) is str for f in got.fields)
     assert Findings.of([fr("a", Status.MATCH, 1.0)]) is NO_FINDINGS
-    assert list(NO_FINDINGS) == [] and not NO_FINDINGS.has(Status.MISMATCH)
+    assert list(NO_FINDINGS) == [] and len(NO_FINDINGS) == 0
 
 
 NUMERIC = {"numeric": {"tolerance": {"rel": 0.01}, "partial": True}}
@@ -178,6 +177,24 @@ def test_the_findings_list_is_every_finding_whole(outcome: SuiteOutcome) -> None
         assert [(s.record.index, r) for s, r in listed] == [(s.record.index, r) for s, r in want]
         only = views.whole(outcome, views.findings(run, "total", frozenset({"mismatch"})))
         assert all(r.field == "total" and r.status is Status.MISMATCH for _, r in only)
+
+
+def test_record_test_messages_score_again_only_records_with_findings(
+        outcome: SuiteOutcome, monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+    real = SuiteOutcome.findings_of
+
+    def spy(self: SuiteOutcome, s: ScoredRecord) -> tuple[FieldResult, ...]:
+        asked.append(s.record.label)
+        return real(self, s)
+
+    monkeypatch.setattr(SuiteOutcome, "findings_of", spy)
+    run = next(r for r in outcome.runs if r.label == "b")
+    [got] = record_tests.results(outcome, run.path, None, set(), {}, lambda p: p.as_uri(),
+                                 "utf-16")
+    assert asked == ["r1", "r3", "r4"]  # r2 is right: nothing to say of it
+    assert [(r["id"], len(r["messages"])) for r in got["records"]] == [
+        ("r1", 2), ("r2", 0), ("r3", 1), ("r4", 1)]
 
 
 def test_record_test_statuses_and_messages_come_from_the_findings(
