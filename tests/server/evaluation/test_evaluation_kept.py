@@ -179,16 +179,22 @@ def test_the_findings_list_is_every_finding_whole(outcome: SuiteOutcome) -> None
         assert all(r.field == "total" and r.status is Status.MISMATCH for _, r in only)
 
 
-def test_record_test_messages_score_again_only_records_with_findings(
-        outcome: SuiteOutcome, monkeypatch: pytest.MonkeyPatch) -> None:
-    asked: list[str] = []
+@pytest.fixture
+def asked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The labels of the records ``SuiteOutcome.findings_of`` scores again, as it does."""
+    out: list[str] = []
     real = SuiteOutcome.findings_of
 
     def spy(self: SuiteOutcome, s: ScoredRecord) -> tuple[FieldResult, ...]:
-        asked.append(s.record.label)
+        out.append(s.record.label)
         return real(self, s)
 
     monkeypatch.setattr(SuiteOutcome, "findings_of", spy)
+    return out
+
+
+def test_record_test_messages_score_again_only_records_with_findings(
+        outcome: SuiteOutcome, asked: list[str]) -> None:
     run = next(r for r in outcome.runs if r.label == "b")
     [got] = record_tests.results(outcome, run.path, None, set(), {}, lambda p: p.as_uri(),
                                  "utf-16")
@@ -210,7 +216,7 @@ def test_record_test_statuses_and_messages_come_from_the_findings(
 
 
 def test_diagnostics_score_again_only_records_with_findings_to_show(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, asked: list[str]) -> None:
     """A clean record, one missing from the run and one gold lacks are not scored again
     (a mostly clean 100,000-record file would be scored twice over)."""
     (tmp_path / "t.eval.json").write_text(json.dumps(SCHEMA), encoding="utf-8")
@@ -223,14 +229,6 @@ def test_diagnostics_score_again_only_records_with_findings_to_show(
                                                   encoding="utf-8")
     [suite] = discover([tmp_path], lambda p: p.read_text("utf-8")).suites
     outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
-    asked: list[str] = []
-    real = SuiteOutcome.findings_of
-
-    def spy(self: SuiteOutcome, s: ScoredRecord) -> tuple[FieldResult, ...]:
-        asked.append(s.record.label)
-        return real(self, s)
-
-    monkeypatch.setattr(SuiteOutcome, "findings_of", spy)
     out = DiagnosticBuilder(outcome, FindingOptions(), MarkCache(), RecordLocator(),
                             lambda p: p.as_uri(), False).build()
     assert asked == ["g1"]
