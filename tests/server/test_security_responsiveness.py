@@ -30,6 +30,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from evalschema_server import files
+from evalschema_server.protocol import COMMAND_PREFIX
 
 BUDGET = 10.0
 
@@ -391,6 +392,52 @@ async def test_exit_ends_the_server_while_a_record_is_being_scored(
     await asyncio.sleep(0.5)  # inside the comparator by now
     assert await hover_other_document(stuck, folder) is not None
     await exits(stuck)
+
+
+# -- a command that scores every record again ----------------------------------------
+
+#: The server, with scoring every record of a run again taking 3 s (as for a large suite).
+SLOW_RESCORE = [sys.executable, "-c", """
+import sys, time
+from evalschema_server.evaluation.runner import SuiteOutcome
+real = SuiteOutcome.full_result
+def slow(self, run):
+    time.sleep(3)
+    return real(self, run)
+SuiteOutcome.full_result = slow
+from evalschema_server.__main__ import main
+sys.exit(main())
+"""]
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SLOW_RESCORE))
+async def rescoring(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
+    yield lsp_client
+    kill_if_running(lsp_client)
+
+
+async def test_comparing_runs_scores_them_again_off_the_loop(rescoring: LanguageClient,
+                                                            tmp_path: Path) -> None:
+    folder = tmp_path / "proj"
+    paths = write_suite(folder)
+    second = paths["extracted"].with_name("shop.run2.extracted.jsonl")
+    second.write_text(paths["extracted"].read_text(encoding="utf-8").replace(
+        '"USD"', '"EUR"'), encoding="utf-8")
+    await boot(rescoring, folder)
+    runs = rescoring.runs  # type: ignore[attr-defined]
+    await until("the first run", lambda: "finished" in runs, 60)
+    compared = asyncio.ensure_future(rescoring.workspace_execute_command_async(
+        types.ExecuteCommandParams(COMMAND_PREFIX + "compareRuns", [{"suite": "shop"}])))
+    await asyncio.sleep(0.5)  # in the 3 s of scoring the runs again by now
+    assert not compared.done()
+    # The editor is still answered while the runs are scored again...
+    assert await hover_other_document(rescoring, folder) is not None
+    assert not compared.done()
+    # ...and the comparison is what it was.
+    got = await answered_within("compareRuns", compared, budget=30)
+    assert [f["field"] for f in got["result"]["fields"]] and got["markdown"]
+    assert any(f["field"] == "currency" and f["worst"][1] is not None for f in got["fields"])
+    await exits(rescoring)
 
 
 # -- $ref --------------------------------------------------------------------------

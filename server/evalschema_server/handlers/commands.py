@@ -106,11 +106,6 @@ def _place(loc: RecordLocator, lines: LineIndex, uri: str, encoding: str,
             "path": r.path, "status": str(r.status), "score": r.score}
 
 
-def _worst(ls: EvalSchemaServer, outcome: SuiteOutcome, run: RunOutcome, field: str,
-           lines: LineIndex) -> WorstExample | None:
-    found = views.worst_example(outcome, run, field)
-    return None if found is None else _place(ls.evaluation.locator, lines,
-                                             ls.store.uri_of(run.path), ls.encoding, *found)
 
 
 def _annotations(text: str, registry: Registry, path: str
@@ -230,6 +225,14 @@ async def compare(ls: EvalSchemaServer, *args: Any) -> CompareResult:
     if len(runs) < 2:
         raise CommandError(f"suite {suite.name} has {len(runs)} readable run(s); compare "
                            "needs two")
+    uris = {r.path: ls.store.uri_of(r.path) for r in runs}
+    # Every record of every run is scored again, and the bootstrap resamples them: seconds
+    # for a large suite, so off the event loop (outcomes are not changed once made).
+    return await in_thread(_compare, outcome, runs, uris, ls.encoding)
+
+
+def _compare(outcome: SuiteOutcome, runs: list[RunOutcome], uris: dict[Path, str],
+             encoding: str) -> CompareResult:
     c = compare_runs([outcome.full_result(r) for r in runs], [r.label for r in runs])
     result = finite(c.to_dict())
     lines = {r.path: LineIndex(r.data.text) for r in runs}
@@ -245,12 +248,18 @@ async def compare(ls: EvalSchemaServer, *args: Any) -> CompareResult:
                 continue
             label = scored.record.label
             ext = scored.extracted
-            places.append({"run": r.label, "uri": ls.store.uri_of(r.path), "range": range_json(
-                lines[r.path], ext.start, ext.start, ls.encoding)})
+            places.append({"run": r.label, "uri": uris[r.path], "range": range_json(
+                lines[r.path], ext.start, ext.start, encoding)})
         if label is not None:
             records.append(CompareRecord(record=label, places=places))
-    fields = [CompareField(field=f["field"], worst=[_worst(ls, outcome, r, f["field"],
-                                                           lines[r.path]) for r in runs])
+    loc = RecordLocator()  # its own: the event loop's is not shared with a thread
+
+    def worst(r: RunOutcome, field: str) -> WorstExample | None:
+        found = views.worst_example(outcome, r, field)
+        return None if found is None else _place(loc, lines[r.path], uris[r.path], encoding,
+                                                 *found)
+
+    fields = [CompareField(field=f["field"], worst=[worst(r, f["field"]) for r in runs])
               for f in result["fields"]]
     return {"markdown": compare_markdown(c), "result": result, "records": records,
             "fields": fields}
