@@ -106,8 +106,6 @@ def _place(loc: RecordLocator, lines: LineIndex, uri: str, encoding: str,
             "path": r.path, "status": str(r.status), "score": r.score}
 
 
-
-
 def _annotations(text: str, registry: Registry, path: str
                  ) -> tuple[SchemaAnalysis, list[actions.TextEdit]]:
     analysis = analyze(text, registry, base_uri=path)
