@@ -475,9 +475,10 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         return SuiteOutcome(suite, gold=gold, schema_text=schema_text, evaluator=evaluator,
                             issues=tuple(issues), schema_problems=tolerated, texts=texts,
                             started=started)
-    #: (path, its records, their pairs, the pairs' positions whose records may have
+    #: (path, its records, their pairing, the pairs' positions whose records may have
     #: changed since the last run: None when not known, and every block is compared).
-    plans: list[tuple[Path, DataFile, list[_Pair], set[int] | None]] = []
+    #: A pairing goes into the cache only with the blocks scored for it.
+    plans: list[tuple[Path, DataFile, _Pairing, set[int] | None]] = []
     gold_pairs_checked = False
     id_field = evaluator.id_field
     for path in cfg.extracted:
@@ -492,7 +493,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         dirty: set[int] | None = None
         if prev is not None and prev.gold is gold and prev.data is data \
                 and prev.id_field == id_field:
-            pairs, found, dirty = prev.pairs, prev.issues, set()
+            paired, dirty = prev, set()
         elif prev is not None and prev.gold is gold and prev.id_field == id_field \
                 and same_reads(prev.data, data) \
                 and (moved := moved_issues(prev.issues, path, prev.data, data)) is not None:
@@ -501,25 +502,25 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
             records = data.records
             pairs = [_new_pair(p.pair, p.gold, records[p.extracted.index] if p.extracted
                                else None) for p in prev.pairs]
-            found = moved
-            cache.pairings[path] = _pairing(gold, data, id_field, pairs, found, prev)
+            paired = _pairing(gold, data, id_field, pairs, moved, prev)
             edit = data.edit
             if edit is not None and edit.since == prev.data.serial:
                 at = prev.by_extracted
                 dirty = {at[i] for i in range(edit.lo, edit.new_end) if i in at}
         else:
-            found = []
+            found: list[InputIssue] = []
             pairs = pair_records(gold, data, id_field, found, path)
-            cache.pairings[path] = _pairing(gold, data, id_field, pairs, found)
-        issues.extend(i for i in found if report_gold or i.path != cfg.gold)
-        plans.append((path, data, pairs, dirty))
-    total = sum(len(p[2]) for p in plans)
+            paired = _pairing(gold, data, id_field, pairs, found)
+        issues.extend(i for i in paired.issues if report_gold or i.path != cfg.gold)
+        plans.append((path, data, paired, dirty))
+    total = sum(len(p[2].pairs) for p in plans)
     done = 0
     runs: list[RunOutcome] = []
     used: dict[_Key, RecordResult] = {}
     whole = keeps_whole(evaluator)
     last_report = 0.0
-    for path, data, pairs, dirty in plans:
+    for path, data, paired, dirty in plans:
+        pairs = paired.pairs
         old_blocks = cache.blocks.get(path, [])
         blocks: list[_Block] = []
         acc = RunAccumulator(keep_records=False)
@@ -568,11 +569,13 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
                                       None if whole else p.pair)
                           for rec, found, p in zip(block.records, block.findings, chunk,
                                                    strict=True))
-        cache.blocks[path] = blocks
-        cache.groups[path] = groups = _groups(blocks, cache.groups.get(path, []))
+        groups = _groups(blocks, cache.groups.get(path, []))
+        # Together, once the file is scored: a run cancelled before would otherwise leave
+        # a pairing that says "nothing changed" beside the blocks of an older gold, and
+        # the next run would show their figures as current.
+        cache.pairings[path], cache.blocks[path], cache.groups[path] = paired, blocks, groups
         for group in groups:
             acc.update(group.acc)
-        paired = cache.pairings[path]
         runs.append(RunOutcome(path, label_of(suite, path), data, acc.result(),
                                tuple(scored), paired.by_extracted, paired.by_gold,
                                paired.file_order))

@@ -494,3 +494,62 @@ def test_a_file_read_again_with_the_same_text_is_held_once(tmp_path: Path) -> No
     third = run_suite(suite, {path: edited}, cache, CancelToken())
     assert third.texts[path] is edited
     assert third.runs[0].data.text is edited
+
+
+def _gold_edited(suite: runner.Suite) -> str:
+    """The suite's gold text with one record's price changed."""
+    lines = suite.config.gold.read_text(encoding="utf-8").splitlines()
+    rec = json.loads(lines[5])
+    rec["price"] += 7
+    lines[5] = json.dumps(rec)
+    return "\n".join(lines) + "\n"
+
+
+def test_a_run_cancelled_after_the_gold_changed_leaves_no_stale_results(
+        tmp_path: Path) -> None:
+    """A run cancelled once it had paired the records with the new gold, before it scored
+    them: the next run scores them against the new gold (it took the old results as
+    current: a gold edit saved twice in quick succession showed the figures of before)."""
+    suite, _, _ = _suite(tmp_path, 300)
+    cache = SuiteCache()
+    run_suite(suite, {}, cache, CancelToken())
+    new_gold = {suite.config.gold: _gold_edited(suite)}
+    token = CancelToken()
+    token.cancel()  # seen at the first record scored
+    with pytest.raises(runner.Cancelled):
+        run_suite(suite, new_gold, cache, token)
+    resumed = run_suite(suite, new_gold, cache, CancelToken())
+    assert _figures(resumed) == _figures(run_suite(suite, new_gold, SuiteCache(),
+                                                   CancelToken()))
+
+
+def test_a_run_cancelled_between_two_runs_files_leaves_no_stale_results(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cancelled while scoring the second extracted file, after the first was done: each
+    file's results and pairing are kept together, so both are right in the next run."""
+    suite, path, lines = _suite(tmp_path, 300)
+    second = path.with_name("shop.run2.extracted.jsonl")
+    second.write_text("\n".join(lines[::-1]) + "\n", encoding="utf-8")
+    [suite] = discover([path.parent], lambda p: p.read_text("utf-8")).suites
+    assert [p.name for p in suite.config.extracted] == [path.name, second.name]
+    cache = SuiteCache()
+    run_suite(suite, {}, cache, CancelToken())
+    new_gold = {suite.config.gold: _gold_edited(suite)}
+    token = CancelToken()
+    score = runner._score
+
+    def cancel_in_second(*args: object) -> object:
+        if args[-1] == second:  # the path a record's issues go to
+            token.cancel()
+        return score(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runner, "_score", cancel_in_second)
+    with pytest.raises(runner.Cancelled):
+        run_suite(suite, new_gold, cache, token)
+    monkeypatch.setattr(runner, "_score", score)
+    resumed = run_suite(suite, new_gold, cache, CancelToken())
+    fresh = run_suite(suite, new_gold, SuiteCache(), CancelToken())
+    assert [r.result.to_dict() for r in resumed.runs] == [r.result.to_dict()
+                                                        for r in fresh.runs]
+    assert [[s.record for s in r.scored] for r in resumed.runs] == \
+        [[s.record for s in r.scored] for r in fresh.runs]
