@@ -52,7 +52,9 @@ def signature(path: Path) -> tuple[int, ...]:
 
 #: A file modified less than this long before it is read may be written again within the
 #: same timestamp tick (file times are coarse: a few milliseconds), its signature
-#: unchanged: its text is not kept (git's "racily clean" rule).
+#: unchanged: its text is not kept (git's "racily clean" rule). "Modified" by its status
+#: change time as well: a tool may set the modification time back (``cp -p``, ``tar x``,
+#: ``rsync -t``), never that one.
 RACY_NS = 2 * 10**9
 
 
@@ -61,8 +63,9 @@ class DiskTexts:
     unchanged gold file is not read and decoded again on each save of a run file (tens
     of milliseconds for 10 MB). A file modified in the last ``RACY_NS`` is always read."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], int] = time.time_ns) -> None:
         self._texts: dict[Path, tuple[tuple[int, ...], str]] = {}
+        self._clock = clock  # now, in ns (a test's clock may run ahead)
 
     def read(self, path: Path) -> str:
         sig = signature(path)
@@ -71,7 +74,7 @@ class DiskTexts:
             return got[1]
         self._texts.pop(path, None)
         text = read_text(path)
-        if time.time_ns() - sig[3] > RACY_NS:  # its modification time
+        if self._clock() - max(sig[3], sig[4]) > RACY_NS:  # modified, status changed
             self._texts[path] = (sig, text)
         return text
 

@@ -237,9 +237,10 @@ class SuiteOutcome:
         return out
 
 
-#: (gold text's key, extracted text's key, problem) -> the record's result (see
-#: ``RecordSlice.key``).
-_Key = tuple[Any, Any, str | None]
+#: (gold text's key, extracted text's key, problem, repaired) -> the record's result (see
+#: ``RecordSlice.key``). Repaired too: an item of a JSON array broken elsewhere is read
+#: as repaired with its text unchanged.
+_Key = tuple[Any, Any, str | None, Any]
 
 
 @dataclass
@@ -366,7 +367,10 @@ def _groups(blocks: list[_Block], old: list[_Group]) -> list[_Group]:
 
 
 def _mark(p: _Pair) -> tuple[_Key, int | None, int | None]:
-    return p.key, p.gold.index if p.gold else None, p.extracted.index if p.extracted else None
+    """What a block's reuse compares: the record's key and the pair's indices (the pair's,
+    not its slices': an unreadable record has no slice, and its index moves too)."""
+    pair = p.pair
+    return p.key, pair.gold_index, pair.extracted_index
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,8 +384,9 @@ class _Pair:
 
     @property
     def key(self) -> _Key:
+        pair = self.pair
         return (self.gold.key if self.gold else None,
-                self.extracted.key if self.extracted else None, self.pair.problem)
+                self.extracted.key if self.extracted else None, pair.problem, pair.repaired)
 
 
 #: ``_Pair(...)`` and ``ScoredRecord(...)``, made for every record on every save (``fastinit``).

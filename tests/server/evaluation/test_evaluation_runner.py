@@ -9,11 +9,12 @@ import time
 from pathlib import Path
 
 import pytest
-from eval_workspace import write_suite
+from eval_workspace import SCHEMA, write_suite
 
-from evalschema import GoldValidationError, evaluate
+from evalschema import GoldValidationError, evaluate, register_comparator
 from evalschema.io.extracted import read_extracted
 from evalschema.io.records import load_records
+from evalschema.rules.registry import default_registry
 from evalschema.run.pairing import iter_pairs, match_ids
 from evalschema_server.evaluation import runner
 from evalschema_server.evaluation.datafile import SliceParser
@@ -416,12 +417,10 @@ def test_a_file_not_open_is_read_again_only_when_it_changed(
     file rewritten on disk (even to the same size, its modification time set back) is."""
     suite, path, lines = _suite(tmp_path, 20)
     gold = suite.config.gold
-    settled = time.time_ns() - 10 * 10**9  # not written just now (see RACY_NS)
-    os.utime(gold, ns=(settled, settled))
     reads: list[Path] = []
     real = runner.files.read_text
     monkeypatch.setattr(runner.files, "read_text", lambda p: reads.append(p) or real(p))
-    cache = SuiteCache()
+    cache = SuiteCache(disk=runner.files.DiskTexts(_later))  # not written just now
     text = "\n".join(lines) + "\n"
     run_suite(suite, {path: text}, cache, CancelToken())
     run_suite(suite, {path: text.replace("Item 1", "Item 9", 1)}, cache, CancelToken())
@@ -463,11 +462,20 @@ def test_a_file_written_just_now_is_always_read_again(tmp_path: Path,
     disk = runner.files.DiskTexts()
     assert disk.read(path) == disk.read(path) == '{"id": "a"}\n'
     assert len(reads) == 2
+    # Its modification time set back (``cp -p``, ``tar x``): its status changed just now.
     settled = time.time_ns() - 10 * 10**9
-    os.utime(path, ns=(settled, settled))  # modified long ago: kept from now on
-    disk.read(path)
-    disk.read(path)
-    assert len(reads) == 3
+    os.utime(path, ns=(settled, settled))
+    assert disk.read(path) == disk.read(path) == '{"id": "a"}\n'
+    assert len(reads) == 4
+    later = runner.files.DiskTexts(_later)  # both times long past: kept from now on
+    later.read(path)
+    later.read(path)
+    assert len(reads) == 5
+
+
+def _later() -> int:
+    """A clock past ``RACY_NS`` from now: files written by the test count as settled."""
+    return time.time_ns() + runner.files.RACY_NS + 10**9
 
 
 def test_a_file_read_again_with_the_same_text_is_held_once(tmp_path: Path) -> None:
@@ -475,10 +483,7 @@ def test_a_file_read_again_with_the_same_text_is_held_once(tmp_path: Path) -> No
     another string). The run uses its first copy, which its parsed files hold, and the
     disk text of a file now read from the editor is not kept."""
     suite, path, _ = _suite(tmp_path, 300)
-    settled = time.time_ns() - 10 * 10**9  # written long ago: disk texts are kept
-    for f in suite.files:
-        os.utime(f, ns=(settled, settled))
-    cache = SuiteCache()
+    cache = SuiteCache(disk=runner.files.DiskTexts(_later))  # written long ago: kept
     first = run_suite(suite, {}, cache, CancelToken())
     disk_text = first.texts[path]
     assert path in cache.disk
@@ -553,3 +558,79 @@ def test_a_run_cancelled_between_two_runs_files_leaves_no_stale_results(
                                                         for r in fresh.runs]
     assert [[s.record for s in r.scored] for r in resumed.runs] == \
         [[s.record for s in r.scored] for r in fresh.runs]
+
+
+def _array_suite(tmp_path: Path, names: tuple[str, ...] = ("run1",),
+                 schema: dict[str, object] | None = None
+                 ) -> tuple[runner.Suite, list[Path], str]:
+    """A suite of three records whose runs are JSON arrays (``shop.NAME.extracted.json``),
+    and the runs' text, intact."""
+    files = write_suite(tmp_path / "p")
+    files["extracted"].unlink()
+    if schema is not None:
+        files["schema"].write_text(json.dumps(schema), encoding="utf-8")
+    gold = [{"id": f"r{i}", "name": f"Item {i}", "price": float(i)} for i in range(3)]
+    files["gold"].write_text("".join(json.dumps(g) + "\n" for g in gold), encoding="utf-8")
+    intact = "[\n" + ",\n".join(json.dumps(g) for g in gold) + "\n]\n"
+    paths = []
+    for name in names:
+        path = (files["gold"].parent / f"shop.{name}.extracted.json").resolve()
+        path.write_text(intact, encoding="utf-8")
+        paths.append(path)
+    [suite] = discover([files["schema"].parent], lambda p: p.read_text("utf-8")).suites
+    return suite, paths, intact
+
+
+def test_the_items_of_an_array_broken_elsewhere_are_repaired_in_a_resumed_run_too(
+        tmp_path: Path) -> None:
+    """An array that lost its closing bracket reads every item as repaired, their texts
+    unchanged: the blocks scored while it was intact are not reused (they were, and the
+    records showed as not repaired; and the other way once it was mended)."""
+    suite, [path], intact = _array_suite(tmp_path)
+    broken = intact.replace("\n]\n", "\n")
+    cache = SuiteCache()
+    run_suite(suite, {path: intact}, cache, CancelToken())
+    for text, repaired in ((broken, True), (intact, False)):
+        resumed = run_suite(suite, {path: text}, cache, CancelToken())
+        fresh = run_suite(suite, {path: text}, SuiteCache(), CancelToken())
+        assert [bool(s.record.repaired) for s in fresh.runs[0].scored] == [repaired] * 3
+        assert _figures(resumed) == _figures(fresh)
+
+
+def test_a_whole_result_of_a_broken_array_is_not_taken_for_an_intact_ones(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Results kept whole (a comparator not built in) are reused by key across a suite's
+    runs: the same record read repaired in a broken array and intact in another is two
+    results, not one."""
+    monkeypatch.setattr(default_registry, "comparators", dict(default_registry.comparators))
+    register_comparator("test_whole_equal", lambda g, e, p: float(g == e), overwrite=True)
+    schema = json.loads(json.dumps(SCHEMA))
+    schema["properties"]["price"]["x-eval-compare"] = "test_whole_equal"
+    suite, [run1, run2], intact = _array_suite(tmp_path, ("run1", "run2"), schema)
+    got = run_suite(suite, {run1: intact.replace("\n]\n", "\n"), run2: intact}, SuiteCache(),
+                    CancelToken())
+    assert runner.keeps_whole(got.evaluator)  # type: ignore[arg-type]
+    assert [bool(s.record.repaired) for s in got.runs[0].scored] == [True] * 3
+    assert [bool(s.record.repaired) for s in got.runs[1].scored] == [False] * 3
+
+
+def test_an_unreadable_record_that_moves_is_given_its_new_place(tmp_path: Path) -> None:
+    """An unreadable record has no slice, and pairing by id puts it after the gold's
+    records: when the record above it moves below it, its block's pairs are the same
+    but its index is not, and the block is scored again (it was reused, and the record
+    pointed at its old line)."""
+    files = write_suite(tmp_path / "p")
+    gold = [{"id": f"r{i}", "name": f"Item {i}", "price": float(i)} for i in range(runner.BLOCK * 2)]
+    files["gold"].write_text("".join(json.dumps(g) + "\n" for g in gold), encoding="utf-8")
+    [suite] = discover([files["schema"].parent], lambda p: p.read_text("utf-8")).suites
+    path = files["extracted"].resolve()
+    lines = [json.dumps(g) for g in gold]
+    cache = SuiteCache()
+    run_suite(suite, {path: "\n".join([lines[0], "{bad json", *lines[1:]]) + "\n"}, cache,
+              CancelToken())
+    after = {path: "\n".join(["{bad json", *lines]) + "\n"}  # the first two lines swapped
+    resumed = run_suite(suite, after, cache, CancelToken())
+    fresh = run_suite(suite, after, SuiteCache(), CancelToken())
+    unread = fresh.runs[0].scored[-1].record
+    assert unread.extracted_index == 0 and unread.gold_index is None
+    assert _figures(resumed) == _figures(fresh)
