@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -48,4 +49,22 @@ def test_the_first_run_figure_is_the_median_of_the_cold_starts(
     assert len(colds) == 3 and all(c > 0 for c in colds)
     assert got["cold_ms"] == sorted(colds)[1]
     bench.report(got)
-    assert "(median of 3 cold starts: " in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "(median of 3 cold starts: " in out
+    assert "bytecode compiled beforehand, as installed" in out
+
+
+def test_the_servers_run_with_their_bytecode_compiled(monkeypatch: pytest.MonkeyPatch,
+                                                      tmp_path: Path) -> None:
+    """As installed: a start writes the bytecode to the cache the next starts read, even
+    where the environment says not to write any (``PYTHONDONTWRITEBYTECODE``)."""
+    bench = _bench(monkeypatch)
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    assert bench.server_env("env", tmp_path) is None
+    env = bench.server_env("installed", tmp_path / "pyc")
+    assert "PYTHONDONTWRITEBYTECODE" not in env
+    subprocess.run([sys.executable, "-P", "-c", "import evalschema_server.server"], env=env,
+                   check=True, timeout=120)
+    written = {f"{p.parent.name}/{p.name.split('.')[0]}"
+               for p in (tmp_path / "pyc").rglob("*.pyc")}
+    assert {"evaluation/runner", "lsprotocol/types"} <= written  # ours, and lsprotocol's

@@ -6,9 +6,11 @@ key, texts of files not open) must never show what an older text gave. Each seed
 small suite (JSONL and JSON-array runs, sometimes a custom comparator so results are kept
 whole), then applies a few random operations per step: values edited in place or not,
 lines inserted, deleted, moved, duplicated, made unreadable or blank, line endings, a
-BOM, an array's closing bracket, the schema, whether a file is open in the editor, and
-runs cancelled before or part-way. Three bugs of this kind were found by this search,
-run longer (~4,000 sequences): a cancelled run's pairing and the repaired flag of array
+BOM, an array's closing bracket, the schema (cut short, or pairing by another field), whether
+a file is open in the editor, a file gone from disk or not UTF-8 there, a JSON array in a
+``.jsonl`` file (lines in a ``.json`` one), and runs cancelled before or part-way; the
+suspect gold is compared too. Three bugs of this kind were found by this search, run longer
+(~4,000 sequences): a cancelled run's pairing and the repaired flag of array
 items, which these 60 seeds catch too, and an unreadable record's index, which needs a
 rarer sequence. Each has its own test in ``test_evaluation_runner.py``.
 """
@@ -56,7 +58,17 @@ class File:
     def __init__(self, path: Path, lines: list[str], array: bool = False) -> None:
         self.path, self.lines, self.array = path, lines, array
         self.crlf = self.bom = self.open = False
+        #: On disk: not there, or not UTF-8 (the editor's text of an open file is a str).
+        self.gone = self.bad_utf8 = False
         self.style = "ok"  # an array: ok, unclosed, wrapped
+
+    def write(self) -> None:
+        if self.gone:
+            self.path.unlink(missing_ok=True)
+            return
+        data = self.text().encode("utf-8")
+        self.path.write_bytes(data[:len(data) // 2] + b"\xff" + data[len(data) // 2:]
+                              if self.bad_utf8 else data)
 
     def text(self) -> str:
         nl = "\r\n" if self.crlf else "\n"
@@ -70,9 +82,11 @@ class File:
 
 
 def _schema(rng: random.Random) -> dict[str, Any]:
-    s = copy.deepcopy(SCHEMA)
+    s: dict[str, Any] = copy.deepcopy(SCHEMA)
     if rng.random() < 0.2:
         s.pop("x-eval-id")
+    elif rng.random() < 0.15:
+        s["x-eval-id"] = "name"  # not unique once a name is lowercased or a line copied
     if rng.random() < 0.3:
         s["properties"]["price"]["x-eval-compare"] = "test_near"
     elif rng.random() < 0.3:
@@ -122,7 +136,7 @@ class Case:
     def write(self) -> None:
         self.schema_path.write_text(self.schema_text, encoding="utf-8")
         for f in self.files.values():
-            f.path.write_text(f.text(), encoding="utf-8", newline="")
+            f.write()
 
     def texts(self) -> dict[Path, str]:
         return {f.path: f.text() for f in self.files.values() if f.open}
@@ -138,8 +152,10 @@ class Case:
         lines = f.lines
         kind = rng.choice(["digit", "value", "insert", "delete", "move", "duplicate",
                            "unreadable", "blank", "crlf", "bom", "id", "swap", "truncate",
-                           "schema", "open", "style"])
-        if not lines and kind not in ("crlf", "bom", "schema", "open", "style"):
+                           "schema", "open", "style", "cut-schema", "gone", "utf8",
+                           "form"])
+        if not lines and kind not in ("crlf", "bom", "schema", "open", "style", "cut-schema",
+                                      "gone", "utf8", "form"):
             kind = "insert"
         k = rng.randrange(len(lines)) if lines else 0
         if kind == "digit":  # the same length
@@ -186,6 +202,14 @@ class Case:
             f.open = not f.open
         elif kind == "style" and f.array:
             f.style = rng.choice(["ok", "unclosed", "wrapped"])
+        elif kind == "cut-schema":  # saved half-written, or mid-edit in the editor
+            self.schema_text = self.schema_text[:rng.randrange(len(self.schema_text) or 1)]
+        elif kind == "gone":
+            f.gone = not f.gone
+        elif kind == "utf8":
+            f.bad_utf8 = not f.bad_utf8
+        elif kind == "form":  # a JSON array in a .jsonl file, or lines in a .json one
+            f.array = not f.array
         self.write()
         return f"{kind} {name}"
 
@@ -208,6 +232,7 @@ def _seen(o: SuiteOutcome) -> dict[str, Any]:
             "places": (dict(r.by_extracted), dict(r.by_gold), r.file_order),
             "whole": [o.findings_of(s) for s in r.scored if len(s.findings)][:30],
         } for r in o.runs],
+        "suspects": o.suspects,
     }
 
 
