@@ -107,8 +107,9 @@ class Session:
     """A server started on ``folder`` as a subprocess, and the notifications it sent:
     ``published`` (time, diagnostics) for ``uri``, ``finished`` (time, params) per run."""
 
-    def __init__(self, uri: str, env: dict[str, str] | None = None) -> None:
-        self.env = env
+    def __init__(self, uri: str, env: dict[str, str] | None = None,
+                 options: dict[str, Any] | None = None) -> None:
+        self.env, self.options = env, options
         self.client = client = LanguageClient("bench", "1", protocol_cls=RawDiagnostics)
         self.published: asyncio.Queue[tuple[float, int]] = asyncio.Queue()
         self.finished: asyncio.Queue[tuple[float, dict[str, Any]]] = asyncio.Queue()
@@ -134,6 +135,7 @@ class Session:
         t0 = time.perf_counter()
         await client.initialize_async(types.InitializeParams(
             capabilities=types.ClientCapabilities(), root_uri=folder.as_uri(),
+            initialization_options=self.options,
             workspace_folders=[types.WorkspaceFolder(folder.as_uri(), "bench")]))
         client.initialized(types.InitializedParams())
         first, n_diags = await asyncio.wait_for(self.published.get(), 600)
@@ -156,8 +158,8 @@ def server_env(bytecode: str, cache: Path) -> dict[str, str] | None:
     return env
 
 
-async def run(records: int, saves: int, cold_starts: int = 0, bytecode: str = "installed"
-              ) -> dict[str, Any]:
+async def run(records: int, saves: int, cold_starts: int = 0, bytecode: str = "installed",
+              helper: bool = True) -> dict[str, Any]:
     """The measurements of the module docstring on an N-record suite; ``cold_starts``
     more servers are started on it afterwards, each timed to its first diagnostics only
     (a cold start moves by a second between two runs on this machine: one says little)."""
@@ -173,7 +175,8 @@ async def run(records: int, saves: int, cold_starts: int = 0, bytecode: str = "i
             warm = Session(write_suite(small, 20)[1].as_uri(), env)
             await warm.cold_start(small)
             await warm.stop()
-        session = Session(uri, env)
+        options = None if helper else {"helperProcess": False}
+        session = Session(uri, env, options)
         client, published, finished = session.client, session.published, session.finished
         cold_ms, n_diags = await session.cold_start(folder)
         pid = client._server.pid if client._server is not None else 0
@@ -262,12 +265,12 @@ async def run(records: int, saves: int, cold_starts: int = 0, bytecode: str = "i
         await session.stop()
         colds = [cold_ms]
         for _ in range(cold_starts):
-            again = Session(uri, env)
+            again = Session(uri, env, options)
             colds.append((await again.cold_start(folder))[0])
             await again.stop()
     return {
         "records": records, "bytes": len(text.encode()), "diagnostics": n_diags,
-        "bytecode": bytecode,
+        "bytecode": bytecode, "helper": helper,
         "cold_ms": statistics.median(colds), "colds": colds,
         "save_p50": statistics.median(save_ms),
         "save_p95": _p95(save_ms), "save_max": max(save_ms), "full_ms": full_ms,
@@ -312,6 +315,8 @@ def report(r: dict[str, Any]) -> None:
     colds = r.get("colds", [r["cold_ms"]])
     how = ("bytecode compiled beforehand, as installed" if r.get("bytecode") == "installed"
            else "bytecode as the environment has it")
+    if not r.get("helper", True):
+        how += "; helperProcess off: one core"
     print(f"first run (cold, from initialize to diagnostics; {how}): {r['cold_ms']:.0f} ms"
           + (f" (median of {len(colds)} cold starts: "
              f"{', '.join(f'{c:.0f}' for c in colds)} ms)" if len(colds) > 1 else ""))
@@ -355,6 +360,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="installed (default): the servers' bytecode compiled beforehand into "
                          "a temporary cache; env: as the environment has it "
                          "(PYTHONDONTWRITEBYTECODE: compiled at every start)")
+    ap.add_argument("--no-helper-process", dest="helper", action="store_false",
+                    help="the server with helperProcess off: every run on one core")
     ap.add_argument("--quick", action="store_true", help="1,000 records, 6 saves")
     args = ap.parse_args(argv)
     sizes = args.records or [10_000, 100_000]
@@ -363,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     for n in sizes:
         again = args.cold_starts if args.cold_starts is not None else (4 if n <= 10_000 else 0)
-        report(asyncio.run(run(n, args.saves, again, args.bytecode)))
+        report(asyncio.run(run(n, args.saves, again, args.bytecode, args.helper)))
     print(f"load average at the end {os.getloadavg()[0]:.2f}")
     return 0
 

@@ -162,6 +162,11 @@ _SETTINGS = (
         "Evaluate a suite again when one of its files changes on disk (for example when an "
         "extraction run rewrites its output)."),
     Setting(
+        "helperProcess", "boolean", True,
+        "Score a run that scores many records (4,096 or more: the first run of a large suite, "
+        "a change of its schema) on a second core too: in a helper process that the run starts "
+        "and stops. Off: every run is scored on one core. The figures are the same either way."),
+    Setting(
         "goldDiagnostics", "boolean", False,
         "Also mark the gold value of each finding in the gold file (by default the gold file "
         "shows only its unusable records and the suspect gold values, see `severity`)."),
@@ -278,6 +283,8 @@ class EvalSettings:
     run_on: str = _default("runOn")
     run_on_startup: bool = _default("runOnStartup")
     watch_files: bool = _default("watchFiles")
+    #: Whether a run that scores many records shares them with a helper process.
+    helper_process: bool = _default("helperProcess")
     gold_diagnostics: bool = _default("goldDiagnostics")
     severity: dict[str, str] = field(default_factory=lambda: dict(_default("severity")))
     field_threshold: float | None = _default("fieldThreshold")
@@ -326,6 +333,7 @@ class Settings:
                 run_on=v["runOn"],
                 run_on_startup=v["runOnStartup"],
                 watch_files=v["watchFiles"],
+                helper_process=v["helperProcess"],
                 gold_diagnostics=v["goldDiagnostics"],
                 severity=v["severity"],
                 field_threshold=v["fieldThreshold"],

@@ -72,7 +72,7 @@ def import_modules(modules: Sequence[str]) -> None:
 
 
 @contextmanager
-def _safe_path_children() -> Iterator[None]:
+def safe_path_children() -> Iterator[None]:
     """Spawned workers start as ``python -c ...``, which puts the current folder first on
     ``sys.path`` before they import ``multiprocessing``: a ``multiprocessing/`` planted in
     the folder a run starts from would run in every worker. PYTHONSAFEPATH (Python 3.11+,
@@ -338,7 +338,7 @@ def evaluate_files(spec: EvalSpec, gold: RecordsLike, extracted: RecordsLike, *,
         return EvalOutcome(acc.result(), digest, time.perf_counter() - started, workers)
     # Workers that do not fork start while submissions are made: all of them with the
     # current folder kept off their sys.path.
-    with _safe_path_children():
+    with safe_path_children():
         ctx = multiprocessing.get_context(start_method(start))
         shared = spec.for_tasks(workers) if evaluator.judged else spec
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,

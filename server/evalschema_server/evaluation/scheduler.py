@@ -67,6 +67,8 @@ class Scheduler:
     build: Build
     #: Bumped when registered comparators change, so cached scores are not reused.
     generation: int = 0
+    #: Whether runs may share many records with a helper process (``helperProcess``).
+    helper: Callable[[], bool] = lambda: True
     caches: dict[str, SuiteCache] = field(default_factory=dict)
     active: dict[str, _Active] = field(default_factory=dict)
     timers: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
@@ -196,7 +198,8 @@ class Scheduler:
              ) -> tuple[SuiteOutcome, Any]:
         with lock:
             token.check()  # superseded while the previous run of this suite finished
-            outcome = run_suite(suite, texts, cache, token, progress, self.generation)
+            outcome = run_suite(suite, texts, cache, token, progress, self.generation,
+                                helper=self.helper())
             token.check()
             with self._build_lock:
                 return outcome, self.build(outcome, texts)

@@ -94,7 +94,8 @@ class EvaluationService:
         self.scheduler = Scheduler(Hooks(self._queued, self._dropped, self._started,
                                          self._progress, self._finished, self._cancelled,
                                          self._failed), self._snapshot,
-                                   self._build)
+                                   self._build,
+                                   helper=lambda: self.client.eval_settings.helper_process)
         self._watch: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._rediscover_timer: asyncio.TimerHandle | None = None

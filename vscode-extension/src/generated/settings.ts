@@ -40,6 +40,7 @@ export interface Settings {
   runOn: "save" | "change";
   runOnStartup: boolean;
   watchFiles: boolean;
+  helperProcess: boolean;
   goldDiagnostics: boolean;
   severity: Record<string, Severity>;
   fieldThreshold: number | null;
@@ -61,6 +62,7 @@ export const DEFAULTS: Readonly<Settings> = Object.freeze({
   runOn: "save",
   runOnStartup: true,
   watchFiles: true,
+  helperProcess: true,
   goldDiagnostics: false,
   severity: {},
   fieldThreshold: null,
