@@ -38,6 +38,7 @@ Prints figures and PASS/FAIL per target; always exits 0.
     python bench/server_evaluation.py                    # 10,000 then 100,000 records
     python bench/server_evaluation.py --records 10000 [--saves 20]
     python bench/server_evaluation.py --quick            # 1,000 records, 6 saves
+    python bench/server_evaluation.py --no-helper-process   # the server's runs on one core
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ written so that each kind of finding sits at a known place."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -143,3 +144,43 @@ def scored_whole(record: RecordResult, gold: RecordSlice | None,
     """A record kept with every result, as a run keeps an LLM judge's (nothing to score
     again): for results built by hand."""
     return ScoredRecord(record, Findings.of(record.field_results), gold, extracted)
+
+
+def many_records_suite(folder: Path, records: int, seed: int = 7) -> dict[str, Path]:
+    """Suite ``shop``: ``records`` gold records and two runs (JSONL and a JSON array) with
+    wrong, missing and invented values, unreadable lines, a repeated id and records gold
+    does not have."""
+    rng = random.Random(seed)
+    folder.mkdir(parents=True)
+    gold = [{"id": f"r{i}", "name": f"Item {i}", "price": float(i % 17) + 0.5,
+             "currency": rng.choice(["EUR", "USD"]),
+             "items": [{"sku": f"s{i}-{k}", "qty": k + 1} for k in range(i % 3)]}
+            for i in range(records)]
+
+    def run() -> list[str]:
+        lines = []
+        for g in gold:
+            r: dict[str, Any] = json.loads(json.dumps(g))
+            roll = rng.random()
+            if roll < 0.1:
+                r["price"] *= 1.5
+            elif roll < 0.15:
+                r.pop("currency")
+            elif roll < 0.2:
+                r["color"] = "red"
+            elif roll < 0.22:
+                r["items"].reverse()
+            lines.append(json.dumps(r))
+        lines[5] = "I could not read the document."
+        lines[40] = lines[39]  # id r39 again
+        lines.append(json.dumps({"id": "extra", "name": "Not in gold"}))
+        return lines
+
+    (folder / "shop.eval.json").write_text(json.dumps(SCHEMA), encoding="utf-8")
+    (folder / "shop.gold.jsonl").write_text("".join(json.dumps(g) + "\n" for g in gold),
+                                            encoding="utf-8")
+    (folder / "shop.a.extracted.jsonl").write_text("\n".join(run()) + "\n", encoding="utf-8")
+    (folder / "shop.b.extracted.json").write_text("[\n" + ",\n".join(run()) + "\n]\n",
+                                                  encoding="utf-8")
+    return {"schema": folder / "shop.eval.json", "gold": folder / "shop.gold.jsonl",
+            "a": folder / "shop.a.extracted.jsonl", "b": folder / "shop.b.extracted.json"}

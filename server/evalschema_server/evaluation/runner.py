@@ -480,6 +480,10 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         return SuiteOutcome(suite, schema_text=schema_text, evaluator=evaluator,
                             issues=tuple(issues), schema_problems=tolerated, texts=texts,
                             started=started)
+    whole = keeps_whole(evaluator)
+    helps = helping.enabled and not whole and shareable(generation) and cores() > 1
+    if helps and not cache.blocks and gold_text.count("\n") >= MIN_RECORDS:
+        helping.start()  # every record is scored: the helper starts while the files are read
     gold = cache.parser(cfg.gold, evaluator.id_field).read(str(cfg.gold), gold_text,
                                                          strict=True)
     issues.extend(_file_issues(cfg.gold, gold))
@@ -489,10 +493,6 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         return SuiteOutcome(suite, gold=gold, schema_text=schema_text, evaluator=evaluator,
                             issues=tuple(issues), schema_problems=tolerated, texts=texts,
                             started=started)
-    whole = keeps_whole(evaluator)
-    helps = helping.enabled and not whole and shareable(generation) and cores() > 1
-    if helps and not cache.blocks and gold_text.count("\n") >= MIN_RECORDS:
-        helping.start()  # every record is scored: the helper starts while the files are read
     #: (path, its records, their pairing, the pairs' positions whose records may have
     #: changed since the last run: None when not known, and every block is compared).
     #: A pairing goes into the cache only with the blocks scored for it.

@@ -5,9 +5,7 @@ output the server speaks LSP on."""
 
 from __future__ import annotations
 
-import json
 import os
-import random
 import subprocess
 import sys
 import time
@@ -15,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from eval_workspace import SCHEMA
+from eval_workspace import many_records_suite
 
 from evalschema_server.evaluation import helper, runner
 from evalschema_server.evaluation.runner import CancelToken, SuiteCache, SuiteOutcome, run_suite
@@ -27,41 +25,8 @@ from evalschema_server.store import DocumentStore
 RECORDS = 900
 
 
-def _suite(folder: Path, seed: int = 7) -> Suite:
-    """Two runs of ``RECORDS`` records (JSONL and a JSON array) with wrong, missing and
-    invented values, unreadable lines, a repeated id and records gold does not have."""
-    rng = random.Random(seed)
-    folder.mkdir(parents=True)
-    gold = [{"id": f"r{i}", "name": f"Item {i}", "price": float(i % 17) + 0.5,
-             "currency": rng.choice(["EUR", "USD"]),
-             "items": [{"sku": f"s{i}-{k}", "qty": k + 1} for k in range(i % 3)]}
-            for i in range(RECORDS)]
-
-    def run() -> list[str]:
-        lines = []
-        for g in gold:
-            r: dict[str, Any] = json.loads(json.dumps(g))
-            roll = rng.random()
-            if roll < 0.1:
-                r["price"] *= 1.5
-            elif roll < 0.15:
-                r.pop("currency")
-            elif roll < 0.2:
-                r["color"] = "red"
-            elif roll < 0.22:
-                r["items"].reverse()
-            lines.append(json.dumps(r))
-        lines[5] = "I could not read the document."
-        lines[40] = lines[39]  # id r39 again
-        lines.append(json.dumps({"id": "extra", "name": "Not in gold"}))
-        return lines
-
-    (folder / "shop.eval.json").write_text(json.dumps(SCHEMA), encoding="utf-8")
-    (folder / "shop.gold.jsonl").write_text("".join(json.dumps(g) + "\n" for g in gold),
-                                            encoding="utf-8")
-    (folder / "shop.a.extracted.jsonl").write_text("\n".join(run()) + "\n", encoding="utf-8")
-    (folder / "shop.b.extracted.json").write_text("[\n" + ",\n".join(run()) + "\n]\n",
-                                                  encoding="utf-8")
+def _suite(folder: Path) -> Suite:
+    many_records_suite(folder, RECORDS)
     [suite] = discover([folder], lambda p: p.read_text("utf-8")).suites
     return suite
 
