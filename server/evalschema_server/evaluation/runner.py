@@ -250,6 +250,8 @@ class SuiteCache:
 
     fingerprint: tuple[Any, ...] | None = None
     evaluator: Evaluator | None = None
+    #: Whether the schema refers to no other file (``self_contained``).
+    self_contained: bool = False
     #: Whole results by key (only when results are kept whole: an LLM judge's schema).
     records: dict[_Key, RecordResult] = field(default_factory=dict)
     parsers: dict[Path, SliceParser] = field(default_factory=dict)
@@ -467,6 +469,7 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         cache.blocks, cache.groups = {}, {}
         try:
             cache.evaluator = evaluator_of(suite, schema_text)
+            cache.self_contained = self_contained(schema_text)
         except EvalSchemaError as exc:
             cache.fingerprint = None
             return SuiteOutcome(suite, schema_text=schema_text, issues=tuple(issues),
@@ -481,7 +484,8 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
                             issues=tuple(issues), schema_problems=tolerated, texts=texts,
                             started=started)
     whole = keeps_whole(evaluator)
-    helps = helping.enabled and not whole and shareable(generation) and cores() > 1
+    helps = helping.enabled and not whole and cache.self_contained \
+        and shareable(generation) and cores() > 1
     if helps and not cache.blocks and gold_text.count("\n") >= MIN_RECORDS:
         helping.start()  # every record is scored: the helper starts while the files are read
     gold = cache.parser(cfg.gold, evaluator.id_field).read(str(cfg.gold), gold_text,
@@ -715,6 +719,27 @@ def _portable(p: _Pair) -> _Pair:
 
 def _own(s: RecordSlice | None) -> RecordSlice | None:
     return s if s is None or s.length < 0 else replace(s, source=s.text, length=-1)
+
+
+def self_contained(schema_text: str) -> bool:
+    """Whether the schema's every ``$ref`` points into itself: a helper binds the schema
+    again, and would read a file it refers to again, perhaps changed since this process
+    read it."""
+    try:
+        schema = loads_document(schema_text, "schema", "the schema", jsonc=True)
+    except EvalSchemaError:
+        return False
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if ref is not None and not (isinstance(ref, str) and ref.startswith("#")):
+                return False
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return True
 
 
 def shareable(generation: int) -> bool:

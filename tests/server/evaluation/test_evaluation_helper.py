@@ -5,6 +5,7 @@ output the server speaks LSP on."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -210,3 +211,20 @@ def test_the_helper_process_setting_turns_it_off(tmp_path: Path, helped: dict[st
     assert service.scheduler.helper() is False
     Client.eval_settings = Settings().evaluation
     assert service.scheduler.helper() is True
+
+
+def test_no_helper_for_a_schema_that_refers_to_another_file(
+        tmp_path: Path, helped: dict[str, int]) -> None:
+    """A helper binds the schema again: a file it refers to could have changed since."""
+    suite = _suite(tmp_path / "suite")
+    schema = suite.config.schema
+    doc = json.loads(schema.read_text("utf-8"))
+    (tmp_path / "suite" / "money.json").write_text(json.dumps(doc["properties"]["price"]),
+                                                   encoding="utf-8")
+    doc["properties"]["price"] = {"$ref": "money.json"}
+    schema.write_text(json.dumps(doc), encoding="utf-8")
+    outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
+    assert helped == {"helper": 0, "here": 0}
+    assert not outcome.schema_problems and "price" in outcome.runs[0].result.per_field
+    assert runner.self_contained('{"$defs": {"a": {}}, "properties": {"x": {"$ref": "#/$defs/a"}}}')
+    assert not runner.self_contained('{"items": [{"$ref": "other.json#/a"}]}')
