@@ -10,12 +10,13 @@ helper that is slow to start, or never starts, costs nothing but its start. A he
 fails is given up on and its tasks are done here: the results never depend on it.
 
 The helper is spawned, not forked (this process runs threads), with the current folder off
-its ``sys.path`` (``safe_path_children``), and writes nothing to the standard output this
-process speaks LSP on.
+its ``sys.path`` (``safe_path_children``); it writes nothing to the standard output this
+process speaks LSP on, and runs at a lower priority (``NICER``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import sys
@@ -42,11 +43,19 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def _quiet() -> None:
-    """The helper's standard output is the editor's LSP stream: send it to stderr."""
+#: How much lower the helper's scheduling priority is than the server's: where the cores
+#: are short, the editor's requests and the run's own thread come first.
+NICER = 5
+
+
+def _start() -> None:
+    """In the helper, first: its standard output is the editor's LSP stream (send it to
+    stderr), and it yields the cores to the server."""
     sys.stdout.flush()
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    with contextlib.suppress(OSError, AttributeError):  # not on every platform
+        os.nice(NICER)
 
 
 class Helper(Generic[T]):
@@ -65,7 +74,7 @@ class Helper(Generic[T]):
         with safe_path_children():
             try:
                 self._pool = ProcessPoolExecutor(
-                    1, mp_context=multiprocessing.get_context("spawn"), initializer=_quiet)
+                    1, mp_context=multiprocessing.get_context("spawn"), initializer=_start)
                 self.started = self._pool.submit(os.getpid)  # it starts now, not at a task
             except Exception:  # no process to be had: the run's thread does it all
                 self.close()

@@ -228,3 +228,14 @@ def test_no_helper_for_a_schema_that_refers_to_another_file(
     assert not outcome.schema_problems and "price" in outcome.runs[0].result.per_field
     assert runner.self_contained('{"$defs": {"a": {}}, "properties": {"x": {"$ref": "#/$defs/a"}}}')
     assert not runner.self_contained('{"items": [{"$ref": "other.json#/a"}]}')
+
+
+def test_the_helper_yields_the_cores_to_the_server() -> None:
+    h: helper.Helper[int] = helper.Helper()
+    try:
+        assert h.started is not None and h.started.result(60) != os.getpid()
+        h.share(os.nice, lambda n: (0,), [0])
+        niceness = h._tasks[0].result(60)
+    finally:
+        h.close()
+    assert niceness == min(os.nice(0) + helper.NICER, 19)
