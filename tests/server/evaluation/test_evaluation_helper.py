@@ -60,30 +60,14 @@ def helped(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 
 def _alone(suite: Suite) -> SuiteOutcome:
     """A fresh run of ``suite`` with no helper."""
-    threshold = runner.MIN_RECORDS
-    runner.MIN_RECORDS = sys.maxsize
-    try:
-        return run_suite(suite, {}, SuiteCache(), CancelToken())
-    finally:
-        runner.MIN_RECORDS = threshold
-
-
-def _slow_start(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The run's thread slowed, so that the helper (~1 s to start) takes tasks."""
-    block = runner._score_block
-
-    def slower(*args: Any) -> Any:
-        time.sleep(0.02)
-        return block(*args)
-
-    monkeypatch.setattr(runner, "_score_block", slower)
+    return run_suite(suite, {}, SuiteCache(), CancelToken(), helper=False)
 
 
 def test_a_run_shared_with_a_helper_equals_one_without(
-        tmp_path: Path, helped: dict[str, int], monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, helped: dict[str, int], monkeypatch: pytest.MonkeyPatch,
+        helper_first: None) -> None:
     suite = _suite(tmp_path / "suite")
     alone = _seen(_alone(suite))
-    _slow_start(monkeypatch)
     cache = SuiteCache()
     shared = run_suite(suite, {}, cache, CancelToken())
     assert helped["helper"] > 0 and helped["here"] > 0, helped
@@ -104,18 +88,17 @@ def test_a_run_shared_with_a_helper_equals_one_without(
 
 
 def test_a_helper_that_dies_leaves_its_tasks_to_the_run(
-        tmp_path: Path, helped: dict[str, int], monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, helped: dict[str, int], monkeypatch: pytest.MonkeyPatch,
+        helper_first: None) -> None:
     suite = _suite(tmp_path / "suite")
     alone = _seen(_alone(suite))
-    _slow_start(monkeypatch)
     take = helper.Helper.take
     killed: list[int] = []
 
     def kill_first(self: helper.Helper[Any], number: int, check: Any) -> Any:
         pool = self._pool
-        if not killed and pool is not None and pool._processes:
-            time.sleep(1.5)  # its first tasks are in hand
-            pid = next(iter(pool._processes))
+        if not killed and pool is not None and pool._processes and self._tasks:
+            pid = next(iter(pool._processes))  # with tasks in its hands
             os.kill(pid, 9)
             killed.append(pid)
         return take(self, number, check)
@@ -139,9 +122,9 @@ def test_a_helper_that_cannot_start_costs_nothing_but_its_start(
 
 
 def test_a_run_cancelled_while_the_helper_works_stops_and_stops_the_helper(
-        tmp_path: Path, helped: dict[str, int], monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, helped: dict[str, int], monkeypatch: pytest.MonkeyPatch,
+        helper_first: None) -> None:
     suite = _suite(tmp_path / "suite")
-    _slow_start(monkeypatch)
     token = CancelToken()
     pools: list[Any] = []
     take = helper.Helper.take

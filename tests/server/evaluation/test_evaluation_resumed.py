@@ -20,7 +20,6 @@ from __future__ import annotations
 import copy
 import json
 import random
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -262,30 +261,20 @@ def test_a_resumed_run_equals_a_fresh_one(tmp_path: Path, seed: int, near: None,
 @pytest.mark.parametrize("seed", range(3))
 def test_a_resumed_run_shared_with_a_helper_equals_a_fresh_one_alone(
         tmp_path: Path, seed: int, cancel_at: dict[str, Any],
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, helper_first: None) -> None:
     """Every resumed run that scores a block shares it with a helper process (``helper``),
     started before the run's thread scores, so it takes the last tasks (no custom
     comparator is registered, which would keep the runs to one core)."""
     monkeypatch.setattr(runner, "MIN_RECORDS", 64)
     monkeypatch.setattr(runner, "cores", lambda: 2)
-    share, take = helper.Helper.share, helper.Helper.take
+    take = helper.Helper.take
     did: list[Any] = []
-
-    def started_first(self: helper.Helper[Any], *args: Any) -> None:
-        assert self.started is not None
-        self.started.result(60)
-        share(self, *args)
-        deadline = time.monotonic() + 60  # the tasks sent are in its hands: not taken back
-        while not all(f.running() or f.done() for f in self._tasks.values()) \
-                and time.monotonic() < deadline:
-            time.sleep(0.005)
 
     def counted(self: helper.Helper[Any], *args: Any) -> Any:
         got = take(self, *args)
         did.append(got)
         return got
 
-    monkeypatch.setattr(helper.Helper, "share", started_first)
     monkeypatch.setattr(helper.Helper, "take", counted)
     _resumed_equals_fresh(tmp_path, seed, cancel_at)
     assert any(got is not None for got in did)  # the helper scored some
