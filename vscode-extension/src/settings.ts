@@ -127,6 +127,7 @@ export function readSettings(get: (key: string) => unknown, getGlobal: (key: str
     runOn: oneOf(get("runOn"), ENUMS.runOn, DEFAULTS.runOn),
     runOnStartup: bool(get("runOnStartup"), DEFAULTS.runOnStartup),
     watchFiles: bool(get("watchFiles"), DEFAULTS.watchFiles),
+    helperProcess: bool(get("helperProcess"), DEFAULTS.helperProcess),
     goldDiagnostics: bool(get("goldDiagnostics"), DEFAULTS.goldDiagnostics),
     severity,
     fieldThreshold: typeof threshold === "number" && threshold >= LIMITS.fieldThreshold.minimum && threshold <= LIMITS.fieldThreshold.maximum ? threshold : DEFAULTS.fieldThreshold,
