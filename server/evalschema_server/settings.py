@@ -283,8 +283,6 @@ class EvalSettings:
     run_on: str = _default("runOn")
     run_on_startup: bool = _default("runOnStartup")
     watch_files: bool = _default("watchFiles")
-    #: Whether a run that scores many records shares them with a helper process.
-    helper_process: bool = _default("helperProcess")
     gold_diagnostics: bool = _default("goldDiagnostics")
     severity: dict[str, str] = field(default_factory=lambda: dict(_default("severity")))
     field_threshold: float | None = _default("fieldThreshold")
@@ -293,6 +291,8 @@ class EvalSettings:
     max_diagnostics_per_file: int = _default("maxDiagnosticsPerFile")
     #: "finding" (one diagnostic each) or "record" (one per record, listing its findings).
     diagnostics_mode: str = _default("diagnosticsMode")
+    #: Whether a run that scores many records shares them with a helper process.
+    helper_process: bool = _default("helperProcess")
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ def test_values_of_the_right_type_are_taken() -> None:
     raw = {"comparatorModules": ["a.b", "c.py"], "schemaPatterns": ["*.s.json"],
            "debounceMs": 120, "maxDocumentSize": 0, "runOn": "change",
            "runOnStartup": False, "watchFiles": False, "goldDiagnostics": True,
+           "helperProcess": False,
            "severity": {"omission": "off", "record": "hint"}, "fieldThreshold": 0.5,
            "evaluationDebounceMs": 9000, "maxDiagnosticsPerFile": 0,
            "judge": {"model": "m", "profiles": {"x": {"baseUrl": "u"}}}}
@@ -49,7 +50,8 @@ def test_values_of_the_right_type_are_taken() -> None:
     assert s.debounce_ms == 120
     assert s.max_document_size == 0
     assert s.evaluation == EvalSettings("change", False, False, True,
-                                        {"omission": "off", "record": "hint"}, 0.5, 9000, 0)
+                                        {"omission": "off", "record": "hint"}, 0.5, 9000, 0,
+                                        helper_process=False)
     assert s.judge == {"model": "m", "profiles": {"x": {"baseUrl": "u"}}}
     assert s.extra == raw
 
@@ -96,6 +98,8 @@ def test_values_are_checked(raw: dict[str, Any], attr: str, expected: Any) -> No
     ({"runOn": ["change"]}, "run_on", "save"),
     ({"runOnStartup": "no"}, "run_on_startup", True),
     ({"watchFiles": 0}, "watch_files", True),
+    ({"helperProcess": "no"}, "helper_process", True),
+    ({"helperProcess": False}, "helper_process", False),
     ({"goldDiagnostics": 1}, "gold_diagnostics", False),
     ({"severity": {"omission": "loud", "record": 3, "mismatch": "error"}}, "severity",
      {"mismatch": "error"}),
@@ -125,7 +129,8 @@ def test_the_table_gives_the_dataclass_defaults() -> None:
     got = {"comparatorModules": s.comparator_modules, "schemaPatterns": s.schema_patterns,
            "debounceMs": s.debounce_ms, "maxDocumentSize": s.max_document_size,
            "judge": s.judge, "runOn": e.run_on, "runOnStartup": e.run_on_startup,
-           "watchFiles": e.watch_files, "goldDiagnostics": e.gold_diagnostics,
+           "watchFiles": e.watch_files, "helperProcess": e.helper_process,
+           "goldDiagnostics": e.gold_diagnostics,
            "severity": e.severity, "fieldThreshold": e.field_threshold,
            "evaluationDebounceMs": e.debounce_ms,
            "maxDiagnosticsPerFile": e.max_diagnostics_per_file,
