@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -50,6 +51,15 @@ log = logging.getLogger(__name__)
 
 CONFIG_NAMES = ("evalschema.toml", "pyproject.toml")
 WATCHED_SUFFIXES = (".json", ".jsonl", ".ndjson", ".jsonc", ".toml")
+
+
+def watched(path: str, *, added: bool) -> bool:
+    """Whether a change on disk concerns suites: a data, schema or configuration file, or
+    a folder just made (its files may be written before the watcher watches it, and their
+    events never come: the search for suites that its event starts finds them)."""
+    if any(p in SKIP_DIRS for p in Path(path).parts):
+        return False
+    return path.endswith(WATCHED_SUFFIXES) or (added and os.path.isdir(path))
 #: The diagnostic store's source for problems in the configuration files.
 CONFIG_SOURCE = "configuration"
 
@@ -309,8 +319,7 @@ class EvaluationService:
             return
 
         def wanted(change: Change, path: str) -> bool:
-            parts = Path(path).parts
-            return path.endswith(WATCHED_SUFFIXES) and not any(p in SKIP_DIRS for p in parts)
+            return watched(path, added=change == Change.added)
 
         try:
             async for changes in awatch(*self.roots, watch_filter=wanted, stop_event=self._stop,

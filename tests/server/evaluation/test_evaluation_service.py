@@ -15,7 +15,7 @@ from eval_workspace import EXTRACTED_LINES, write_suite
 from lsprotocol import types
 
 from evalschema_server.diagnostic_store import DiagnosticStore
-from evalschema_server.evaluation.service import EvaluationService
+from evalschema_server.evaluation.service import EvaluationService, watched
 from evalschema_server.settings import EvalSettings
 from evalschema_server.store import DocumentStore
 
@@ -295,3 +295,28 @@ async def test_a_reload_from_disk_runs_the_suite_and_typing_does_not(
     assert notes == ["evalschema/runQueued", "evalschema/runStarted", "evalschema/runFinished"]
     [outcome] = editor.service.outcomes.values()
     assert outcome.texts[gold] == new
+
+
+def test_a_folder_just_made_is_watched_for_as_the_files_are(tmp_path: Path) -> None:
+    """Its files may be written before the watcher watches it, and their events never
+    come (inotify): the folder's own event must start a search for suites."""
+    (tmp_path / "more").mkdir()
+    (tmp_path / "node_modules" / "pkg").mkdir(parents=True)
+    assert watched(str(tmp_path / "more"), added=True)
+    assert not watched(str(tmp_path / "more"), added=False)  # a folder's times changed
+    assert not watched(str(tmp_path / "node_modules" / "pkg"), added=True)
+    assert watched(str(tmp_path / "a.gold.jsonl"), added=False)
+    assert not watched(str(tmp_path / "notes.txt"), added=True)
+
+
+async def test_a_folder_made_with_a_suite_in_it_is_searched(
+        editor: Editor, shop: dict[str, Path]) -> None:
+    folder = shop["schema"].parent / "more"
+    write_suite(folder, name="other")
+    editor.service.on_disk_changes([(False, folder)])  # the folder's event alone came
+    for _ in range(500):
+        if any(m == "evalschema/suitesChanged" and p["changed"] == ["other"]
+               for m, p in editor.client.notes):
+            break
+        await asyncio.sleep(0.02)
+    assert sorted(s.key for s in editor.service.discovery.suites) == ["other", "shop"]
