@@ -468,8 +468,9 @@ def _run_suite(suite: Suite, open_texts: dict[Path, str], cache: SuiteCache,
         cache.fingerprint, cache.evaluator, cache.records = fingerprint, None, {}
         cache.blocks, cache.groups = {}, {}
         try:
-            cache.evaluator = evaluator_of(suite, schema_text)
-            cache.self_contained = self_contained(schema_text)
+            schema = read_schema(suite, schema_text)
+            cache.evaluator = bind(Binding.of(suite, schema_text), schema)
+            cache.self_contained = self_contained(schema)
         except EvalSchemaError as exc:
             cache.fingerprint = None
             return SuiteOutcome(suite, schema_text=schema_text, issues=tuple(issues),
@@ -721,14 +722,10 @@ def _own(s: RecordSlice | None) -> RecordSlice | None:
     return s if s is None or s.length < 0 else replace(s, source=s.text, length=-1)
 
 
-def self_contained(schema_text: str) -> bool:
+def self_contained(schema: Any) -> bool:
     """Whether the schema's every ``$ref`` points into itself: a helper binds the schema
     again, and would read a file it refers to again, perhaps changed since this process
     read it."""
-    try:
-        schema = loads_document(schema_text, "schema", "the schema", jsonc=True)
-    except EvalSchemaError:
-        return False
     stack = [schema]
     while stack:
         node = stack.pop()
@@ -814,9 +811,15 @@ def evaluator_of(suite: Suite, schema_text: str) -> Evaluator:
     return bind(Binding.of(suite, schema_text))
 
 
-def bind(b: Binding) -> Evaluator:
-    """``evaluator_of``, from a ``Binding``."""
-    schema = loads_document(b.schema_text, b.schema_path, "the schema", jsonc=True)
+def read_schema(suite: Suite, schema_text: str) -> Any:
+    """The suite's schema document, read as ``evaluator_of`` reads it."""
+    return loads_document(schema_text, str(suite.config.schema), "the schema", jsonc=True)
+
+
+def bind(b: Binding, schema: Any = None) -> Evaluator:
+    """``evaluator_of``, from a ``Binding`` (and its schema, when already read)."""
+    if schema is None:
+        schema = loads_document(b.schema_text, b.schema_path, "the schema", jsonc=True)
     return make_evaluator(schema, id_field=b.id_field, null_policy=b.null_policy,
                           fields=list(b.fields) or None, target=b.target,
                           base_uri=b.schema_path, allow_schema_errors=True)

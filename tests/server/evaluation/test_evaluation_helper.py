@@ -209,8 +209,8 @@ def test_no_helper_for_a_schema_that_refers_to_another_file(
     outcome = run_suite(suite, {}, SuiteCache(), CancelToken())
     assert helped == {"helper": 0, "here": 0}
     assert not outcome.schema_problems and "price" in outcome.runs[0].result.per_field
-    assert runner.self_contained('{"$defs": {"a": {}}, "properties": {"x": {"$ref": "#/$defs/a"}}}')
-    assert not runner.self_contained('{"items": [{"$ref": "other.json#/a"}]}')
+    assert runner.self_contained({"$defs": {"a": {}}, "properties": {"x": {"$ref": "#/$defs/a"}}})
+    assert not runner.self_contained({"items": [{"$ref": "other.json#/a"}]})
 
 
 def test_the_helper_yields_the_cores_to_the_server() -> None:
